@@ -1,0 +1,123 @@
+// Package config reads the settings shared by the local server and the Lambda function
+// from environment variables (the local server also takes flags for some of them).
+package config
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/pickem/api/auth"
+)
+
+// Mode selects defaults: Local (playground and cost extension on, dev tokens allowed) or
+// Lambda (both off, HS256 dev tokens never accepted).
+type Mode int
+
+// Modes.
+const (
+	Local Mode = iota
+	Lambda
+)
+
+// DefaultLocalOrigins are the dev-server origins allowed by CORS locally.
+const DefaultLocalOrigins = "http://localhost:3000,http://localhost:5173,http://localhost:8080,http://127.0.0.1:3000,http://127.0.0.1:5173,http://127.0.0.1:8080"
+
+// Config is the service configuration.
+type Config struct {
+	Mode             Mode
+	Addr             string     // PICKEM_ADDR (local only), default 127.0.0.1:8080
+	TableName        string     // TABLE_NAME, default "pickem"
+	DynamoDBEndpoint string     // DYNAMODB_ENDPOINT: DynamoDB Local or another engine; empty = AWS (Lambda) or the embedded engine (local)
+	DevSecret        string     // PICKEM_DEV_SECRET: HS256 secret for dev tokens (local only)
+	UserPoolID       string     // COGNITO_USER_POOL_ID: verify Cognito ID tokens of this pool
+	ClientID         string     // COGNITO_CLIENT_ID: the app client id tokens must be issued to
+	AllowedOrigins   []string   // PICKEM_ALLOWED_ORIGINS, comma-separated ("*" for any)
+	CostExtension    bool       // PICKEM_COST_EXTENSION
+	Playground       bool       // PICKEM_PLAYGROUND
+	LogLevel         slog.Level // LOG_LEVEL: debug, info, warn, error
+}
+
+// Load reads the configuration from getenv with mode's defaults.
+func Load(mode Mode, getenv func(string) string) (Config, error) {
+	c := Config{
+		Mode:             mode,
+		Addr:             or(getenv("PICKEM_ADDR"), "127.0.0.1:8080"),
+		TableName:        or(getenv("TABLE_NAME"), "pickem"),
+		DynamoDBEndpoint: getenv("DYNAMODB_ENDPOINT"),
+		DevSecret:        getenv("PICKEM_DEV_SECRET"),
+		UserPoolID:       getenv("COGNITO_USER_POOL_ID"),
+		ClientID:         getenv("COGNITO_CLIENT_ID"),
+	}
+	origins := getenv("PICKEM_ALLOWED_ORIGINS")
+	if origins == "" && mode == Local {
+		origins = DefaultLocalOrigins
+	}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.AllowedOrigins = append(c.AllowedOrigins, o)
+		}
+	}
+	var err error
+	if c.CostExtension, err = boolVar(getenv, "PICKEM_COST_EXTENSION", mode == Local); err != nil {
+		return c, err
+	}
+	if c.Playground, err = boolVar(getenv, "PICKEM_PLAYGROUND", mode == Local); err != nil {
+		return c, err
+	}
+	if lvl := getenv("LOG_LEVEL"); lvl != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {
+			return c, fmt.Errorf("config: LOG_LEVEL %q: want debug, info, warn or error", lvl)
+		}
+	}
+	if (c.UserPoolID == "") != (c.ClientID == "") {
+		return c, fmt.Errorf("config: COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID go together")
+	}
+	if mode == Lambda && c.DevSecret != "" {
+		return c, fmt.Errorf("config: PICKEM_DEV_SECRET is for local development only and is refused in Lambda")
+	}
+	return c, nil
+}
+
+// Verifier returns the token verifier the configuration asks for: Cognito JWKS (RS256)
+// when a user pool is set, HS256 with the dev secret when set (local only), both when both
+// are set. With neither, every token is rejected.
+func (c Config) Verifier(ctx context.Context) (auth.Verifier, error) {
+	var vs []auth.Verifier
+	if c.UserPoolID != "" {
+		url, iss, err := auth.CognitoJWKS(c.UserPoolID)
+		if err != nil {
+			return nil, fmt.Errorf("config: COGNITO_USER_POOL_ID: %w", err)
+		}
+		v, err := auth.NewJWKS(ctx, url, iss, c.ClientID)
+		if err != nil {
+			return nil, fmt.Errorf("config: JWKS: %w", err)
+		}
+		vs = append(vs, v)
+	}
+	if c.DevSecret != "" && c.Mode == Local {
+		vs = append(vs, auth.NewHS256([]byte(c.DevSecret)))
+	}
+	return auth.Chain(vs...), nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func boolVar(getenv func(string) string, name string, def bool) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("config: %s=%q: want true or false", name, v)
+	}
+	return b, nil
+}

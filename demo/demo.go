@@ -1,0 +1,148 @@
+// Package demo loads demo data for the local server: players, two scored events with
+// leaderboards and season standings, one locked event awaiting results and one upcoming
+// event open for picks. Dates are relative to now so the upcoming event stays upcoming.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pickem/api/auth"
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
+)
+
+// Demo identities printed with ready-to-use tokens by the local server.
+var (
+	Player = auth.Identity{ID: "demo-player", Name: "Demo Player"}
+	Admin  = auth.Identity{ID: "demo-admin", Name: "Demo Admin", Groups: []string{auth.AdminGroup}}
+)
+
+var players = []domain.UserRef{
+	{ID: Player.ID, Name: Player.Name},
+	{ID: "sam", Name: "Sam Hogarth"},
+	{ID: "alex", Name: "Alex Rivera"},
+	{ID: "jo", Name: "Jo Nakamura"},
+	{ID: "priya", Name: "Priya Shah"},
+}
+
+func team(members ...string) domain.Team { return domain.Team{Members: members} }
+
+func named(name string, champion bool, members ...string) domain.Team {
+	return domain.Team{Name: &name, Members: members, Champion: champion}
+}
+
+type card struct {
+	name    string
+	offset  time.Duration // start relative to now
+	matches []domain.MatchSpec
+	results []domain.MatchResult // nil: no results entered
+}
+
+func win(i int) domain.MatchResult { return domain.MatchResult{Outcome: domain.OutcomeWin, Winner: &i} }
+
+var cards = []card{
+	{
+		name: "AEW Revolution", offset: -70 * 24 * time.Hour,
+		matches: []domain.MatchSpec{
+			{Name: "Tag Team Match", Points: 5, Preshow: true, Teams: []domain.Team{named("Private Party", false, "Marq Quen", "Isiah Kassidy"), named("The Acclaimed", false, "Anthony Bowens", "Max Caster")}},
+			{Name: "Singles Match", Points: 10, Teams: []domain.Team{team("Will Ospreay"), team("Konosuke Takeshita")}},
+			{Name: "Tornado Tag Team Match", Points: 25, Championships: []string{"AEW World Tag Team Championship"},
+				Teams: []domain.Team{named("", true, "Sting", "Darby Allin"), named("The Young Bucks", false, "Matthew Jackson", "Nicholas Jackson")}},
+			{Name: "Singles Match", Points: 20, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Samoa Joe"}, Champion: true}, team("Swerve Strickland"), team("Hangman Page")}},
+		},
+		results: []domain.MatchResult{win(1), win(0), win(0), win(0)},
+	},
+	{
+		name: "AEW All In", offset: -30 * 24 * time.Hour,
+		matches: []domain.MatchSpec{
+			{Name: "Casino Gauntlet", Points: 10, Preshow: true, Teams: []domain.Team{team("Christian Cage"), team("Kyle O'Reilly"), team("Powerhouse Hobbs"), team("Orange Cassidy")}},
+			{Name: "Women's World Championship", Points: 15, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Mariah May"}, Champion: true}, team("Toni Storm")}},
+			{Name: "Trios Match", Points: 10, Teams: []domain.Team{named("The Elite", false, "Kazuchika Okada", "Matthew Jackson", "Nicholas Jackson"), named("", false, "Kenny Omega", "Will Ospreay", "Swerve Strickland")}},
+			{Name: "Title vs. Career", Points: 25, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Swerve Strickland"}, Champion: true}, team("Bryan Danielson")}},
+		},
+		results: []domain.MatchResult{win(0), win(1), {Outcome: domain.OutcomeNoContest}, win(1)},
+	},
+	{
+		name: "AEW Full Gear", offset: -1 * 24 * time.Hour,
+		matches: []domain.MatchSpec{
+			{Name: "Singles Match", Points: 10, Teams: []domain.Team{team("Jon Moxley"), team("Orange Cassidy")}},
+			{Name: "Women's Match", Points: 10, Teams: []domain.Team{team("Mercedes Moné"), team("Kris Statlander")}},
+			{Name: "Main Event", Points: 20, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Hangman Page"}, Champion: true}, team("Samoa Joe")}},
+		},
+	},
+	{
+		name: "AEW Worlds End", offset: 14 * 24 * time.Hour,
+		matches: []domain.MatchSpec{
+			{Name: "Continental Classic Final", Points: 15, Championships: []string{"AEW Continental Championship"}, Teams: []domain.Team{{Members: []string{"Kazuchika Okada"}, Champion: true}, team("Kyle Fletcher")}},
+			{Name: "Tag Team Match", Points: 10, Teams: []domain.Team{named("FTR", false, "Dax Harwood", "Cash Wheeler"), named("The Hurt Syndicate", true, "Bobby Lashley", "Shelton Benjamin")}},
+			{Name: "Four-Way Match", Points: 20, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Toni Storm"}, Champion: true}, team("Mercedes Moné"), team("Athena"), team("Jamie Hayter")}},
+			{Name: "Main Event", Points: 25, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Hangman Page"}, Champion: true}, team("Jon Moxley")}},
+		},
+	},
+}
+
+// Load writes the demo data through store's client and table. It is safe to run on a
+// table that already has it: an existing event is left alone.
+func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error {
+	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }))
+	for _, p := range players {
+		if _, err := store.Register(ctx, p.ID, p.Name); err != nil {
+			return fmt.Errorf("demo: register %s: %w", p.ID, err)
+		}
+	}
+	for ci, c := range cards {
+		start := now.Add(c.offset).UTC().Truncate(time.Hour)
+		ev, err := store.CreateEvent(ctx, domain.EventSpec{Name: c.name, StartsAt: start, Matches: clean(c.matches)})
+		if domain.ErrorCode(err) == domain.CodeConflict {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("demo: create %s: %w", c.name, err)
+		}
+		before := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return start.Add(-time.Hour) }))
+		for pi, p := range players {
+			if c.offset > 0 && p.ID == Player.ID {
+				continue // the demo player still has to pick the upcoming event
+			}
+			picks := make([]domain.Pick, len(ev.Matches))
+			for mi, m := range ev.Matches {
+				picks[mi] = domain.Pick{MatchID: m.ID, Team: (pi + mi + ci) % len(m.Teams)}
+			}
+			if _, err := before.SubmitPrediction(ctx, p, ev.ID, picks); err != nil {
+				return fmt.Errorf("demo: picks of %s for %s: %w", p.ID, ev.ID, err)
+			}
+		}
+		if c.results == nil {
+			continue
+		}
+		for mi, m := range ev.Matches {
+			r := c.results[mi]
+			if _, err := store.SetResult(ctx, ev.ID, m.ID, &r); err != nil {
+				return fmt.Errorf("demo: result %s: %w", ev.ID, err)
+			}
+		}
+		if _, err := store.ScoreEvent(ctx, ev.ID, false); err != nil {
+			return fmt.Errorf("demo: score %s: %w", ev.ID, err)
+		}
+	}
+	return nil
+}
+
+// clean drops empty team names (used above for unnamed champion teams).
+func clean(ms []domain.MatchSpec) []domain.MatchSpec {
+	out := make([]domain.MatchSpec, len(ms))
+	for i, m := range ms {
+		teams := make([]domain.Team, len(m.Teams))
+		for j, t := range m.Teams {
+			if t.Name != nil && *t.Name == "" {
+				t.Name = nil
+			}
+			teams[j] = t
+		}
+		m.Teams = teams
+		out[i] = m
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package domain
+
+import "time"
+
+// EventState is the state of an event as clients see it.
+type EventState string
+
+// Event states. UPCOMING accepts picks; BROADCAST is locked; SCORED has a leaderboard.
+const (
+	StateUpcoming  EventState = "UPCOMING"
+	StateBroadcast EventState = "BROADCAST"
+	StateScored    EventState = "SCORED"
+)
+
+// Outcome is how a match ended.
+type Outcome string
+
+// Outcomes. DRAW and NO_CONTEST void a match: nobody scores it.
+const (
+	OutcomeWin       Outcome = "WIN"
+	OutcomeDraw      Outcome = "DRAW"
+	OutcomeNoContest Outcome = "NO_CONTEST"
+)
+
+// Event is a wrestling event whose card players predict.
+type Event struct {
+	ID       string
+	Name     string
+	StartsAt time.Time
+	// Stored is the state as stored; the state clients see is State(now).
+	Stored EventState
+	// CardVersion grows with every change to the card (matches, order, results, start).
+	CardVersion int
+	// Matches is the card in card order; nil when the event was read without its card
+	// (event lists).
+	Matches []Match
+	// Leaderboard is the first leaderboard page of size LeaderboardFirst when it was read
+	// together with the event; nil otherwise.
+	Leaderboard      *Page[Prediction]
+	LeaderboardFirst int
+}
+
+// Season is the UTC year of the event's start.
+func (e Event) Season() int { return e.StartsAt.UTC().Year() }
+
+// State works out the state at now: stored SCORED stays SCORED; stored BROADCAST or a
+// start in the past is BROADCAST; otherwise UPCOMING.
+func (e Event) State(now time.Time) EventState {
+	switch {
+	case e.Stored == StateScored:
+		return StateScored
+	case e.Stored == StateBroadcast || !now.Before(e.StartsAt):
+		return StateBroadcast
+	default:
+		return StateUpcoming
+	}
+}
+
+// Locked reports whether picks are closed at now.
+func (e Event) Locked(now time.Time) bool { return e.State(now) != StateUpcoming }
+
+// Match returns the match with id, if it is on the card.
+func (e Event) Match(id string) (Match, bool) {
+	for _, m := range e.Matches {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Match{}, false
+}
+
+// Match is one match on an event card.
+type Match struct {
+	ID            string
+	Position      int // 1-based card position
+	Name          string
+	Points        int
+	Preshow       bool
+	Championships []string
+	Teams         []Team
+	Result        *MatchResult
+}
+
+// Team is one side of a match.
+type Team struct {
+	Name     *string
+	Members  []string
+	Champion bool
+}
+
+// MatchResult is the result of a match. Winner indexes Teams and is set only for WIN.
+type MatchResult struct {
+	Outcome Outcome
+	Winner  *int
+}
+
+// Void reports whether the result voids the match (nobody scores it).
+func (r MatchResult) Void() bool { return r.Outcome != OutcomeWin }
+
+// EventRef is the part of an event copied onto each prediction.
+type EventRef struct {
+	ID       string
+	Name     string
+	StartsAt time.Time
+}
+
+// UserRef is the part of a user copied onto predictions and standings.
+type UserRef struct {
+	ID   string
+	Name string
+}
+
+// Pick is a player's predicted winner (team index) of one match.
+type Pick struct {
+	MatchID string
+	Team    int
+	// Correct is nil until the prediction is scored; false on a voided match.
+	Correct *bool
+}
+
+// Prediction is one player's picks for one event.
+type Prediction struct {
+	EventID   string
+	Event     EventRef
+	User      UserRef
+	Picks     []Pick
+	Points    *int // nil until scored
+	Correct   *int // nil until scored
+	Rank      *int // set only where a leaderboard computed it
+	UpdatedAt time.Time
+}
+
+// Scored reports whether the prediction has been scored.
+func (p Prediction) Scored() bool { return p.Points != nil }
+
+// Standing is a player's total in one season.
+type Standing struct {
+	Rank         *int // set only where a standings list computed it
+	Season       int
+	User         UserRef
+	Points       int
+	Correct      int
+	EventsPlayed int
+}
+
+// User is a player profile.
+type User struct {
+	ID   string
+	Name string
+	// Standings, newest season first.
+	Standings []Standing
+	// Predictions is the first page of size PredictionsFirst when it was read together with
+	// the user; nil otherwise.
+	Predictions      *Page[Prediction]
+	PredictionsFirst int
+}
+
+// Page is one page of a list, with a cursor per item.
+type Page[T any] struct {
+	Items   []T
+	Cursors []string
+	HasNext bool
+}
+
+// EndCursor is the cursor of the last item, or "" for an empty page.
+func (p Page[T]) EndCursor() string {
+	if len(p.Cursors) == 0 {
+		return ""
+	}
+	return p.Cursors[len(p.Cursors)-1]
+}
+
+// EventSpec is what createEvent takes.
+type EventSpec struct {
+	ID       *string // derived from the date and name when nil
+	Name     string
+	StartsAt time.Time
+	Matches  []MatchSpec
+}
+
+// EventUpdate is what updateEvent takes; nil fields stay as they are.
+type EventUpdate struct {
+	Name     *string
+	StartsAt *time.Time
+	State    *EventState
+}
+
+// MatchUpdate is what updateMatch takes; nil fields stay as they are.
+type MatchUpdate struct {
+	Name          *string
+	Points        *int
+	Preshow       *bool
+	Championships []string // nil: unchanged
+	Teams         []Team   // nil: unchanged
+}
+
+// ScoreReport says what a scoring run did (or, in a dry run, would do).
+type ScoreReport struct {
+	EventID           string
+	DryRun            bool
+	PredictionsScored int
+	StandingsChanged  int
+	Transactions      int
+}

@@ -1,0 +1,236 @@
+package domain
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Limits on what the API accepts. They keep every item well under DynamoDB's 400 KB and
+// every card transaction under 100 items.
+const (
+	MaxMatches       = 30  // matches on one card
+	MinTeams         = 2   // teams in a match
+	MaxTeams         = 16  // teams in a match
+	MaxMembers       = 16  // members of one team
+	MaxChampionships = 8   // championships on one match
+	MaxTextLen       = 100 // event, match, team, member and championship names (characters)
+	MaxUserNameLen   = 40  // player names (characters)
+	MaxMatchPoints   = 1000
+	MaxEventIDLen    = 100
+	MaxUserIDLen     = 128
+	DefaultPageSize  = 20
+	MaxPageSize      = 100
+)
+
+var (
+	eventIDPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-[a-z0-9-]+$`)
+	userIDPattern  = regexp.MustCompile(`^[A-Za-z0-9_.:@-]+$`)
+	slugStrip      = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// ValidateEventID returns BAD_USER_INPUT unless id is `<yyyy-mm-dd>-<slug>` with a real date.
+func ValidateEventID(id string) error {
+	if len(id) > MaxEventIDLen || !eventIDPattern.MatchString(id) {
+		return BadInput("invalid event id %q: want <yyyy-mm-dd>-<slug> of lowercase letters, digits and dashes", truncate(id, 120))
+	}
+	if _, err := time.Parse("2006-01-02", id[:10]); err != nil {
+		return BadInput("invalid event id %q: %s is not a date", id, id[:10])
+	}
+	return nil
+}
+
+// ValidateUserID returns BAD_USER_INPUT unless id is 1–128 characters of [A-Za-z0-9_.:@-].
+func ValidateUserID(id string) error {
+	if id == "" || len(id) > MaxUserIDLen || !userIDPattern.MatchString(id) {
+		return BadInput("invalid user id %q", truncate(id, 140))
+	}
+	return nil
+}
+
+// ValidateMatchID returns BAD_USER_INPUT unless id is a canonical lowercase UUID.
+func ValidateMatchID(id string) error {
+	u, err := uuid.Parse(id)
+	if err != nil || u.String() != id {
+		return BadInput("invalid match id %q", truncate(id, 60))
+	}
+	return nil
+}
+
+// NewMatchID returns a fresh match id.
+func NewMatchID() string { return uuid.NewString() }
+
+// ValidateSeason returns BAD_USER_INPUT unless season is a four-digit year.
+func ValidateSeason(season int) error {
+	if season < 1000 || season > 9999 {
+		return BadInput("invalid season %d: want a four-digit year", season)
+	}
+	return nil
+}
+
+// PageSize checks a `first` argument: nil means def; otherwise 1..MaxPageSize.
+func PageSize(first *int, def int) (int, error) {
+	if first == nil {
+		return def, nil
+	}
+	if *first < 1 || *first > MaxPageSize {
+		return 0, BadInput("first must be between 1 and %d, got %d", MaxPageSize, *first)
+	}
+	return *first, nil
+}
+
+// EventDate is the UTC date of t as used in event ids.
+func EventDate(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// NewEventID derives an event id from its start date and name.
+func NewEventID(name string, startsAt time.Time) (string, error) {
+	slug := strings.Trim(slugStrip.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if max := MaxEventIDLen - 11; len(slug) > max {
+		slug = strings.Trim(slug[:max], "-")
+	}
+	if slug == "" {
+		return "", BadInput("cannot derive an event id from name %q: give an id", name)
+	}
+	return EventDate(startsAt) + "-" + slug, nil
+}
+
+// CleanText trims s and checks it has 1..max characters; field names the input in errors.
+func CleanText(field, s string, max int) (string, error) {
+	s = strings.TrimSpace(s)
+	n := utf8.RuneCountInString(s)
+	if n == 0 || n > max || !utf8.ValidString(s) {
+		return "", BadInput("%s must have 1 to %d characters", field, max)
+	}
+	return s, nil
+}
+
+// ValidateStart checks an event start time (a four-digit UTC year, whole seconds are kept).
+func ValidateStart(t time.Time) (time.Time, error) {
+	t = t.UTC().Truncate(time.Second)
+	if t.Year() < 1000 || t.Year() > 9999 {
+		return time.Time{}, BadInput("startsAt must be in a four-digit year")
+	}
+	return t, nil
+}
+
+// ValidateEventIDForStart checks that id's date is the UTC date of startsAt.
+func ValidateEventIDForStart(id string, startsAt time.Time) error {
+	if id[:10] != EventDate(startsAt) {
+		return BadInput("event id %q must start with the UTC date of startsAt (%s)", id, EventDate(startsAt))
+	}
+	return nil
+}
+
+// MatchSpec is the editable part of a match.
+type MatchSpec struct {
+	Name          string
+	Points        int
+	Preshow       bool
+	Championships []string
+	Teams         []Team
+}
+
+// CleanMatch validates and normalises a match spec (trimmed names, limits).
+func CleanMatch(m MatchSpec) (MatchSpec, error) {
+	var err error
+	if m.Name, err = CleanText("match name", m.Name, MaxTextLen); err != nil {
+		return m, err
+	}
+	if m.Points < 1 || m.Points > MaxMatchPoints {
+		return m, BadInput("match points must be between 1 and %d", MaxMatchPoints)
+	}
+	if len(m.Championships) > MaxChampionships {
+		return m, BadInput("a match has at most %d championships", MaxChampionships)
+	}
+	champs := make([]string, len(m.Championships))
+	for i, c := range m.Championships {
+		if champs[i], err = CleanText("championship", c, MaxTextLen); err != nil {
+			return m, err
+		}
+	}
+	m.Championships = champs
+	if len(m.Teams) < MinTeams || len(m.Teams) > MaxTeams {
+		return m, BadInput("a match has %d to %d teams", MinTeams, MaxTeams)
+	}
+	teams := make([]Team, len(m.Teams))
+	for i, t := range m.Teams {
+		if t.Name != nil {
+			name, err := CleanText("team name", *t.Name, MaxTextLen)
+			if err != nil {
+				return m, err
+			}
+			t.Name = &name
+		}
+		if len(t.Members) < 1 || len(t.Members) > MaxMembers {
+			return m, BadInput("a team has 1 to %d members", MaxMembers)
+		}
+		members := make([]string, len(t.Members))
+		for j, mem := range t.Members {
+			if members[j], err = CleanText("team member", mem, MaxTextLen); err != nil {
+				return m, err
+			}
+		}
+		t.Members = members
+		teams[i] = t
+	}
+	m.Teams = teams
+	return m, nil
+}
+
+// ValidateResult checks a result against the match's teams.
+func ValidateResult(r MatchResult, teams int) error {
+	switch r.Outcome {
+	case OutcomeWin:
+		if r.Winner == nil || *r.Winner < 0 || *r.Winner >= teams {
+			return BadInput("a WIN needs a winner between 0 and %d", teams-1)
+		}
+	case OutcomeDraw, OutcomeNoContest:
+		if r.Winner != nil {
+			return BadInput("a %s has no winner", r.Outcome)
+		}
+	default:
+		return BadInput("unknown outcome %q", r.Outcome)
+	}
+	return nil
+}
+
+// ValidatePicks checks picks against the card: at least one, at most one per match, every
+// match on the card and every team index in range. The result is in card order.
+func ValidatePicks(card []Match, picks []Pick) ([]Pick, error) {
+	if len(picks) == 0 {
+		return nil, BadInput("a prediction needs at least one pick")
+	}
+	byMatch := make(map[string]Pick, len(picks))
+	for _, p := range picks {
+		if _, dup := byMatch[p.MatchID]; dup {
+			return nil, BadInput("more than one pick for match %q", truncate(p.MatchID, 60))
+		}
+		byMatch[p.MatchID] = Pick{MatchID: p.MatchID, Team: p.Team}
+	}
+	out := make([]Pick, 0, len(picks))
+	for _, m := range card {
+		p, ok := byMatch[m.ID]
+		if !ok {
+			continue
+		}
+		if p.Team < 0 || p.Team >= len(m.Teams) {
+			return nil, BadInput("pick for match %q: team must be between 0 and %d", m.ID, len(m.Teams)-1)
+		}
+		out = append(out, p)
+		delete(byMatch, m.ID)
+	}
+	for id := range byMatch {
+		return nil, BadInput("match %q is not on this event's card", truncate(id, 60))
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

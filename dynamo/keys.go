@@ -1,0 +1,137 @@
+package dynamo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pickem/api/domain"
+)
+
+// Table layout. This file is the only place that knows key attribute names and formats.
+//
+//	item        PK              SK                 GSI_PK               GSI_SK
+//	user        USER#<uid>      USER               -                    -
+//	event       EVENT           EVENT#<eid>        EVENT#<eid>          CARD#000
+//	match       EVENT#<eid>     MATCH#<uuid>       EVENT#<eid>          CARD#<pos, 3 digits>
+//	prediction  USER#<uid>      EVENT#<eid>        EVENT#<eid>          UNSCORED#<uid> | SCORE#<inv>#<uid>
+//	standing    USER#<uid>      STANDINGS#<yyyy>   STANDINGS#<yyyy>     SCORE#<inv>#<uid>
+//
+// <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
+// ties sort by user id. In an event's GSI partition the card ("CARD#…") sorts before scored
+// predictions ("SCORE#…"), which sort before unscored ones ("UNSCORED#…"): the card is one
+// key range whatever the number of players, and the card plus the top N of the leaderboard
+// is one ascending Query.
+const (
+	attrPK    = "PK"
+	attrSK    = "SK"
+	attrGSIPK = "GSI_PK"
+	attrGSISK = "GSI_SK"
+	attrType  = "type"
+
+	// IndexName is the name of the table's one global secondary index.
+	IndexName = "GSI"
+
+	eventsPK      = "EVENT"
+	userSK        = "USER"
+	prefixUser    = "USER#"
+	prefixEvent   = "EVENT#"
+	prefixMatch   = "MATCH#"
+	prefixSeason  = "STANDINGS#"
+	prefixCard    = "CARD#"
+	prefixScore   = "SCORE#"
+	prefixPending = "UNSCORED#"
+	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
+	// the scored predictions.
+	scoreUpper = "SCORE$"
+	eventCard  = "CARD#000"
+
+	// MaxScore is the largest total a score key can hold.
+	MaxScore   = 999_999_999
+	scoreWidth = 9
+)
+
+// Typed ids: a value of these types has been validated and can be put in a key.
+type (
+	eventID string
+	userID  string
+	matchID string
+)
+
+func parseEventID(s string) (eventID, error) {
+	if err := domain.ValidateEventID(s); err != nil {
+		return "", err
+	}
+	return eventID(s), nil
+}
+
+func parseUserID(s string) (userID, error) {
+	if err := domain.ValidateUserID(s); err != nil {
+		return "", err
+	}
+	return userID(s), nil
+}
+
+func parseMatchID(s string) (matchID, error) {
+	if err := domain.ValidateMatchID(s); err != nil {
+		return "", err
+	}
+	return matchID(s), nil
+}
+
+func userPK(u userID) string     { return prefixUser + string(u) }
+func eventSK(e eventID) string   { return prefixEvent + string(e) } // event item SK, prediction SK
+func eventPK(e eventID) string   { return prefixEvent + string(e) } // match PK, event GSI partition
+func matchSK(m matchID) string   { return prefixMatch + string(m) }
+func seasonSK(season int) string { return fmt.Sprintf("%s%04d", prefixSeason, season) }
+func seasonGSIPK(season int) string {
+	return seasonSK(season)
+}
+func cardSK(position int) string           { return fmt.Sprintf("%s%03d", prefixCard, position) }
+func pendingSK(u userID) string            { return prefixPending + string(u) }
+func seasonEventsPrefix(season int) string { return fmt.Sprintf("%s%04d-", prefixEvent, season) }
+
+// scoreSK is the GSI sort key of a scored prediction or a standing.
+func scoreSK(points int, u userID) (string, error) {
+	if points < 0 || points > MaxScore {
+		return "", domain.Errorf(domain.CodeInternal, "score %d does not fit the score key", points)
+	}
+	return fmt.Sprintf("%s%0*d#%s", prefixScore, scoreWidth, MaxScore-points, u), nil
+}
+
+// parseScoreSK splits a score key into points and user id.
+func parseScoreSK(sk string) (int, userID, error) {
+	rest, ok := strings.CutPrefix(sk, prefixScore)
+	if !ok || len(rest) < scoreWidth+2 || rest[scoreWidth] != '#' {
+		return 0, "", fmt.Errorf("not a score key: %q", sk)
+	}
+	inv := 0
+	for _, c := range rest[:scoreWidth] {
+		if c < '0' || c > '9' {
+			return 0, "", fmt.Errorf("not a score key: %q", sk)
+		}
+		inv = inv*10 + int(c-'0')
+	}
+	u, err := parseUserID(rest[scoreWidth+1:])
+	if err != nil {
+		return 0, "", err
+	}
+	return MaxScore - inv, u, nil
+}
+
+// userIDFromPK returns the user id of a USER#<uid> partition key.
+func userIDFromPK(pk string) (userID, error) {
+	rest, ok := strings.CutPrefix(pk, prefixUser)
+	if !ok {
+		return "", fmt.Errorf("not a user key: %q", pk)
+	}
+	return parseUserID(rest)
+}
+
+// eventIDFromSK returns the event id of an EVENT#<eid> sort key.
+func eventIDFromSK(sk string) (eventID, error) {
+	rest, ok := strings.CutPrefix(sk, prefixEvent)
+	if !ok {
+		return "", fmt.Errorf("not an event key: %q", sk)
+	}
+	return parseEventID(rest)
+}

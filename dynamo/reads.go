@@ -1,0 +1,477 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// seasonsPerProfile is how many standings items a profile's first read expects before the
+// predictions start; more only cost another page.
+const seasonsPerProfile = 4
+
+func keyQuery(cond expression.KeyConditionBuilder) (expression.Expression, error) {
+	return expression.NewBuilder().WithKeyCondition(cond).Build()
+}
+
+func (s *Store) newQuery(index string, cond expression.KeyConditionBuilder, limit int, forward bool) (*dynamodb.QueryInput, error) {
+	expr, err := keyQuery(cond)
+	if err != nil {
+		return nil, err
+	}
+	q := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(forward),
+	}
+	if index != "" {
+		q.IndexName = aws.String(index)
+	}
+	if limit > 0 {
+		q.Limit = aws.Int32(int32(limit))
+	}
+	return q, nil
+}
+
+// ListEvents returns events newest first, of one season or (season nil) all seasons.
+// One Query per page of DynamoDB results; it stops as soon as it has first+1 events.
+func (s *Store) ListEvents(ctx context.Context, season *int, first int, after string) (domain.Page[domain.Event], error) {
+	var page domain.Page[domain.Event]
+	prefix, owner := prefixEvent, "all"
+	if season != nil {
+		if err := domain.ValidateSeason(*season); err != nil {
+			return page, err
+		}
+		prefix, owner = seasonEventsPrefix(*season), strconv.Itoa(*season)
+	}
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)).
+		And(expression.Key(attrSK).BeginsWith(prefix)), first+1, false)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: list events: %w", err)
+	}
+	if after != "" {
+		c, err := decodeCursor(after, cursorEvents, owner)
+		if err != nil {
+			return page, err
+		}
+		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
+	}
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			if len(page.Items) == first {
+				page.HasNext = true
+				return false
+			}
+			var row eventRow
+			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+				return false
+			}
+			e, err := row.toDomain()
+			if err != nil {
+				convErr = err
+				return false
+			}
+			page.Items = append(page.Items, e)
+			page.Cursors = append(page.Cursors, cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}.encode())
+		}
+		return true
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.Page[domain.Event]{}, fmt.Errorf("dynamo: list events: %w", err)
+	}
+	return page, nil
+}
+
+// eventPartition collects what one read of an event's GSI partition found.
+type eventPartition struct {
+	event       *eventRow
+	matches     []matchRow
+	predictions []predictionRow
+}
+
+func (p *eventPartition) add(item map[string]types.AttributeValue) error {
+	switch itemType(item) {
+	case typeEvent:
+		var row eventRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return err
+		}
+		p.event = &row
+	case typeMatch:
+		var row matchRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return err
+		}
+		p.matches = append(p.matches, row)
+	case typePrediction:
+		var row predictionRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return err
+		}
+		p.predictions = append(p.predictions, row)
+	}
+	return nil
+}
+
+// toEvent returns the event with its card in card order (the GSI sorts it), or NOT_FOUND.
+func (p *eventPartition) toEvent(id string) (domain.Event, error) {
+	if p.event == nil {
+		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
+	}
+	e, err := p.event.toDomain()
+	if err != nil {
+		return e, err
+	}
+	e.Matches = make([]domain.Match, len(p.matches))
+	for i, m := range p.matches {
+		e.Matches[i] = m.toDomain()
+	}
+	return e, nil
+}
+
+// GetEvent returns an event with its card: one Query of the card's key range, whose cost
+// does not depend on the number of players. Returns NOT_FOUND if there is no such event.
+func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
+	eid, err := parseEventID(id)
+	if err != nil {
+		return domain.Event{}, err
+	}
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).BeginsWith(prefixCard)), 0, true)
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	var p eventPartition
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			if convErr = p.add(item); convErr != nil {
+				return false
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	return p.toEvent(id)
+}
+
+// GetEventWithLeaderboard returns an event with its card and the first page of its
+// leaderboard in one ascending Query (card first, then scored predictions highest first).
+// The leaderboard is empty unless the event is SCORED. Returns NOT_FOUND if there is no
+// such event.
+func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	eid, err := parseEventID(id)
+	if err != nil {
+		return domain.Event{}, page, err
+	}
+	// The card has at most 1+MaxMatches items; then first+1 predictions tell whether a next
+	// page exists.
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).LessThan(expression.Value(scoreUpper))), 1+domain.MaxMatches+first+1, true)
+	if err != nil {
+		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	var p eventPartition
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			if convErr = p.add(item); convErr != nil {
+				return false
+			}
+		}
+		return len(p.predictions) <= first
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	e, err := p.toEvent(id)
+	if err != nil || e.Stored != domain.StateScored {
+		return e, page, err
+	}
+	page, err = leaderboardPage(eid, p.predictions, first, domain.Ranker{})
+	return e, page, err
+}
+
+// Leaderboard returns the page of a scored event's leaderboard after cursor after.
+func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	eid, err := parseEventID(id)
+	if err != nil {
+		return page, err
+	}
+	c, err := decodeCursor(after, cursorLeaderboard, id)
+	if err != nil {
+		return page, err
+	}
+	sk, err := scoreSK(c.Points, userID(c.ID))
+	if err != nil {
+		return page, domain.BadInput("invalid cursor for this list")
+	}
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))), first+1, true)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
+	}
+	q.ExclusiveStartKey = map[string]types.AttributeValue{
+		attrPK: str(userPK(userID(c.ID))), attrSK: str(eventSK(eid)),
+		attrGSIPK: str(eventPK(eid)), attrGSISK: str(sk),
+	}
+	var rows []predictionRow
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			var row predictionRow
+			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+				return false
+			}
+			rows = append(rows, row)
+		}
+		return len(rows) <= first
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
+	}
+	return leaderboardPage(eid, rows, first, c.ranker())
+}
+
+func leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	for _, row := range rows {
+		if row.Points == nil {
+			continue
+		}
+		if len(page.Items) == first {
+			page.HasNext = true
+			break
+		}
+		p, err := row.toDomain()
+		if err != nil {
+			return page, err
+		}
+		rank := r.Next(*p.Points)
+		p.Rank = &rank
+		page.Items = append(page.Items, p)
+		page.Cursors = append(page.Cursors, cursor{Kind: cursorLeaderboard, Owner: string(eid), ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+	}
+	return page, nil
+}
+
+// GetPrediction returns a user's prediction for an event (one consistent GetItem), or
+// NOT_FOUND.
+func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error) {
+	uid, err := parseUserID(user)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	eid, err := parseEventID(event)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: pkKey(userPK(uid), eventSK(eid)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	if out.Item == nil {
+		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
+	}
+	var row predictionRow
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	return row.toDomain()
+}
+
+// Standings returns a season's standings, highest points first (ties by user id), ranked.
+func (s *Store) Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error) {
+	var page domain.Page[domain.Standing]
+	if err := domain.ValidateSeason(season); err != nil {
+		return page, err
+	}
+	owner := strconv.Itoa(season)
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(seasonGSIPK(season))), first+1, true)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: standings %d: %w", season, err)
+	}
+	var r domain.Ranker
+	if after != "" {
+		c, err := decodeCursor(after, cursorStandings, owner)
+		if err != nil {
+			return page, err
+		}
+		sk, err := scoreSK(c.Points, userID(c.ID))
+		if err != nil {
+			return page, domain.BadInput("invalid cursor for this list")
+		}
+		q.ExclusiveStartKey = map[string]types.AttributeValue{
+			attrPK: str(userPK(userID(c.ID))), attrSK: str(seasonSK(season)),
+			attrGSIPK: str(seasonGSIPK(season)), attrGSISK: str(sk),
+		}
+		r = c.ranker()
+	}
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			if len(page.Items) == first {
+				page.HasNext = true
+				return false
+			}
+			var row standingRow
+			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+				return false
+			}
+			st := row.toDomain()
+			rank := r.Next(st.Points)
+			st.Rank = &rank
+			page.Items = append(page.Items, st)
+			page.Cursors = append(page.Cursors, cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+				Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+		}
+		return true
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
+	}
+	return page, nil
+}
+
+// GetUser returns a user with their standings (newest season first) and the first page of
+// their predictions (newest event first) from one descending Query of their partition.
+// Unscored predictions are left out unless includeUnscored. Returns NOT_FOUND if the user
+// never registered nor played.
+func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscored bool) (domain.User, domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	uid, err := parseUserID(id)
+	if err != nil {
+		return domain.User{}, page, err
+	}
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 1+seasonsPerProfile+first+1, false)
+	if err != nil {
+		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
+	}
+	user := domain.User{ID: id, Standings: []domain.Standing{}}
+	found := false
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			switch itemType(item) {
+			case typeUser:
+				var row userRow
+				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+					return false
+				}
+				user.Name, found = row.Name, true
+			case typeStanding:
+				var row standingRow
+				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+					return false
+				}
+				user.Standings = append(user.Standings, row.toDomain())
+			case typePrediction:
+				if convErr = addPrediction(&page, item, id, first, includeUnscored); convErr != nil || page.HasNext {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.User{}, domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: get user %s: %w", id, err)
+	}
+	if !found {
+		return domain.User{}, domain.Page[domain.Prediction]{}, domain.Errorf(domain.CodeNotFound, "user %q not found", id)
+	}
+	return user, page, nil
+}
+
+// UserPredictions returns the page of a user's predictions (newest event first) after
+// cursor after. Unscored predictions are left out unless includeUnscored.
+func (s *Store) UserPredictions(ctx context.Context, id string, first int, after string, includeUnscored bool) (domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	uid, err := parseUserID(id)
+	if err != nil {
+		return page, err
+	}
+	c, err := decodeCursor(after, cursorPredictions, id)
+	if err != nil {
+		return page, err
+	}
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
+		And(expression.Key(attrSK).BeginsWith(prefixEvent)), first+1, false)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
+	}
+	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
+	var convErr error
+	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+		for _, item := range items {
+			if convErr = addPrediction(&page, item, id, first, includeUnscored); convErr != nil || page.HasNext {
+				return false
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = convErr
+	}
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
+	}
+	return page, nil
+}
+
+// addPrediction appends a profile row to page, or marks the page full.
+func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) error {
+	var row predictionRow
+	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		return err
+	}
+	if row.Points == nil && !includeUnscored {
+		return nil
+	}
+	if len(page.Items) == first {
+		page.HasNext = true
+		return nil
+	}
+	p, err := row.toDomain()
+	if err != nil {
+		return err
+	}
+	page.Items = append(page.Items, p)
+	page.Cursors = append(page.Cursors, cursor{Kind: cursorPredictions, Owner: owner, ID: row.EventID}.encode())
+	return nil
+}

@@ -1,0 +1,249 @@
+package dynamo
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/pickem/api/domain"
+)
+
+// Item types, stored in the "type" attribute of every item.
+const (
+	typeUser       = "user"
+	typeEvent      = "event"
+	typeMatch      = "match"
+	typePrediction = "prediction"
+	typeStanding   = "standing"
+)
+
+// timeLayout stores instants as fixed-width UTC strings so that they compare as strings in
+// condition expressions.
+const timeLayout = "2006-01-02T15:04:05Z"
+
+func formatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
+
+// keys is the primary key of an item.
+type keys struct {
+	PK string `dynamodbav:"PK"`
+	SK string `dynamodbav:"SK"`
+}
+
+// indexKeys are the GSI attributes of an item that is in the index.
+type indexKeys struct {
+	GSIPK string `dynamodbav:"GSI_PK"`
+	GSISK string `dynamodbav:"GSI_SK"`
+}
+
+type userRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	Name        string `dynamodbav:"name"`
+	NameVersion int    `dynamodbav:"nameVersion"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+}
+
+type eventRow struct {
+	keys
+	indexKeys
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	Name        string `dynamodbav:"name"`
+	StartsAt    string `dynamodbav:"startsAt"`
+	Season      int    `dynamodbav:"season"`
+	State       string `dynamodbav:"state"`
+	CardVersion int    `dynamodbav:"cardVersion"`
+}
+
+func newEventRow(e domain.Event) eventRow {
+	id := eventID(e.ID)
+	return eventRow{
+		keys:        keys{PK: eventsPK, SK: eventSK(id)},
+		indexKeys:   indexKeys{GSIPK: eventPK(id), GSISK: eventCard},
+		Type:        typeEvent,
+		ID:          e.ID,
+		Name:        e.Name,
+		StartsAt:    formatTime(e.StartsAt),
+		Season:      e.Season(),
+		State:       string(e.Stored),
+		CardVersion: e.CardVersion,
+	}
+}
+
+func (r eventRow) toDomain() (domain.Event, error) {
+	start, err := parseTime(r.StartsAt)
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("event %s: startsAt: %w", r.ID, err)
+	}
+	return domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion}, nil
+}
+
+func (r eventRow) ref() domain.EventRef {
+	e, _ := r.toDomain()
+	return domain.EventRef{ID: e.ID, Name: e.Name, StartsAt: e.StartsAt}
+}
+
+type teamRow struct {
+	Name     *string  `dynamodbav:"name,omitempty"`
+	Members  []string `dynamodbav:"members"`
+	Champion bool     `dynamodbav:"champion"`
+}
+
+type resultRow struct {
+	Outcome string `dynamodbav:"outcome"`
+	Winner  *int   `dynamodbav:"winner,omitempty"`
+}
+
+type matchRow struct {
+	keys
+	indexKeys
+	Type          string     `dynamodbav:"type"`
+	EventID       string     `dynamodbav:"eventId"`
+	ID            string     `dynamodbav:"id"`
+	Position      int        `dynamodbav:"position"`
+	Name          string     `dynamodbav:"name"`
+	Points        int        `dynamodbav:"points"`
+	Preshow       bool       `dynamodbav:"preshow"`
+	Championships []string   `dynamodbav:"championships,omitempty"` // empty lists are left out: the embedded engine mangles them
+	Teams         []teamRow  `dynamodbav:"teams"`
+	Result        *resultRow `dynamodbav:"result,omitempty"`
+}
+
+func newMatchRow(e eventID, m domain.Match) matchRow {
+	teams := make([]teamRow, len(m.Teams))
+	for i, t := range m.Teams {
+		teams[i] = teamRow{Name: t.Name, Members: t.Members, Champion: t.Champion}
+	}
+	row := matchRow{
+		keys:          keys{PK: eventPK(e), SK: matchSK(matchID(m.ID))},
+		indexKeys:     indexKeys{GSIPK: eventPK(e), GSISK: cardSK(m.Position)},
+		Type:          typeMatch,
+		EventID:       string(e),
+		ID:            m.ID,
+		Position:      m.Position,
+		Name:          m.Name,
+		Points:        m.Points,
+		Preshow:       m.Preshow,
+		Championships: nilIfEmpty(m.Championships),
+		Teams:         teams,
+	}
+	if m.Result != nil {
+		row.Result = &resultRow{Outcome: string(m.Result.Outcome), Winner: m.Result.Winner}
+	}
+	return row
+}
+
+func (r matchRow) toDomain() domain.Match {
+	teams := make([]domain.Team, len(r.Teams))
+	for i, t := range r.Teams {
+		teams[i] = domain.Team{Name: t.Name, Members: nonNil(t.Members), Champion: t.Champion}
+	}
+	m := domain.Match{
+		ID:            r.ID,
+		Position:      r.Position,
+		Name:          r.Name,
+		Points:        r.Points,
+		Preshow:       r.Preshow,
+		Championships: nonNil(r.Championships),
+		Teams:         teams,
+	}
+	if r.Result != nil {
+		m.Result = &domain.MatchResult{Outcome: domain.Outcome(r.Result.Outcome), Winner: r.Result.Winner}
+	}
+	return m
+}
+
+type pickRow struct {
+	MatchID string `dynamodbav:"matchId"`
+	Team    int    `dynamodbav:"team"`
+}
+
+type predictionRow struct {
+	keys
+	indexKeys
+	Type            string    `dynamodbav:"type"`
+	UserID          string    `dynamodbav:"userId"`
+	UserName        string    `dynamodbav:"userName"`
+	UserNameVersion int       `dynamodbav:"userNameVersion"`
+	EventID         string    `dynamodbav:"eventId"`
+	EventName       string    `dynamodbav:"eventName"`
+	EventStartsAt   string    `dynamodbav:"eventStartsAt"`
+	Season          int       `dynamodbav:"season"`
+	Picks           []pickRow `dynamodbav:"picks"`
+	// Points, Correct and CorrectIDs are set by scoring only.
+	Points     *int     `dynamodbav:"points,omitempty"`
+	Correct    *int     `dynamodbav:"correct,omitempty"`
+	CorrectIDs []string `dynamodbav:"correctIds,omitempty"`
+	UpdatedAt  string   `dynamodbav:"updatedAt"`
+}
+
+func (r predictionRow) toDomain() (domain.Prediction, error) {
+	start, err := parseTime(r.EventStartsAt)
+	if err != nil {
+		return domain.Prediction{}, fmt.Errorf("prediction %s/%s: eventStartsAt: %w", r.UserID, r.EventID, err)
+	}
+	updated, err := parseTime(r.UpdatedAt)
+	if err != nil {
+		return domain.Prediction{}, fmt.Errorf("prediction %s/%s: updatedAt: %w", r.UserID, r.EventID, err)
+	}
+	picks := make([]domain.Pick, len(r.Picks))
+	for i, p := range r.Picks {
+		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
+		if r.Points != nil {
+			ok := slices.Contains(r.CorrectIDs, p.MatchID)
+			picks[i].Correct = &ok
+		}
+	}
+	return domain.Prediction{
+		EventID:   r.EventID,
+		Event:     domain.EventRef{ID: r.EventID, Name: r.EventName, StartsAt: start},
+		User:      domain.UserRef{ID: r.UserID, Name: r.UserName},
+		Picks:     picks,
+		Points:    r.Points,
+		Correct:   r.Correct,
+		UpdatedAt: updated,
+	}, nil
+}
+
+type standingRow struct {
+	keys
+	indexKeys
+	Type            string `dynamodbav:"type"`
+	UserID          string `dynamodbav:"userId"`
+	UserName        string `dynamodbav:"userName"`
+	UserNameVersion int    `dynamodbav:"userNameVersion"`
+	Season          int    `dynamodbav:"season"`
+	Points          int    `dynamodbav:"points"`
+	Correct         int    `dynamodbav:"correct"`
+	EventsPlayed    int    `dynamodbav:"eventsPlayed"`
+	// Version grows with every write by scoring; writes are conditioned on it.
+	Version int `dynamodbav:"version"`
+}
+
+func (r standingRow) toDomain() domain.Standing {
+	return domain.Standing{
+		Season:       r.Season,
+		User:         domain.UserRef{ID: r.UserID, Name: r.UserName},
+		Points:       r.Points,
+		Correct:      r.Correct,
+		EventsPlayed: r.EventsPlayed,
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// nilIfEmpty turns an empty slice into nil so that omitempty leaves the attribute out.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+// Package dynamo stores Pick'Em data in one DynamoDB table. It is the only package that
+// knows keys, item layouts and the AWS SDK.
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// API is the part of the DynamoDB client the store uses. *dynamodb.Client implements it;
+// tests wrap it to inject faults.
+type API interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
+}
+
+// Store reads and writes Pick'Em data in one table.
+type Store struct {
+	db    API
+	table string
+	now   func() time.Time
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for lock checks and timestamps (default time.Now).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// New returns a store over table.
+func New(db API, table string, opts ...Option) *Store {
+	s := &Store{db: db, table: table, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.now() }
+
+// Table returns the table name.
+func (s *Store) Table() string { return s.table }
+
+// maxTransactItems is DynamoDB's limit on items in one transaction.
+const maxTransactItems = 100
+
+// transact runs one transaction. It refuses to build more than 100 items.
+func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) error {
+	if len(items) > maxTransactItems {
+		return fmt.Errorf("dynamo: transaction of %d items exceeds %d", len(items), maxTransactItems)
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+// cancellationReasons returns the per-item reasons of a cancelled transaction, or nil if
+// err is not a cancellation.
+func cancellationReasons(err error) ([]types.CancellationReason, bool) {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return tce.CancellationReasons, true
+	}
+	return nil, false
+}
+
+// reasonCode returns the code of reason i, or "" if there is none.
+func reasonCode(reasons []types.CancellationReason, i int) string {
+	if i < len(reasons) && reasons[i].Code != nil {
+		return *reasons[i].Code
+	}
+	return ""
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// queryPages runs q, following LastEvaluatedKey, and calls fn for each page until fn
+// returns false or the pages end.
+func (s *Store) queryPages(ctx context.Context, q *dynamodb.QueryInput, fn func(items []map[string]types.AttributeValue) bool) error {
+	for {
+		out, err := s.db.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		if !fn(out.Items) || len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		q.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func pkKey(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
+}
+
+func itemType(item map[string]types.AttributeValue) string {
+	if v, ok := item[attrType].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func itemString(item map[string]types.AttributeValue, attr string) string {
+	if v, ok := item[attr].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}

@@ -1,0 +1,80 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableDefinition is the production definition of the table named name: string keys PK and
+// SK, one GSI named GSI on GSI_PK/GSI_SK projecting all attributes, on-demand billing.
+// deploy/template.yaml declares the same table.
+func TableDefinition(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrGSIPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrGSISK), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
+		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName: aws.String(IndexName),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrGSIPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrGSISK), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+}
+
+// EnsureTable creates the table if it does not exist and waits until it is usable. It
+// polls DescribeTable itself (an empty status counts as active: the embedded engine
+// reports none).
+func (s *Store) EnsureTable(ctx context.Context) error {
+	_, err := s.db.CreateTable(ctx, TableDefinition(s.table))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("dynamo: create table %s: %w", s.table, err)
+	}
+	for {
+		out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
+		if err != nil {
+			return fmt.Errorf("dynamo: describe table %s: %w", s.table, err)
+		}
+		if tableReady(out.Table) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("dynamo: wait for table %s: %w", s.table, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func tableReady(t *types.TableDescription) bool {
+	if t == nil {
+		return false
+	}
+	if t.TableStatus != "" && t.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range t.GlobalSecondaryIndexes {
+		if g.IndexStatus != "" && g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,208 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// maxAttempts bounds optimistic-concurrency retries of one operation.
+const maxAttempts = 8
+
+// getUserRow reads a user item consistently; nil if the user never registered.
+func (s *Store) getUserRow(ctx context.Context, uid userID) (*userRow, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
+	}
+	if out.Item == nil {
+		return nil, nil
+	}
+	var row userRow
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
+	}
+	return &row, nil
+}
+
+func (s *Store) newUserRow(uid userID, name string) userRow {
+	return userRow{
+		keys: keys{PK: userPK(uid), SK: userSK}, Type: typeUser, ID: string(uid),
+		Name: name, NameVersion: 1, CreatedAt: formatTime(s.now()),
+	}
+}
+
+// putNewUser is a Put of a user item that fails if the user exists.
+func (s *Store) putNewUser(row userRow) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	}}, nil
+}
+
+// Register creates the caller's profile or renames it, then brings the name up to date on
+// every prediction and standing of the user, in transactions of at most 100 items. A rename
+// cut off halfway is finished by the next Register of the same user.
+func (s *Store) Register(ctx context.Context, id, name string) (domain.User, error) {
+	uid, err := parseUserID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
+		return domain.User{}, err
+	}
+	row, err := s.setUserName(ctx, uid, name)
+	if err != nil {
+		return domain.User{}, err
+	}
+	standings, err := s.propagateName(ctx, uid, row)
+	if err != nil {
+		return domain.User{}, err
+	}
+	return domain.User{ID: id, Name: row.Name, Standings: standings}, nil
+}
+
+// setUserName writes the user item with name, bumping nameVersion on a change.
+func (s *Store) setUserName(ctx context.Context, uid userID, name string) (userRow, error) {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		cur, err := s.getUserRow(ctx, uid)
+		if err != nil {
+			return userRow{}, err
+		}
+		if cur == nil {
+			row := s.newUserRow(uid, name)
+			put, err := s.putNewUser(row)
+			if err != nil {
+				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
+			}
+			_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+				TableName: put.Put.TableName, Item: put.Put.Item,
+				ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
+			})
+			if isConditionFailed(err) {
+				continue
+			}
+			if err != nil {
+				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
+			}
+			return row, nil
+		}
+		if cur.Name == name {
+			return *cur, nil
+		}
+		expr, err := expression.NewBuilder().
+			WithUpdate(expression.Set(expression.Name("name"), expression.Value(name)).
+				Set(expression.Name("nameVersion"), expression.Value(cur.NameVersion+1))).
+			WithCondition(expression.Name("nameVersion").Equal(expression.Value(cur.NameVersion))).Build()
+		if err != nil {
+			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+		}
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		})
+		if isConditionFailed(err) {
+			continue
+		}
+		if err != nil {
+			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+		}
+		cur.Name, cur.NameVersion = name, cur.NameVersion+1
+		return *cur, nil
+	}
+	return userRow{}, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
+}
+
+// propagateName copies user's name onto every item of their partition whose copy is older,
+// until a read finds none; it returns the user's standings as last read.
+func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]domain.Standing, error) {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 0, false)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+		}
+		q.ConsistentRead = aws.Bool(true)
+		var stale []keys
+		standings := []domain.Standing{}
+		var convErr error
+		err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
+			for _, item := range items {
+				t := itemType(item)
+				if t != typePrediction && t != typeStanding {
+					continue
+				}
+				var row struct {
+					keys
+					UserNameVersion int `dynamodbav:"userNameVersion"`
+				}
+				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
+					return false
+				}
+				if row.UserNameVersion < user.NameVersion {
+					stale = append(stale, row.keys)
+				}
+				if t == typeStanding {
+					var st standingRow
+					if convErr = attributevalue.UnmarshalMap(item, &st); convErr != nil {
+						return false
+					}
+					st.UserName = user.Name
+					standings = append(standings, st.toDomain())
+				}
+			}
+			return true
+		})
+		if err == nil {
+			err = convErr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+		}
+		if len(stale) == 0 {
+			return standings, nil
+		}
+		expr, err := expression.NewBuilder().
+			WithUpdate(expression.Set(expression.Name("userName"), expression.Value(user.Name)).
+				Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))).
+			WithCondition(expression.Name("userNameVersion").LessThan(expression.Value(user.NameVersion))).Build()
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+		}
+		for start := 0; start < len(stale); start += maxTransactItems {
+			batch := stale[start:min(start+maxTransactItems, len(stale))]
+			items := make([]types.TransactWriteItem, len(batch))
+			for i, k := range batch {
+				items[i] = types.TransactWriteItem{Update: &types.Update{
+					TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+					UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+					ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+				}}
+			}
+			if err := s.transact(ctx, items); err != nil {
+				if _, cancelled := cancellationReasons(err); cancelled {
+					break // something changed under us: read again
+				}
+				return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+			}
+		}
+	}
+	return nil, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
+}

@@ -1,0 +1,42 @@
+// Package model holds GraphQL-only types: the Time scalar, connections and inputs
+// (generated into models_gen.go). Entities are bound to package domain.
+package model
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/pickem/api/domain"
+)
+
+// Time is the GraphQL Time scalar.
+type Time = time.Time
+
+// MarshalTime writes t as RFC 3339 in UTC ("Z").
+func MarshalTime(t time.Time) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(t.UTC().Format(time.RFC3339)))
+	})
+}
+
+// UnmarshalTime reads a strict RFC 3339 string with an explicit offset; anything else is
+// BAD_USER_INPUT.
+func UnmarshalTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		if n, isNum := v.(json.Number); isNum {
+			s = string(n)
+		} else {
+			return time.Time{}, domain.BadInput("Time must be an RFC 3339 string such as 2026-03-01T23:00:00Z")
+		}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, domain.BadInput("Time %q is not RFC 3339 with an offset (e.g. 2026-03-01T23:00:00Z)", s)
+	}
+	return t.UTC(), nil
+}

@@ -1,0 +1,127 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/pickem/api/auth"
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/graph/model"
+)
+
+// requireUser returns the caller, or UNAUTHENTICATED when signed out.
+func requireUser(ctx context.Context) (auth.Identity, error) {
+	id := auth.FromContext(ctx)
+	if !id.SignedIn() {
+		return id, domain.Errorf(domain.CodeUnauthenticated, "sign in to do this")
+	}
+	return id, nil
+}
+
+// requireAdmin returns the caller if they are in the admin group: UNAUTHENTICATED when
+// signed out, FORBIDDEN otherwise.
+func requireAdmin(ctx context.Context) (auth.Identity, error) {
+	id, err := requireUser(ctx)
+	if err != nil {
+		return id, err
+	}
+	if !id.IsAdmin() {
+		return id, domain.Errorf(domain.CodeForbidden, "only admins can do this")
+	}
+	return id, nil
+}
+
+// nullIfNotFound turns NOT_FOUND into (nil, nil) for nullable query fields.
+func nullIfNotFound[T any](v T, err error) (*T, error) {
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func pageInfo[T any](p domain.Page[T]) *model.PageInfo {
+	info := &model.PageInfo{HasNextPage: p.HasNext}
+	if c := p.EndCursor(); c != "" {
+		info.EndCursor = &c
+	}
+	return info
+}
+
+func predictionConnection(p domain.Page[domain.Prediction]) *model.PredictionConnection {
+	c := &model.PredictionConnection{Edges: make([]model.PredictionEdge, len(p.Items)), PageInfo: pageInfo(p)}
+	for i := range p.Items {
+		c.Edges[i] = model.PredictionEdge{Cursor: p.Cursors[i], Node: &p.Items[i]}
+	}
+	return c
+}
+
+// selectedChild reports whether the current field selects a child field named name, and
+// that child's `first` argument (def when absent or null). Top-level resolvers use it to
+// read a nested list in the same DynamoDB request as its parent.
+func selectedChild(ctx context.Context, name string, def int) (selected bool, first int, hasAfter bool) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return false, def, false
+	}
+	oc := graphql.GetOperationContext(ctx)
+	first = def
+	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, nil) {
+		if f.Name != name {
+			continue
+		}
+		args := f.ArgumentMap(oc.Variables)
+		if n, ok := toInt(args["first"]); ok {
+			first = n
+		}
+		if a, ok := args["after"]; ok && a != nil {
+			hasAfter = true
+		}
+		return true, first, hasAfter
+	}
+	return false, def, false
+}
+
+func toInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		return int(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}
+
+func teamsFromInput(in []model.TeamInput) []domain.Team {
+	if in == nil {
+		return nil
+	}
+	teams := make([]domain.Team, len(in))
+	for i, t := range in {
+		teams[i] = domain.Team{Name: t.Name, Members: t.Members, Champion: t.Champion != nil && *t.Champion}
+	}
+	return teams
+}
+
+func matchSpec(in model.MatchInput) domain.MatchSpec {
+	return domain.MatchSpec{
+		Name: in.Name, Points: in.Points, Preshow: in.Preshow != nil && *in.Preshow,
+		Championships: in.Championships, Teams: teamsFromInput(in.Teams),
+	}
+}

@@ -1,0 +1,48 @@
+// Package resolvers implements the GraphQL schema: thin resolvers that read arguments and
+// the caller, call one store method and return.
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/pickem/api/domain"
+)
+
+// Store is what the resolvers need from storage. *dynamo.Store implements it. Errors carry
+// domain codes; NOT_FOUND from a query becomes null where the schema allows it.
+type Store interface {
+	ListEvents(ctx context.Context, season *int, first int, after string) (domain.Page[domain.Event], error)
+	GetEvent(ctx context.Context, id string) (domain.Event, error)
+	GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error)
+	Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error)
+	GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error)
+	Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error)
+	GetUser(ctx context.Context, id string, first int, includeUnscored bool) (domain.User, domain.Page[domain.Prediction], error)
+	UserPredictions(ctx context.Context, id string, first int, after string, includeUnscored bool) (domain.Page[domain.Prediction], error)
+
+	Register(ctx context.Context, id, name string) (domain.User, error)
+	SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, picks []domain.Pick) (domain.Prediction, error)
+	CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error)
+	UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error)
+	AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error)
+	UpdateMatch(ctx context.Context, event, match string, u domain.MatchUpdate) (domain.Match, error)
+	RemoveMatch(ctx context.Context, event, match string) error
+	ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error)
+	SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error)
+	ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error)
+}
+
+// Resolver is the root resolver.
+type Resolver struct {
+	Store Store
+	// Now is the clock for event state (default time.Now).
+	Now func() time.Time
+}
+
+func (r *Resolver) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}

@@ -1,0 +1,211 @@
+// Package server builds the one http.Handler that both mains serve: GraphQL at /graphql,
+// an optional playground at /, /healthz, with CORS, a body-size limit, bearer-token
+// identity, per-request DynamoDB cost reporting and error codes in extensions.code.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/rs/cors"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/pickem/api/auth"
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/graph"
+	"github.com/pickem/api/resolvers"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxBodyBytes    = 64 << 10
+	DefaultComplexityLimit = 3000
+)
+
+// Config is what the handler needs. Store is required; everything else has a default.
+type Config struct {
+	Store resolvers.Store
+	// Verifier checks bearer tokens; nil accepts none (every token is UNAUTHENTICATED).
+	Verifier auth.Verifier
+	// AuthorizerClaims returns claims an API Gateway JWT authorizer already verified.
+	AuthorizerClaims func(*http.Request) (map[string]string, bool)
+	// AllowedOrigins for CORS; empty allows no cross-origin browser calls.
+	AllowedOrigins []string
+	// Playground serves the GraphQL playground at GET /.
+	Playground bool
+	// CostExtension adds each request's DynamoDB calls and consumed capacity to the
+	// response's extensions.dynamodb.
+	CostExtension   bool
+	MaxBodyBytes    int64
+	ComplexityLimit int
+	Logger          *slog.Logger
+	Now             func() time.Time
+}
+
+// New returns the API's http.Handler.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ComplexityLimit <= 0 {
+		cfg.ComplexityLimit = DefaultComplexityLimit
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	gql := NewGraphQL(cfg)
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, gql))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	if cfg.Playground {
+		mux.Handle("GET /{$}", playground.Handler("Pick'Em API", "/graphql"))
+	}
+	var h http.Handler = mux
+	h = auth.Middleware(cfg.Verifier, cfg.AuthorizerClaims, h)
+	h = cors.New(cors.Options{
+		AllowedOrigins: cfg.AllowedOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders: []string{"Authorization", "Content-Type"},
+		MaxAge:         600,
+	}).Handler(h)
+	return h, nil
+}
+
+// NewGraphQL returns the gqlgen handler alone (no CORS, auth or body limit): transports
+// GET/POST, a query cache, automatic persisted queries, a complexity limit, the error
+// presenter and a recover func.
+func NewGraphQL(cfg Config) *handler.Server {
+	if cfg.ComplexityLimit <= 0 {
+		cfg.ComplexityLimit = DefaultComplexityLimit
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	schema := graph.NewExecutableSchema(graph.Config{
+		Resolvers:  &resolvers.Resolver{Store: cfg.Store, Now: cfg.Now},
+		Complexity: complexity(),
+	})
+	srv := handler.New(schema)
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	srv.SetErrorPresenter(presenter(cfg.Logger))
+	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
+		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		return domain.Errorf(domain.CodeInternal, "internal error")
+	})
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		if err := auth.ErrorFromContext(ctx); err != nil {
+			return graphql.OneShot(tokenError(err))
+		}
+		return next(ctx)
+	})
+	if cfg.CostExtension {
+		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+			resp := next(ctx)
+			if c := dynamo.CostFromContext(ctx); c != nil && resp != nil {
+				if resp.Extensions == nil {
+					resp.Extensions = map[string]any{}
+				}
+				resp.Extensions["dynamodb"] = c.Snapshot()
+			}
+			return resp
+		})
+	}
+	return srv
+}
+
+// tokenError is the response to a request whose bearer token was present but invalid.
+func tokenError(err error) *graphql.Response {
+	code, msg := domain.CodeUnauthenticated, "the bearer token is invalid or expired"
+	if errors.Is(err, auth.ErrKeysUnavailable) {
+		code, msg = domain.CodeInternal, "sign-in keys are unavailable right now; try again"
+	}
+	return &graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": string(code)}}}}
+}
+
+// presenter maps domain errors to extensions.code with their safe message, keeps gqlgen's
+// own codes (parse, validation, complexity), and turns anything else into INTERNAL, logged.
+func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var de *domain.Error
+		if errors.As(err, &de) {
+			if de.Code == domain.CodeInternal {
+				log.ErrorContext(ctx, "internal error", "err", err.Error(), "path", gqlErr.Path.String())
+			}
+			gqlErr.Message = de.Message
+			gqlErr.Extensions = map[string]any{"code": string(de.Code)}
+			return gqlErr
+		}
+		if _, ok := gqlErr.Extensions["code"]; ok {
+			return gqlErr
+		}
+		var inner *gqlerror.Error
+		if errors.As(err, &inner) && inner.Err == nil && gqlErr.Path == nil {
+			return gqlErr // a gqlgen request error without a code: keep its message
+		}
+		log.ErrorContext(ctx, "internal error", "err", err.Error(), "path", gqlErr.Path.String())
+		gqlErr.Message = "internal error"
+		gqlErr.Extensions = map[string]any{"code": string(domain.CodeInternal)}
+		return gqlErr
+	}
+}
+
+// limitBody answers 413 for bodies over max bytes and counts DynamoDB calls per request.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			_, _ = fmt.Fprintf(w, `{"errors":[{"message":"request body exceeds %s bytes","extensions":{"code":"BAD_USER_INPUT"}}]}`, strconv.FormatInt(max, 10))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		ctx, _ := dynamo.WithCost(r.Context())
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// complexity counts list fields as first × their selection, so page size bounds the work.
+func complexity() graph.ComplexityRoot {
+	var c graph.ComplexityRoot
+	page := func(child int, first *int, def int) int {
+		n := def
+		if first != nil && *first > 0 {
+			n = *first
+		}
+		return 1 + n*child
+	}
+	c.Query.Events = func(child int, first *int, _ *string, _ *int) int { return page(child, first, domain.DefaultPageSize) }
+	c.Query.Standings = func(child int, _ int, first *int, _ *string) int { return page(child, first, 50) }
+	c.Event.Leaderboard = func(child int, first *int, _ *string) int { return page(child, first, 50) }
+	c.User.Predictions = func(child int, first *int, _ *string) int { return page(child, first, domain.DefaultPageSize) }
+	c.Event.Matches = func(child int) int { return 1 + domain.MaxMatches*child }
+	return c
+}
