@@ -354,7 +354,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 
 // findMatch returns the match with id on ev's card, or NOT_FOUND.
 func findMatch(ev domain.Event, id string) (domain.Match, error) {
-	if err := domain.ValidateMatchID(id); err != nil {
+	if _, err := parseMatchID(id); err != nil {
 		return domain.Match{}, err
 	}
 	m, ok := ev.Match(id)

@@ -81,11 +81,6 @@ func (r eventRow) toDomain() (domain.Event, error) {
 	return domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion}, nil
 }
 
-func (r eventRow) ref() domain.EventRef {
-	e, _ := r.toDomain()
-	return domain.EventRef{ID: e.ID, Name: e.Name, StartsAt: e.StartsAt}
-}
-
 type teamRow struct {
 	Name     *string  `dynamodbav:"name,omitempty"`
 	Members  []string `dynamodbav:"members"`
