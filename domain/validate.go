@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -103,6 +104,9 @@ func CleanText(field, s string, max int) (string, error) {
 	n := utf8.RuneCountInString(s)
 	if n == 0 || n > max || !utf8.ValidString(s) {
 		return "", BadInput("%s must have 1 to %d characters", field, max)
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", BadInput("%s must not contain control characters", field)
 	}
 	return s, nil
 }

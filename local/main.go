@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -37,7 +38,7 @@ func main() {
 
 // run starts the server and blocks until ctx ends. It writes the address and demo tokens
 // to out.
-func run(ctx context.Context, args []string, getenv func(string) string, out *os.File) error {
+func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
 	cfg, err := config.Load(config.Local, getenv)
 	if err != nil {
 		return err

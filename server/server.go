@@ -4,9 +4,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -168,7 +170,10 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		var inner *gqlerror.Error
 		if errors.As(err, &inner) && inner.Err == nil && gqlErr.Path == nil {
-			return gqlErr // a gqlgen request error without a code: keep its message
+			// A request-level error from gqlgen without a code (unreadable body, persisted
+			// query hash mismatch): the request was bad.
+			gqlErr.Extensions = map[string]any{"code": string(domain.CodeBadUserInput)}
+			return gqlErr
 		}
 		log.ErrorContext(ctx, "internal error", "err", err.Error(), "path", gqlErr.Path.String())
 		gqlErr.Message = "internal error"
@@ -180,6 +185,11 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 // limitBody answers 413 for bodies over max bytes and counts DynamoDB calls per request.
 func limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength < 0 && r.Body != nil {
+			// Unknown length (chunked): read at most max+1 bytes to learn it.
+			b, _ := io.ReadAll(io.LimitReader(r.Body, max+1))
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		}
 		if r.ContentLength > max {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)

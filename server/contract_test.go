@@ -1,0 +1,119 @@
+package server_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestContractOperations runs the clients' operations in testdata/operations, in the order
+// a season goes (build a card, pick, lock, enter results, score, read), and requires each
+// to succeed with data. Every file there must have a step here.
+func TestContractOperations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	admin := e.admin(t)
+	player := e.token(t, "p-jo", "Jo")
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "operations", "*.graphql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no operations in testdata/operations (%v)", err)
+	}
+	ops := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops[strings.TrimSuffix(filepath.Base(f), ".graphql")] = string(b)
+	}
+
+	start := t0.Add(2 * time.Hour)
+	var ev tEvent
+	steps := []struct {
+		op    string
+		token func() string
+		vars  func() map[string]any
+		after func(t *testing.T, data json.RawMessage)
+	}{
+		{"admin-create-event", func() string { return admin }, func() map[string]any {
+			return map[string]any{"input": map[string]any{"name": "AEW Dynasty", "startsAt": start.Format(time.RFC3339), "matches": threeMatchCard()}}
+		}, func(t *testing.T, data json.RawMessage) {
+			var d struct{ CreateEvent tEvent }
+			_ = json.Unmarshal(data, &d)
+			ev = d.CreateEvent
+			if len(ev.Matches) != 3 {
+				t.Fatalf("card %+v", ev)
+			}
+		}},
+		{"register", func() string { return player }, func() map[string]any { return map[string]any{"name": "Jo Nakamura"} }, nil},
+		{"submit-prediction", func() string { return player }, func() map[string]any {
+			return map[string]any{"eventId": ev.ID, "picks": picks(ev, 0, 1, 0)}
+		}, nil},
+		{"event-list", func() string { return "" }, func() map[string]any { return map[string]any{"first": 10, "season": 2030} }, nil},
+		{"event-card", func() string { return player }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
+			var d struct{ Prediction *tPrediction }
+			_ = json.Unmarshal(data, &d)
+			if d.Prediction == nil || len(d.Prediction.Picks) != 3 {
+				t.Fatalf("my picks %s", data)
+			}
+		}},
+		{"admin-set-result", func() string { return admin }, func() map[string]any {
+			// Results go in once the event has started: the first two through setWinners,
+			// the third through this file.
+			e.clock.Set(start.Add(time.Hour))
+			e.setWinners(t, ev, 0, 1)
+			return map[string]any{"eventId": ev.ID, "matchId": ev.Matches[2].ID, "result": map[string]any{"outcome": "WIN", "winner": 0}}
+		}, nil},
+		{"admin-score-event", func() string { return admin }, func() map[string]any { return map[string]any{"eventId": ev.ID} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"predictionsScored":1`) {
+				t.Fatalf("report %s", data)
+			}
+		}},
+		{"scored-event", func() string { return "" }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"rank":1,"points":20`) {
+				t.Fatalf("leaderboard %s", data)
+			}
+		}},
+		{"standings", func() string { return "" }, func() map[string]any { return map[string]any{"season": 2030} }, nil},
+		{"profile", func() string { return "" }, func() map[string]any { return map[string]any{"id": "p-jo"} }, nil},
+		{"me", func() string { return player }, func() map[string]any { return nil }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"name":"Jo Nakamura"`) {
+				t.Fatalf("me %s", data)
+			}
+		}},
+	}
+	var covered []string
+	for _, s := range steps {
+		covered = append(covered, s.op)
+		t.Run(s.op, func(t *testing.T) {
+			op, ok := ops[s.op]
+			if !ok {
+				t.Fatalf("testdata/operations/%s.graphql is missing", s.op)
+			}
+			tok := s.token()
+			resp := e.request(t, tok, op, s.vars())
+			noErrors(t, resp.Errors)
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(resp.Data, &fields); err != nil || len(fields) == 0 {
+				t.Fatalf("data %s", resp.Data)
+			}
+			for name, v := range fields {
+				if string(v) == "null" {
+					t.Fatalf("%s is null: %s", name, resp.Data)
+				}
+			}
+			if s.after != nil {
+				s.after(t, resp.Data)
+			}
+		})
+	}
+	for name := range ops {
+		if !slices.Contains(covered, name) {
+			t.Errorf("testdata/operations/%s.graphql has no step in TestContractOperations", name)
+		}
+	}
+}
