@@ -1,0 +1,376 @@
+// Package deploy holds the AWS SAM template (template.yaml). Its test keeps the template in
+// step with the code: the table's keys and index with dynamo.TableDefinition, the IAM
+// actions with what dynamo.API can call, the environment with what config.Load reads, the
+// code location with the Makefile's lambda target.
+package deploy
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/goccy/go-yaml"
+
+	"github.com/pickem/api/config"
+	"github.com/pickem/api/dynamo"
+)
+
+type template struct {
+	AWSTemplateFormatVersion string                    `yaml:"AWSTemplateFormatVersion"`
+	Transform                string                    `yaml:"Transform"`
+	Parameters               map[string]map[string]any `yaml:"Parameters"`
+	Resources                map[string]resource       `yaml:"Resources"`
+	Outputs                  map[string]map[string]any `yaml:"Outputs"`
+}
+
+type resource struct {
+	Type           string         `yaml:"Type"`
+	DeletionPolicy string         `yaml:"DeletionPolicy"`
+	Properties     map[string]any `yaml:"Properties"`
+}
+
+type keyElement struct{ AttributeName, KeyType string }
+
+type tableProps struct {
+	BillingMode            string
+	AttributeDefinitions   []struct{ AttributeName, AttributeType string }
+	KeySchema              []keyElement
+	GlobalSecondaryIndexes []struct {
+		IndexName  string
+		KeySchema  []keyElement
+		Projection struct{ ProjectionType string }
+	}
+	PointInTimeRecoverySpecification struct{ PointInTimeRecoveryEnabled bool }
+	DeletionProtectionEnabled        bool
+}
+
+type functionProps struct {
+	CodeUri       string
+	Handler       string
+	Runtime       string
+	Architectures []string
+	MemorySize    int
+	Timeout       int
+	Environment   struct{ Variables map[string]any }
+	Policies      []struct {
+		Statement []struct {
+			Effect   string
+			Action   []string
+			Resource []any
+		}
+	}
+	Events map[string]struct {
+		Type       string
+		Properties map[string]any
+	}
+}
+
+func loadTemplate(t *testing.T) template {
+	t.Helper()
+	b, err := os.ReadFile("template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl template
+	if err := yaml.Unmarshal(b, &tpl); err != nil {
+		t.Fatalf("template.yaml: %v", err)
+	}
+	return tpl
+}
+
+// props decodes the properties of resource name, which must have type typ, into v.
+func props(t *testing.T, tpl template, name, typ string, v any) resource {
+	t.Helper()
+	r, ok := tpl.Resources[name]
+	if !ok {
+		t.Fatalf("no resource %s", name)
+	}
+	if r.Type != typ {
+		t.Fatalf("resource %s has type %s, want %s", name, r.Type, typ)
+	}
+	b, err := json.Marshal(r.Properties)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s properties: %v", name, err)
+	}
+	return r
+}
+
+// js renders v as JSON, to compare intrinsic functions such as {"Ref":"Table"}.
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestTemplateHeader(t *testing.T) {
+	tpl := loadTemplate(t)
+	if tpl.AWSTemplateFormatVersion != "2010-09-09" || tpl.Transform != "AWS::Serverless-2016-10-31" {
+		t.Errorf("format %q transform %q", tpl.AWSTemplateFormatVersion, tpl.Transform)
+	}
+	var params []string
+	for p := range tpl.Parameters {
+		params = append(params, p)
+	}
+	sort.Strings(params)
+	if want := []string{"AllowedOrigins", "LogLevel", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+		t.Errorf("parameters %v, want %v", params, want)
+	}
+	for _, o := range []string{"ApiUrl", "TableName"} {
+		if _, ok := tpl.Outputs[o]; !ok {
+			t.Errorf("no output %s", o)
+		}
+	}
+	if got := js(tpl.Outputs["ApiUrl"]["Value"]); !strings.Contains(got, "${Api}.execute-api") {
+		t.Errorf("ApiUrl = %s", got)
+	}
+}
+
+func TestTemplateTableMatchesTableDefinition(t *testing.T) {
+	tpl := loadTemplate(t)
+	var got tableProps
+	r := props(t, tpl, "Table", "AWS::DynamoDB::Table", &got)
+	def := dynamo.TableDefinition("ignored")
+
+	if got.BillingMode != string(def.BillingMode) {
+		t.Errorf("BillingMode %s, want %s", got.BillingMode, def.BillingMode)
+	}
+	wantAttrs := map[string]string{}
+	for _, a := range def.AttributeDefinitions {
+		wantAttrs[aws.ToString(a.AttributeName)] = string(a.AttributeType)
+	}
+	gotAttrs := map[string]string{}
+	for _, a := range got.AttributeDefinitions {
+		gotAttrs[a.AttributeName] = a.AttributeType
+	}
+	if !reflect.DeepEqual(gotAttrs, wantAttrs) {
+		t.Errorf("AttributeDefinitions %v, want %v", gotAttrs, wantAttrs)
+	}
+	keys := func(ks []keyElement) string { return js(ks) }
+	if keys(got.KeySchema) != wantKeys(def.KeySchema) {
+		t.Errorf("KeySchema %s, want %s", keys(got.KeySchema), wantKeys(def.KeySchema))
+	}
+	if len(got.GlobalSecondaryIndexes) != len(def.GlobalSecondaryIndexes) {
+		t.Fatalf("%d GSIs, want %d", len(got.GlobalSecondaryIndexes), len(def.GlobalSecondaryIndexes))
+	}
+	for i, want := range def.GlobalSecondaryIndexes {
+		g := got.GlobalSecondaryIndexes[i]
+		if g.IndexName != aws.ToString(want.IndexName) || g.IndexName != dynamo.IndexName {
+			t.Errorf("GSI %d named %q, want %q (dynamo.IndexName %q)", i, g.IndexName, aws.ToString(want.IndexName), dynamo.IndexName)
+		}
+		if keys(g.KeySchema) != wantKeys(want.KeySchema) {
+			t.Errorf("GSI %s KeySchema %s, want %s", g.IndexName, keys(g.KeySchema), wantKeys(want.KeySchema))
+		}
+		if g.Projection.ProjectionType != string(want.Projection.ProjectionType) {
+			t.Errorf("GSI %s projection %s, want %s", g.IndexName, g.Projection.ProjectionType, want.Projection.ProjectionType)
+		}
+	}
+	if !got.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled {
+		t.Error("point-in-time recovery is off")
+	}
+	if !got.DeletionProtectionEnabled {
+		t.Error("deletion protection is off")
+	}
+	if r.DeletionPolicy != "Retain" {
+		t.Errorf("DeletionPolicy %q, want Retain", r.DeletionPolicy)
+	}
+}
+
+// wantKeys renders an SDK key schema like the template's.
+func wantKeys(ks []types.KeySchemaElement) string {
+	out := make([]keyElement, len(ks))
+	for i, k := range ks {
+		out[i] = keyElement{AttributeName: aws.ToString(k.AttributeName), KeyType: string(k.KeyType)}
+	}
+	return js(out)
+}
+
+func TestTemplateFunction(t *testing.T) {
+	tpl := loadTemplate(t)
+	var fn functionProps
+	props(t, tpl, "Function", "AWS::Serverless::Function", &fn)
+
+	if fn.Runtime != "provided.al2023" || fn.Handler != "bootstrap" || !slices.Equal(fn.Architectures, []string{"arm64"}) {
+		t.Errorf("runtime %q handler %q architectures %v", fn.Runtime, fn.Handler, fn.Architectures)
+	}
+	if fn.MemorySize != 512 || fn.Timeout != 10 {
+		t.Errorf("memory %d MB timeout %d s, want 512 and 10", fn.MemorySize, fn.Timeout)
+	}
+
+	t.Run("CodeUriIsTheMakefileZip", func(t *testing.T) {
+		mk, err := os.ReadFile("../Makefile")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?m)^LAMBDA_ZIP\s*:=\s*(\S+)\s*$`).FindSubmatch(mk)
+		if m == nil {
+			t.Fatal("no LAMBDA_ZIP := … in the Makefile")
+		}
+		if want := "../" + string(m[1]); fn.CodeUri != want {
+			t.Errorf("CodeUri %q, want %q (the Makefile's LAMBDA_ZIP, relative to deploy/)", fn.CodeUri, want)
+		}
+	})
+
+	t.Run("EnvironmentIsWhatConfigReads", func(t *testing.T) {
+		read := map[string]bool{}
+		if _, err := config.Load(config.Lambda, func(k string) string { read[k] = true; return "" }); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{
+			"TABLE_NAME":             `{"Ref":"Table"}`,
+			"COGNITO_USER_POOL_ID":   `{"Ref":"UserPoolId"}`,
+			"COGNITO_CLIENT_ID":      `{"Ref":"UserPoolClientId"}`,
+			"PICKEM_ALLOWED_ORIGINS": `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
+			"LOG_LEVEL":              `{"Ref":"LogLevel"}`,
+		}
+		for name, v := range fn.Environment.Variables {
+			if !read[name] {
+				t.Errorf("environment variable %s is not read by config.Load", name)
+			}
+			if w, ok := want[name]; !ok {
+				t.Errorf("unexpected environment variable %s", name)
+			} else if js(v) != w {
+				t.Errorf("%s = %s, want %s", name, js(v), w)
+			}
+		}
+		for name := range want {
+			if _, ok := fn.Environment.Variables[name]; !ok {
+				t.Errorf("environment variable %s missing", name)
+			}
+		}
+	})
+
+	t.Run("RoutesWithoutAuthorizer", func(t *testing.T) {
+		var routes []string
+		for name, ev := range fn.Events {
+			if ev.Type != "HttpApi" {
+				t.Errorf("event %s has type %s, want HttpApi", name, ev.Type)
+			}
+			if js(ev.Properties["ApiId"]) != `{"Ref":"Api"}` {
+				t.Errorf("event %s ApiId %s, want the template's Api", name, js(ev.Properties["ApiId"]))
+			}
+			if _, ok := ev.Properties["Auth"]; ok {
+				t.Errorf("event %s has Auth: a JWT authorizer would reject signed-out players", name)
+			}
+			routes = append(routes, ev.Properties["Method"].(string)+" "+ev.Properties["Path"].(string))
+		}
+		sort.Strings(routes)
+		if want := []string{"GET /graphql", "GET /healthz", "POST /graphql"}; !slices.Equal(routes, want) {
+			t.Errorf("routes %v, want %v", routes, want)
+		}
+	})
+
+	t.Run("PolicyIsWhatTheStoreCalls", func(t *testing.T) {
+		var actions []string
+		var resources []string
+		for _, p := range fn.Policies {
+			for _, s := range p.Statement {
+				if s.Effect != "Allow" {
+					t.Errorf("statement effect %s", s.Effect)
+				}
+				actions = append(actions, s.Action...)
+				for _, r := range s.Resource {
+					resources = append(resources, js(r))
+				}
+			}
+		}
+		if len(actions) == 0 {
+			t.Fatal("no inline policy statements (managed policy templates such as DynamoDBCrudPolicy grant more than the store uses)")
+		}
+		sort.Strings(actions)
+		if want := storeActions(t); !slices.Equal(actions, want) {
+			t.Errorf("IAM actions %v, want exactly %v", actions, want)
+		}
+		sort.Strings(resources)
+		want := []string{`{"Fn::GetAtt":["Table","Arn"]}`, `{"Fn::Sub":"${Table.Arn}/index/*"}`}
+		if !slices.Equal(resources, want) {
+			t.Errorf("resources %v, want %v", resources, want)
+		}
+	})
+}
+
+// runtimeActions maps each runtime method of dynamo.API to the IAM actions it needs.
+// TransactWriteItems is not an IAM action: each item is authorised as what it does.
+var runtimeActions = map[string][]string{
+	"GetItem":            {"dynamodb:GetItem"},
+	"BatchGetItem":       {"dynamodb:BatchGetItem"},
+	"Query":              {"dynamodb:Query"},
+	"PutItem":            {"dynamodb:PutItem"},
+	"UpdateItem":         {"dynamodb:UpdateItem"},
+	"TransactWriteItems": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"},
+}
+
+// provisioning are dynamo.API methods used only to create the table (Store.EnsureTable,
+// for tests and the local server); in AWS, CloudFormation does that and the function is
+// not allowed to.
+var provisioning = map[string]bool{"CreateTable": true, "DescribeTable": true, "UpdateContinuousBackups": true}
+
+// storeActions returns the sorted IAM actions for every method of dynamo.API, failing the
+// test for a method it does not know.
+func storeActions(t *testing.T) []string {
+	t.Helper()
+	api := reflect.TypeFor[dynamo.API]()
+	set := map[string]bool{}
+	for i := range api.NumMethod() {
+		m := api.Method(i).Name
+		if provisioning[m] {
+			continue
+		}
+		acts, ok := runtimeActions[m]
+		if !ok {
+			t.Errorf("dynamo.API has method %s: grant its IAM action in template.yaml and map it in runtimeActions (or list it in provisioning)", m)
+			continue
+		}
+		for _, a := range acts {
+			set[a] = true
+		}
+	}
+	var out []string
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestTemplateHTTPAPI(t *testing.T) {
+	tpl := loadTemplate(t)
+	var api struct {
+		Auth              any
+		StageName         string
+		CorsConfiguration struct {
+			AllowOrigins any
+			AllowMethods []string
+			AllowHeaders []string
+		}
+	}
+	props(t, tpl, "Api", "AWS::Serverless::HttpApi", &api)
+	if api.Auth != nil {
+		t.Errorf("Api has Auth %s: no authorizer may be on the routes", js(api.Auth))
+	}
+	if api.StageName != "" {
+		t.Errorf("StageName %q: the $default stage keeps paths as the server routes them", api.StageName)
+	}
+	c := api.CorsConfiguration
+	if js(c.AllowOrigins) != `{"Ref":"AllowedOrigins"}` {
+		t.Errorf("CORS AllowOrigins %s, want the AllowedOrigins parameter", js(c.AllowOrigins))
+	}
+	for _, m := range []string{"GET", "POST"} {
+		if !slices.Contains(c.AllowMethods, m) {
+			t.Errorf("CORS AllowMethods %v lacks %s", c.AllowMethods, m)
+		}
+	}
+	for _, h := range []string{"authorization", "content-type"} {
+		if !slices.ContainsFunc(c.AllowHeaders, func(s string) bool { return strings.EqualFold(s, h) }) {
+			t.Errorf("CORS AllowHeaders %v lacks %s", c.AllowHeaders, h)
+		}
+	}
+}
