@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -63,6 +64,9 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		c, err := decodeCursor(after, cursorEvents, owner)
 		if err != nil {
 			return page, err
+		}
+		if !strings.HasPrefix(eventSK(eventID(c.ID)), prefix) { // forged: outside the season
+			return page, domain.BadInput("invalid cursor for this list")
 		}
 		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
 	}

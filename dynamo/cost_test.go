@@ -1,0 +1,263 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
+)
+
+// seedPredictions writes predictions of players from..to-1 ("pl-00000"…) for ev, scored
+// with points(i) if points is not nil.
+func (f *fixture) seedPredictions(ev domain.Event, from, to int, points func(i int) int) {
+	f.t.Helper()
+	items := make([]map[string]types.AttributeValue, 0, to-from)
+	for i := from; i < to; i++ {
+		var p *int
+		if points != nil {
+			p = ptr(points(i))
+		}
+		items = append(items, predictionItem(f.t, fmt.Sprintf("pl-%05d", i), ev, p, 0))
+	}
+	f.putRaw(items)
+}
+
+func sameCost(a, b CostSnapshot) bool {
+	return a.Calls == b.Calls && maps.Equal(a.Operations, b.Operations) &&
+		a.ReadCapacityUnits != nil && b.ReadCapacityUnits != nil && *a.ReadCapacityUnits == *b.ReadCapacityUnits
+}
+
+func costString(c CostSnapshot) string {
+	rcu := "nil"
+	if c.ReadCapacityUnits != nil {
+		rcu = fmt.Sprint(*c.ReadCapacityUnits)
+	}
+	return fmt.Sprintf("%d calls %v, %s RCU", c.Calls, c.Operations, rcu)
+}
+
+// TestCostOfCardAndOwnPredictionIsFlatInPlayers is the must-show test: the event screen's
+// two reads (the card, the caller's own prediction) cost the same calls and the same
+// consumed read capacity with 10 and with 2,000 predictions on the event.
+func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	card := append(standardCard(), matchSpec("Tag Team", 4), matchSpec("Ladder", 8))
+	ev := f.createEvent("2030-03-20-cost-card", 20, card)
+	f.submit("viewer", ev, 0, 1, 0, 1, 0)
+
+	// The two top-level fields of the screen, resolved concurrently as gqlgen does.
+	screen := func() CostSnapshot {
+		t.Helper()
+		cctx, cost := WithCost(ctx)
+		g, gctx := errgroup.WithContext(cctx)
+		g.Go(func() error {
+			e, err := f.s.GetEvent(gctx, ev.ID)
+			if err == nil && len(e.Matches) != len(card) {
+				err = fmt.Errorf("card has %d matches", len(e.Matches))
+			}
+			return err
+		})
+		g.Go(func() error {
+			p, err := f.s.GetPrediction(gctx, "viewer", ev.ID)
+			if err == nil && len(p.Picks) != len(card) {
+				err = fmt.Errorf("prediction has %d picks", len(p.Picks))
+			}
+			return err
+		})
+		mustOK(t, g.Wait())
+		return cost.Snapshot()
+	}
+	// For contrast, what the seed's design reads: the whole partition.
+	wholePartition := func() CostSnapshot {
+		t.Helper()
+		cctx, cost := WithCost(ctx)
+		q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eventID(ev.ID)))), 0, true)
+		mustOK(t, err)
+		mustOK(t, f.s.queryPages(cctx, q, func([]map[string]types.AttributeValue) bool { return true }))
+		return cost.Snapshot()
+	}
+
+	f.seedPredictions(ev, 1, 10, nil)
+	if n := f.countGSI(eventPK(eventID(ev.ID)), prefixPending); n != 10 {
+		t.Fatalf("%d predictions, want 10", n)
+	}
+	with10, whole10 := screen(), wholePartition()
+	f.seedPredictions(ev, 10, 2000, nil)
+	if n := f.countGSI(eventPK(eventID(ev.ID)), prefixPending); n != 2000 {
+		t.Fatalf("%d predictions, want 2000", n)
+	}
+	with2000, whole2000 := screen(), wholePartition()
+
+	t.Logf("card + own prediction: 10 players %s; 2,000 players %s", costString(with10), costString(with2000))
+	t.Logf("whole partition (the seed's filter): 10 players %s; 2,000 players %s", costString(whole10), costString(whole2000))
+	if with10.Calls != 2 || with10.Operations["Query"] != 1 || with10.Operations["GetItem"] != 1 {
+		t.Errorf("with 10 players: %s, want one Query and one GetItem", costString(with10))
+	}
+	if with10.ReadCapacityUnits == nil || *with10.ReadCapacityUnits <= 0 {
+		t.Fatalf("DynamoDB Local reported no read capacity: %s", costString(with10))
+	}
+	if !sameCost(with10, with2000) {
+		t.Errorf("cost grew with players: 10 → %s, 2,000 → %s", costString(with10), costString(with2000))
+	}
+	if !(*whole2000.ReadCapacityUnits > *whole10.ReadCapacityUnits) {
+		t.Errorf("control: reading the whole partition should cost more with more players (%s vs %s)", costString(whole10), costString(whole2000))
+	}
+}
+
+// TestCostOfLeaderboardGrowsWithFirstNotPlayers: the scored event screen (card + top N) is one
+// Query whose cost depends on N, not on how many players the event has.
+func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	ev := f.createEvent("2030-03-20-cost-board", 20, standardCard())
+	// 150 players already exceed the longest page read (card cap + 100 + 1 rows); players
+	// added later score less, so the top rows stay the same.
+	f.seedPredictions(ev, 0, 150, func(i int) int { return 900 - i%50 })
+	f.setStoredState(ev, domain.StateScored)
+
+	board := func(first int) CostSnapshot {
+		t.Helper()
+		cctx, cost := WithCost(ctx)
+		_, page, err := f.s.GetEventWithLeaderboard(cctx, ev.ID, first)
+		mustOK(t, err)
+		if len(page.Items) != first || !page.HasNext {
+			t.Fatalf("first %d: %d rows, hasNext %v", first, len(page.Items), page.HasNext)
+		}
+		return cost.Snapshot()
+	}
+	small150, large150 := board(10), board(100)
+	f.seedPredictions(ev, 150, 1000, func(i int) int { return 100 + i%500 })
+	small1000, large1000 := board(10), board(100)
+
+	t.Logf("first=10: 150 players %s, 1,000 players %s", costString(small150), costString(small1000))
+	t.Logf("first=100: 150 players %s, 1,000 players %s", costString(large150), costString(large1000))
+	for _, c := range []CostSnapshot{small150, large150, small1000, large1000} {
+		if c.Calls != 1 || c.ReadCapacityUnits == nil {
+			t.Errorf("want one Query with capacity: %s", costString(c))
+		}
+	}
+	if !sameCost(small150, small1000) || !sameCost(large150, large1000) {
+		t.Errorf("cost grew with players")
+	}
+	if !(*large150.ReadCapacityUnits > *small150.ReadCapacityUnits) {
+		t.Errorf("cost did not grow with first: %s vs %s", costString(small150), costString(large150))
+	}
+}
+
+// TestTransactionsStayWithin100Items runs every batched write over more than 100 items and
+// checks the largest transaction it sent.
+func TestTransactionsStayWithin100Items(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	s := f.s
+
+	t.Run("ScoreEventAndEventRename", func(t *testing.T) {
+		t.Parallel()
+		f := f.on(t)
+		const players = 130
+		ev := f.createEvent("2030-03-20-many-players", 20, standardCard())
+		f.seedPredictions(ev, 0, players, nil)
+		f.lockAndResult(ev, 0, 1, 0) // team 0 picks everywhere: 13 points each
+
+		cctx, cost := WithCost(ctx)
+		report, err := s.ScoreEvent(cctx, ev.ID, false)
+		mustOK(t, err)
+		snap := cost.Snapshot()
+		if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems == 0 {
+			t.Errorf("largest scoring transaction had %d items", snap.MaxTransactionItems)
+		}
+		if report.PredictionsScored != players || report.StandingsChanged != players || report.Transactions != snap.Operations["TransactWriteItems"] || report.Transactions < 3 {
+			t.Errorf("report %+v, cost %s", report, costString(snap))
+		}
+		page, err := s.Standings(ctx, 2030, 100, "")
+		mustOK(t, err)
+		rest, err := s.Standings(ctx, 2030, 100, page.EndCursor())
+		mustOK(t, err)
+		if len(page.Items)+len(rest.Items) != players || rest.HasNext || page.Items[0].Points != 13 || *rest.Items[len(rest.Items)-1].Rank != 1 {
+			t.Errorf("standings: %d + %d rows", len(page.Items), len(rest.Items))
+		}
+
+		again, err := s.ScoreEvent(ctx, ev.ID, false)
+		mustOK(t, err)
+		if again.PredictionsScored != 0 || again.StandingsChanged != 0 || again.Transactions != 0 {
+			t.Errorf("re-run changed something: %+v", again)
+		}
+
+		rctx, rcost := WithCost(ctx)
+		_, err = s.UpdateEvent(rctx, ev.ID, domain.EventUpdate{Name: ptr("Many Players Renamed")})
+		mustOK(t, err)
+		if m := rcost.Snapshot().MaxTransactionItems; m > maxTransactItems || m == 0 {
+			t.Errorf("largest rename transaction had %d items", m)
+		}
+		_, lb, err := s.GetEventWithLeaderboard(ctx, ev.ID, 100)
+		mustOK(t, err)
+		more, err := s.Leaderboard(ctx, ev.ID, 100, lb.EndCursor())
+		mustOK(t, err)
+		for _, p := range append(lb.Items, more.Items...) {
+			if p.Event.Name != "Many Players Renamed" {
+				t.Fatalf("prediction of %s still carries %q", p.User.ID, p.Event.Name)
+			}
+		}
+		if n := len(lb.Items) + len(more.Items); n != players {
+			t.Errorf("leaderboard has %d rows", n)
+		}
+	})
+
+	t.Run("RegisterRenameOverManyItems", func(t *testing.T) {
+		t.Parallel()
+		f := f.on(t)
+		const user, events = "many-events", 150
+		items := []map[string]types.AttributeValue{userItem(t, user), standingItem(t, user, 2029, 10, 0)}
+		for i := 0; i < events; i++ {
+			ev := domain.Event{ID: fmt.Sprintf("2030-%02d-%02d-show-%d", i%12+1, i%28+1, i), StartsAt: t0}
+			items = append(items, predictionItem(t, user, ev, nil, 0))
+		}
+		f.putRaw(items)
+		cctx, cost := WithCost(ctx)
+		u, err := s.Register(cctx, user, "Renamed Many")
+		mustOK(t, err)
+		snap := cost.Snapshot()
+		if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems == 0 || snap.Operations["TransactWriteItems"] < 2 {
+			t.Errorf("rename of %d items: %s, largest transaction %d", events+1, costString(snap), snap.MaxTransactionItems)
+		}
+		if u.Name != "Renamed Many" || len(u.Standings) != 1 || u.Standings[0].User.Name != "Renamed Many" {
+			t.Errorf("returned %+v", u)
+		}
+		copies := f.nameCopies(user)
+		if len(copies) != events+1 {
+			t.Fatalf("%d copies", len(copies))
+		}
+		for sk, c := range copies {
+			if c != "Renamed Many@2" {
+				t.Fatalf("%s: %s", sk, c)
+			}
+		}
+	})
+
+	t.Run("StoreRefusesOversizedTransactions", func(t *testing.T) {
+		t.Parallel()
+		items := make([]types.TransactWriteItem, maxTransactItems+1)
+		for i := range items {
+			items[i] = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+				TableName: aws.String(f.table), Key: pkKey("X", fmt.Sprint(i)), ConditionExpression: aws.String("attribute_not_exists(PK)"),
+			}}
+		}
+		cctx, cost := WithCost(context.Background())
+		if err := s.transact(cctx, items); err == nil {
+			t.Fatal("a transaction of 101 items was accepted")
+		}
+		if c := cost.Snapshot().Calls; c != 0 {
+			t.Errorf("%d calls sent", c)
+		}
+	})
+}

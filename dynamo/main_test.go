@@ -1,0 +1,377 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/dynamotest"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// t0 is "now" for most tests: events in March 2030 onwards are still open, earlier ones are
+// backfills and locked.
+var t0 = time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// testClock is a settable clock for WithClock; safe for concurrent use.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// fixture is a store over a fresh table of the package's DynamoDB Local.
+type fixture struct {
+	t     testing.TB
+	db    *dynamodb.Client
+	table string
+	clock *testClock
+	s     *Store
+}
+
+// newFixture creates a fresh table with the production definition and a store over it whose
+// clock reads t0 until set.
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	db := dynamotest.Client(t, CostOption)
+	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: &testClock{now: t0}}
+	f.s = New(db, f.table, WithClock(f.clock.Now))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.s.EnsureTable(ctx); err != nil {
+		t.Fatalf("EnsureTable: %v", err)
+	}
+	return f
+}
+
+// on returns the fixture with its helpers failing t: a subtest must not call FailNow on its
+// parent.
+func (f *fixture) on(t testing.TB) *fixture {
+	c := *f
+	c.t = t
+	return &c
+}
+
+// storeOver returns another store on the fixture's table and clock, over db.
+func (f *fixture) storeOver(db API) *Store { return New(db, f.table, WithClock(f.clock.Now)) }
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// wantCode fails the test unless err carries code ("" for no error).
+func wantCode(t testing.TB, err error, code domain.Code) {
+	t.Helper()
+	if got := domain.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (err: %v), want %q", got, err, code)
+	}
+}
+
+func mustOK(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error (code %s): %v", domain.ErrorCode(err), err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// matchSpec is a two-team singles match worth points.
+func matchSpec(name string, points int) domain.MatchSpec {
+	return domain.MatchSpec{
+		Name:   name,
+		Points: points,
+		Teams: []domain.Team{
+			{Members: []string{name + " Red"}},
+			{Members: []string{name + " Blue"}, Champion: true},
+		},
+	}
+}
+
+// standardCard is three matches worth 10, 5 and 3 points.
+func standardCard() []domain.MatchSpec {
+	return []domain.MatchSpec{matchSpec("Main Event", 10), matchSpec("Semi Main", 5), matchSpec("Opener", 3)}
+}
+
+// createEvent creates an event with id whose start is at hour:00 UTC on the id's date.
+func (f *fixture) createEvent(id string, hour int, card []domain.MatchSpec) domain.Event {
+	f.t.Helper()
+	day, err := time.Parse("2006-01-02", id[:10])
+	if err != nil {
+		f.t.Fatalf("bad test event id %q", id)
+	}
+	ev, err := f.s.CreateEvent(ctxT(f.t), domain.EventSpec{
+		ID: ptr(id), Name: strings.ReplaceAll(id[11:], "-", " "), StartsAt: day.Add(time.Duration(hour) * time.Hour), Matches: card,
+	})
+	mustOK(f.t, err)
+	return ev
+}
+
+// picks pairs the card's matches with teams (one team index per match, -1 = no pick).
+func picks(ev domain.Event, teams ...int) []domain.Pick {
+	var out []domain.Pick
+	for i, team := range teams {
+		if team >= 0 {
+			out = append(out, domain.Pick{MatchID: ev.Matches[i].ID, Team: team})
+		}
+	}
+	return out
+}
+
+func (f *fixture) submit(user string, ev domain.Event, teams ...int) domain.Prediction {
+	f.t.Helper()
+	p, err := f.s.SubmitPrediction(ctxT(f.t), domain.UserRef{ID: user, Name: "Player " + user}, ev.ID, picks(ev, teams...))
+	mustOK(f.t, err)
+	return p
+}
+
+// lockAndResult sets the event BROADCAST and every match's result to a WIN of winners[i].
+func (f *fixture) lockAndResult(ev domain.Event, winners ...int) {
+	f.t.Helper()
+	ctx := ctxT(f.t)
+	_, err := f.s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateBroadcast)})
+	mustOK(f.t, err)
+	for i, w := range winners {
+		_, err := f.s.SetResult(ctx, ev.ID, ev.Matches[i].ID, &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(w)})
+		mustOK(f.t, err)
+	}
+}
+
+func (f *fixture) score(ev domain.Event) domain.ScoreReport {
+	f.t.Helper()
+	r, err := f.s.ScoreEvent(ctxT(f.t), ev.ID, false)
+	mustOK(f.t, err)
+	return r
+}
+
+// putRaw writes items with BatchWriteItem, 25 a request, 8 requests at a time.
+func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
+	f.t.Helper()
+	ctx := ctxT(f.t)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for start := 0; start < len(items); start += 25 {
+		batch := items[start:min(start+25, len(items))]
+		g.Go(func() error {
+			reqs := make([]types.WriteRequest, len(batch))
+			for i, it := range batch {
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+			}
+			pending := map[string][]types.WriteRequest{f.table: reqs}
+			for len(pending) > 0 {
+				out, err := f.db.BatchWriteItem(gctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+				if err != nil {
+					return err
+				}
+				pending = out.UnprocessedItems
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		f.t.Fatalf("BatchWriteItem: %v", err)
+	}
+}
+
+// marshal turns a row into an item, adding a padding attribute of pad bytes if pad > 0.
+func marshal(t testing.TB, row any, pad int) map[string]types.AttributeValue {
+	t.Helper()
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		t.Fatalf("marshal %T: %v", row, err)
+	}
+	if pad > 0 {
+		item["padding"] = &types.AttributeValueMemberS{Value: strings.Repeat("x", pad)}
+	}
+	return item
+}
+
+// predictionItem is a prediction of user for ev shaped exactly as SubmitPrediction writes it
+// (picks team 0 on every match), scored with points if points != nil.
+func predictionItem(t testing.TB, user string, ev domain.Event, points *int, pad int) map[string]types.AttributeValue {
+	t.Helper()
+	return predictionItemPicks(t, user, ev, nil, points, pad)
+}
+
+// predictionItemPicks is predictionItem with teams[i] picked on match i (team 0 where teams
+// is short).
+func predictionItemPicks(t testing.TB, user string, ev domain.Event, teams []int, points *int, pad int) map[string]types.AttributeValue {
+	t.Helper()
+	uid, eid := userID(user), eventID(ev.ID)
+	row := predictionRow{
+		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
+		indexKeys:       indexKeys{GSIPK: eventPK(eid), GSISK: pendingSK(uid)},
+		Type:            typePrediction,
+		UserID:          user,
+		UserName:        "Player " + user,
+		UserNameVersion: 1,
+		EventID:         ev.ID,
+		EventName:       ev.Name,
+		EventStartsAt:   formatTime(ev.StartsAt),
+		Season:          ev.Season(),
+		UpdatedAt:       formatTime(t0),
+	}
+	for i, m := range ev.Matches {
+		team := 0
+		if i < len(teams) {
+			team = teams[i]
+		}
+		row.Picks = append(row.Picks, pickRow{MatchID: m.ID, Team: team})
+	}
+	if points != nil {
+		sk, err := scoreSK(*points, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row.GSISK, row.Points, row.Correct = sk, points, ptr(0)
+	}
+	return marshal(t, row, pad)
+}
+
+// userItem is a registered user as Register writes it.
+func userItem(t testing.TB, user string) map[string]types.AttributeValue {
+	t.Helper()
+	return marshal(t, userRow{keys: keys{PK: userPK(userID(user)), SK: userSK}, Type: typeUser, ID: user,
+		Name: "Player " + user, NameVersion: 1, CreatedAt: formatTime(t0)}, 0)
+}
+
+// standingItem is a season standing as scoring writes it.
+func standingItem(t testing.TB, user string, season, points, pad int) map[string]types.AttributeValue {
+	t.Helper()
+	uid := userID(user)
+	sk, err := scoreSK(points, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marshal(t, standingRow{keys: keys{PK: userPK(uid), SK: seasonSK(season)},
+		indexKeys: indexKeys{GSIPK: seasonGSIPK(season), GSISK: sk}, Type: typeStanding, UserID: user,
+		UserName: "Player " + user, UserNameVersion: 1, Season: season, Points: points, EventsPlayed: 1, Version: 1}, pad)
+}
+
+// setStoredState writes an event's stored state directly (as scoring's last step does).
+func (f *fixture) setStoredState(ev domain.Event, state domain.EventState) {
+	f.t.Helper()
+	_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{
+		TableName: aws.String(f.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+		UpdateExpression:          aws.String("SET #s = :s"),
+		ExpressionAttributeNames:  map[string]string{"#s": "state"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":s": str(string(state))},
+	})
+	if err != nil {
+		f.t.Fatalf("set state: %v", err)
+	}
+}
+
+// getRaw reads an item consistently.
+func (f *fixture) getRaw(pk, sk string) map[string]types.AttributeValue {
+	f.t.Helper()
+	out, err := f.db.GetItem(ctxT(f.t), &dynamodb.GetItemInput{TableName: aws.String(f.table), Key: pkKey(pk, sk), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		f.t.Fatalf("GetItem %s/%s: %v", pk, sk, err)
+	}
+	return out.Item
+}
+
+// countGSI counts the index items of partition gsiPK whose sort key begins with prefix.
+func (f *fixture) countGSI(gsiPK, prefix string) int {
+	f.t.Helper()
+	q := &dynamodb.QueryInput{
+		TableName: aws.String(f.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
+		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(gsiPK), ":p": str(prefix)},
+	}
+	n := 0
+	for {
+		out, err := f.db.Query(ctxT(f.t), q)
+		if err != nil {
+			f.t.Fatalf("count %s: %v", gsiPK, err)
+		}
+		n += int(out.Count)
+		if len(out.LastEvaluatedKey) == 0 {
+			return n
+		}
+		q.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func mapIDs[T any](items []T, id func(T) string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = id(it)
+	}
+	return out
+}
+
+func predUsers(ps []domain.Prediction) []string {
+	return mapIDs(ps, func(p domain.Prediction) string { return p.User.ID })
+}
+
+func predEvents(ps []domain.Prediction) []string {
+	return mapIDs(ps, func(p domain.Prediction) string { return p.EventID })
+}
+
+func standingUsers(ss []domain.Standing) []string {
+	return mapIDs(ss, func(s domain.Standing) string { return s.User.ID })
+}
+
+func eventIDs(es []domain.Event) []string {
+	return mapIDs(es, func(e domain.Event) string { return e.ID })
+}
+
+func matchIDs(ms []domain.Match) []string {
+	return mapIDs(ms, func(m domain.Match) string { return m.ID })
+}
+
+func predRanks(ps []domain.Prediction) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = -1
+		if p.Rank != nil {
+			out[i] = *p.Rank
+		}
+	}
+	return out
+}
+
+func standingRanks(ss []domain.Standing) []int {
+	out := make([]int, len(ss))
+	for i, s := range ss {
+		out[i] = -1
+		if s.Rank != nil {
+			out[i] = *s.Rank
+		}
+	}
+	return out
+}
+
+func pointsOf(p domain.Prediction) string {
+	if p.Points == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*p.Points)
+}
