@@ -126,6 +126,12 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	var jobs []*scoreJob
 	known := make(map[string]bool, len(p.predictions))
 	for _, row := range p.predictions {
+		if known[row.UserID] {
+			// Read twice: a concurrent run moved its score key past this paginated read.
+			// Two writes to one item in a transaction would be refused; conditions take
+			// care of which copy is current.
+			continue
+		}
 		known[row.UserID] = true
 		if j := newScoreJob(row, ev.Matches); j.changed() {
 			jobs = append(jobs, j)
@@ -160,7 +166,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err := g.Wait(); err != nil {
 		return report, err
 	}
-	return report, s.markScored(ctx, ev, known)
+	return report, s.markScored(ctx, ev, known, report.Transactions > 0)
 }
 
 // scoreBatch writes one batch of players in one transaction, re-reading and retrying the
@@ -171,6 +177,7 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 	if err := s.readStandings(ctx, season, batch); err != nil {
 		return report, err
 	}
+	rereads := 0
 	for attempt := 0; len(batch) > 0; attempt++ {
 		if attempt == maxScoreAttempts {
 			return report, domain.Errorf(domain.CodeConflict, "scoring event %q kept conflicting with other writes; run it again", ev.ID)
@@ -208,12 +215,18 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			switch reasonCode(reasons, i) {
 			case "ConditionalCheckFailed":
 				stale[owner[i]] = true
-			case "TransactionConflict":
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
 				conflict = true
+			case "", "None":
+			default: // e.g. ValidationError: retrying cannot help
+				return report, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, reasonCode(reasons, i), err)
 			}
 		}
-		if len(stale) == 0 && !conflict {
-			for i := range batch { // the engine named no item: re-read them all
+		// Re-read them all if the engine named no item, or if the batch fails again after a
+		// re-read: an engine may name only the first failing item (minidyn), and re-reading
+		// one player per attempt would not converge within maxScoreAttempts.
+		if (len(stale) == 0 && !conflict) || (len(stale) > 0 && rereads > 0) {
+			for i := range batch {
 				stale[i] = true
 			}
 		}
@@ -223,6 +236,7 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			}
 			continue
 		}
+		rereads++
 		if batch, err = s.reread(ctx, ev, batch, stale); err != nil {
 			return report, err
 		}
@@ -437,8 +451,14 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 
 // markScored sets the event SCORED unless a prediction this run did not know of is still
 // unscored (the GSI may lag behind the writes just made, so known players are not
-// re-checked). Returns CONFLICT if the card changed since it was read.
-func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[string]bool) error {
+// re-checked). Returns CONFLICT if the card changed since it was read, also when the event
+// was SCORED already (a re-score after a correction): the scores just written follow the
+// card as read, which another correction may have overtaken.
+//
+// An event already SCORED is not written again: if this run wrote scores, one consistent
+// read checks that the card is still the one scored; if it wrote nothing, there is nothing
+// to check.
+func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[string]bool, wrote bool) error {
 	eid := eventID(ev.ID)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
 		And(expression.Key(attrGSISK).BeginsWith(prefixPending)), 0, true)
@@ -461,7 +481,24 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[strin
 	if unknown {
 		return domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 	}
+	changed := domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
 	if ev.Stored == domain.StateScored {
+		if !wrote {
+			return nil
+		}
+		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return fmt.Errorf("dynamo: score %s: check card: %w", ev.ID, err)
+		}
+		var row eventRow
+		if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+			return fmt.Errorf("dynamo: score %s: check card: %w", ev.ID, err)
+		}
+		if row.CardVersion != ev.CardVersion {
+			return changed
+		}
 		return nil
 	}
 	expr, err := expression.NewBuilder().
@@ -476,7 +513,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[strin
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
 	if isConditionFailed(err) {
-		return domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
+		return changed
 	}
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: mark scored: %w", ev.ID, err)

@@ -1,0 +1,436 @@
+// Command admin administers a running Pick'Em API over GraphQL: it creates event cards from
+// YAML or JSON files, locks events, enters results, scores events and prints standings, and
+// mints development tokens.
+//
+//	go run ./admin [-url URL] [-token TOKEN] <command> [flags]
+//
+// The API is at -url (env PICKEM_URL, default http://127.0.0.1:8080/graphql); admin
+// commands need an admin bearer token in -token (env PICKEM_TOKEN). Any GraphQL error is
+// printed as "admin: <code>: <message>" and exits 1; usage errors exit 2. Run
+// `go run ./admin help` for the commands, and see docs/admin.md for a worked example.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pickem/api/auth"
+)
+
+// DefaultURL is the GraphQL endpoint of `go run ./local`.
+const DefaultURL = "http://127.0.0.1:8080/graphql"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the flags every command shares.
+type options struct {
+	url   string
+	token string
+}
+
+// command is one subcommand: flags defines its flags on fs and returns what runs it.
+type command struct {
+	name    string
+	summary string
+	flags   func(fs *flag.FlagSet) func(ctx context.Context, c *client, out io.Writer) error
+}
+
+var commands = []command{
+	{"create-event", "create an event with its whole card from a YAML or JSON file", createEventCmd},
+	{"card", "print an event's card with its match ids and team numbers", cardCmd},
+	{"events", "list events, newest first", eventsCmd},
+	{"lock", "lock an event for picks (state BROADCAST)", lockCmd},
+	{"set-result", "set, correct or clear a match result", setResultCmd},
+	{"score", "score a locked event whose matches all have results", scoreCmd},
+	{"standings", "print a season's standings", standingsCmd},
+	{"token", "mint a development (HS256) token", tokenCmd},
+}
+
+// usageError is a mistake in the command line (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// run runs the command line args and returns the exit code: 0 on success, 1 on an API or
+// network error, 2 on a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	opts := options{url: os.Getenv("PICKEM_URL"), token: os.Getenv("PICKEM_TOKEN")}
+	if opts.url == "" {
+		opts.url = DefaultURL
+	}
+	top := flag.NewFlagSet("admin", flag.ContinueOnError)
+	top.SetOutput(stderr)
+	top.Usage = func() { usage(stderr) }
+	shared(top, &opts)
+	if err := top.Parse(args); err != nil {
+		return exitParse(err)
+	}
+	if top.NArg() == 0 || top.Arg(0) == "help" {
+		usage(stderr)
+		if top.NArg() == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := top.Arg(0)
+	var cmd *command
+	for i := range commands {
+		if commands[i].name == name {
+			cmd = &commands[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "admin: unknown command %q (run `admin help`)\n", name)
+		return 2
+	}
+	fs := flag.NewFlagSet("admin "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shared(fs, &opts)
+	exec := cmd.flags(fs)
+	if err := fs.Parse(top.Args()[1:]); err != nil {
+		return exitParse(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "admin %s: unexpected argument %q\n", name, fs.Arg(0))
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := exec(ctx, newClient(opts.url, opts.token), stdout)
+	var ue usageError
+	var ge gqlErrors
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "admin %s: %s\n", name, ue.msg)
+		return 2
+	case errors.As(err, &ge):
+		for _, e := range ge {
+			fmt.Fprintf(stderr, "admin: %s: %s\n", e.code(), e.Message)
+		}
+		if name == "create-event" && ge.has("CONFLICT") {
+			fmt.Fprintln(stderr, "admin: the event already exists; nothing was changed (print it with `admin card -event <id>`)")
+		}
+		if ge.has("UNAUTHENTICATED") || ge.has("FORBIDDEN") {
+			fmt.Fprintln(stderr, "admin: this needs an admin token in -token or PICKEM_TOKEN (mint one with `admin token`)")
+		}
+		return 1
+	default:
+		fmt.Fprintf(stderr, "admin: %v\n", err)
+		return 1
+	}
+}
+
+func shared(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.url, "url", o.url, "GraphQL endpoint (env PICKEM_URL)")
+	fs.StringVar(&o.token, "token", o.token, "bearer token (env PICKEM_TOKEN)")
+}
+
+func exitParse(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: admin [-url URL] [-token TOKEN] <command> [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\n`admin <command> -h` lists a command's flags. -url defaults to $PICKEM_URL or %s,\n-token to $PICKEM_TOKEN.\n", DefaultURL)
+}
+
+func required(name, value string) error {
+	if value == "" {
+		return usagef("-%s is required", name)
+	}
+	return nil
+}
+
+func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	file := fs.String("file", "", "card file (.yaml, .yml or .json)")
+	id := fs.String("id", "", "event id, overriding the file's")
+	startsAt := fs.String("starts-at", "", "start (RFC 3339), overriding the file's; without -id the id is then derived from the new date and the name")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("file", *file); err != nil {
+			return err
+		}
+		card, err := readCard(*file)
+		if err != nil {
+			return err
+		}
+		if *startsAt != "" {
+			if _, err := time.Parse(time.RFC3339, *startsAt); err != nil {
+				return usagef("-starts-at %q: want RFC 3339, e.g. 2026-12-01T22:00:00Z", *startsAt)
+			}
+			card.StartsAt, card.ID = *startsAt, nil
+		}
+		if *id != "" {
+			card.ID = id
+		}
+		var data struct{ CreateEvent event }
+		err = c.do(ctx, `mutation CreateEvent($input: EventInput!) { createEvent(input: $input) { `+cardFields+` } }`,
+			map[string]any{"input": card}, &data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "created event %s with %d matches\n\n", data.CreateEvent.ID, len(data.CreateEvent.Matches))
+		printCard(out, data.CreateEvent)
+		return nil
+	}
+}
+
+// getEvent reads an event with its card; a missing event is a NOT_FOUND error.
+func getEvent(ctx context.Context, c *client, id string) (event, error) {
+	var data struct{ Event *event }
+	if err := c.do(ctx, `query Card($id: ID!) { event(id: $id) { `+cardFields+` } }`, map[string]any{"id": id}, &data); err != nil {
+		return event{}, err
+	}
+	if data.Event == nil {
+		return event{}, gqlErrors{{Message: fmt.Sprintf("event %q not found", id), Extensions: extensions{Code: "NOT_FOUND"}}}
+	}
+	return *data.Event, nil
+}
+
+func cardCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("event", "", "event id")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("event", *id); err != nil {
+			return err
+		}
+		e, err := getEvent(ctx, c, *id)
+		if err != nil {
+			return err
+		}
+		printCard(out, e)
+		return nil
+	}
+}
+
+func eventsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	season := fs.Int("season", 0, "season (year); 0 for all")
+	first := fs.Int("first", 20, "how many (1-100)")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		vars := map[string]any{"first": *first}
+		if *season != 0 {
+			vars["season"] = *season
+		}
+		var data struct {
+			Events struct {
+				Edges []struct{ Node event }
+			}
+		}
+		err := c.do(ctx, `query Events($first: Int, $season: Int) {
+			events(first: $first, season: $season) { edges { node { id name startsAt state } } } }`, vars, &data)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTARTS\tSTATE")
+		for _, e := range data.Events.Edges {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Node.ID, e.Node.Name, e.Node.StartsAt, e.Node.State)
+		}
+		return tw.Flush()
+	}
+}
+
+func lockCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("event", "", "event id")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("event", *id); err != nil {
+			return err
+		}
+		var data struct{ UpdateEvent event }
+		err := c.do(ctx, `mutation Lock($id: ID!) { updateEvent(id: $id, input: {state: BROADCAST}) { id name state locked } }`,
+			map[string]any{"id": *id}, &data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s (%s) is %s: picks are closed\n", data.UpdateEvent.Name, data.UpdateEvent.ID, data.UpdateEvent.State)
+		return nil
+	}
+}
+
+func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("event", "", "event id")
+	matchID := fs.String("match", "", "match id (see `admin card`)")
+	winner := fs.Int("winner", -1, "the winning team's number (0 = first team on the card)")
+	draw := fs.Bool("draw", false, "the match was a draw (voids it)")
+	noContest := fs.Bool("no-contest", false, "the match was a no contest (voids it)")
+	clearIt := fs.Bool("clear", false, "remove the result")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("event", *id); err != nil {
+			return err
+		}
+		if err := required("match", *matchID); err != nil {
+			return err
+		}
+		var res map[string]any
+		chosen := 0
+		if *winner >= 0 {
+			res, chosen = map[string]any{"outcome": "WIN", "winner": *winner}, chosen+1
+		}
+		if *draw {
+			res, chosen = map[string]any{"outcome": "DRAW"}, chosen+1
+		}
+		if *noContest {
+			res, chosen = map[string]any{"outcome": "NO_CONTEST"}, chosen+1
+		}
+		if *clearIt {
+			res, chosen = nil, chosen+1
+		}
+		if chosen != 1 {
+			return usagef("give exactly one of -winner N, -draw, -no-contest, -clear")
+		}
+		var data struct{ SetResult match }
+		err := c.do(ctx, `mutation SetResult($event: ID!, $match: ID!, $result: MatchResultInput) {
+			setResult(eventId: $event, matchId: $match, result: $result) {
+				id position name points teams { name members champion } result { outcome winner } } }`,
+			map[string]any{"event": *id, "match": *matchID, "result": res}, &data)
+		if err != nil {
+			return err
+		}
+		m := data.SetResult
+		fmt.Fprintf(out, "%d. %s: %s\n", m.Position, m.Name, m.resultText())
+		return nil
+	}
+}
+
+func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("event", "", "event id")
+	dryRun := fs.Bool("dry-run", false, "report what scoring would change, without writing")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("event", *id); err != nil {
+			return err
+		}
+		var data struct {
+			ScoreEvent struct {
+				EventID           string `json:"eventId"`
+				DryRun            bool   `json:"dryRun"`
+				PredictionsScored int    `json:"predictionsScored"`
+				StandingsChanged  int    `json:"standingsChanged"`
+				Transactions      int    `json:"transactions"`
+			}
+		}
+		err := c.do(ctx, `mutation Score($id: ID!, $dryRun: Boolean) {
+			scoreEvent(eventId: $id, dryRun: $dryRun) { eventId dryRun predictionsScored standingsChanged transactions } }`,
+			map[string]any{"id": *id, "dryRun": *dryRun}, &data)
+		if err != nil {
+			return err
+		}
+		r := data.ScoreEvent
+		if r.DryRun {
+			fmt.Fprintf(out, "dry run of %s: nothing written\n", r.EventID)
+			fmt.Fprintf(out, "  predictions to score  %d\n  standings to change   %d\n  transactions needed   %d\n",
+				r.PredictionsScored, r.StandingsChanged, r.Transactions)
+			return nil
+		}
+		fmt.Fprintf(out, "scored %s\n", r.EventID)
+		fmt.Fprintf(out, "  predictions scored  %d\n  standings changed   %d\n  transactions        %d\n",
+			r.PredictionsScored, r.StandingsChanged, r.Transactions)
+		if r.PredictionsScored == 0 {
+			fmt.Fprintln(out, "  (nothing changed: already up to date)")
+		}
+		return nil
+	}
+}
+
+func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	season := fs.Int("season", 0, "season (year)")
+	first := fs.Int("first", 50, "how many rows")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if *season == 0 {
+			return usagef("-season is required")
+		}
+		if *first < 1 {
+			return usagef("-first must be at least 1")
+		}
+		type row struct {
+			Rank         int
+			User         struct{ ID, Name string }
+			Points       int
+			Correct      int
+			EventsPlayed int `json:"eventsPlayed"`
+		}
+		var rows []row
+		var after *string
+		for len(rows) < *first { // pages of at most 100, the API's limit
+			var data struct {
+				Standings struct {
+					Edges    []struct{ Node row }
+					PageInfo struct {
+						HasNextPage bool    `json:"hasNextPage"`
+						EndCursor   *string `json:"endCursor"`
+					} `json:"pageInfo"`
+				}
+			}
+			err := c.do(ctx, `query Standings($season: Int!, $first: Int, $after: String) {
+				standings(season: $season, first: $first, after: $after) {
+					edges { node { rank user { id name } points correct eventsPlayed } }
+					pageInfo { hasNextPage endCursor } } }`,
+				map[string]any{"season": *season, "first": min(*first-len(rows), 100), "after": after}, &data)
+			if err != nil {
+				return err
+			}
+			for _, e := range data.Standings.Edges {
+				rows = append(rows, e.Node)
+			}
+			if !data.Standings.PageInfo.HasNextPage {
+				break
+			}
+			after = data.Standings.PageInfo.EndCursor
+		}
+		fmt.Fprintf(out, "Season %d standings\n", *season)
+		if len(rows) == 0 {
+			fmt.Fprintln(out, "(no scored events yet)")
+			return nil
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "RANK\tPLAYER\tID\tPOINTS\tCORRECT\tEVENTS")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%4d\t%s\t%s\t%6d\t%7d\t%6d\n", r.Rank, r.User.Name, r.User.ID, r.Points, r.Correct, r.EventsPlayed)
+		}
+		return tw.Flush()
+	}
+}
+
+func tokenCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	secret := fs.String("secret", os.Getenv("PICKEM_DEV_SECRET"), "HS256 secret the local server was started with (env PICKEM_DEV_SECRET)")
+	sub := fs.String("sub", "", "user id (the token's sub)")
+	name := fs.String("name", "", "display name")
+	admin := fs.Bool("admin", false, "put the user in the admin group")
+	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
+	return func(_ context.Context, _ *client, out io.Writer) error {
+		if *secret == "" {
+			return usagef("-secret or PICKEM_DEV_SECRET is required: the secret the local server uses")
+		}
+		if err := required("sub", *sub); err != nil {
+			return err
+		}
+		id := auth.Identity{ID: *sub, Name: strings.TrimSpace(*name)}
+		if *admin {
+			id.Groups = []string{auth.AdminGroup}
+		}
+		tok, err := auth.MintHS256([]byte(*secret), id, *ttl)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		fmt.Fprintln(out, tok)
+		return nil
+	}
+}

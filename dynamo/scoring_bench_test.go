@@ -1,0 +1,242 @@
+package dynamo
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
+)
+
+// BenchmarkScoreEvent scores one event with 1,000 and with 10,000 predictions on DynamoDB
+// Local. It is meant to run once per size, on fresh data:
+//
+//	go test ./dynamo/ -run '^$' -bench ScoreEvent -benchtime 1x
+//
+// (`make bench` runs it with the default -benchtime; one run of either size takes longer
+// than a second, so that is one iteration as well.) Each iteration builds a fresh table
+// outside the timer: the event with its results, n unscored predictions, and for half the
+// players a scored prior event and its standing, so scoring both updates and creates
+// standings. The timer covers one ScoreEvent only. Then, outside the timer, a second run on
+// the same data must change nothing, the table must satisfy the scoring invariant, and the
+// same writes are made bare on a twin table (scBareWrite: the same 100-item transactions of
+// the same Updates and Puts, with no reads, no conditions and no retries) to give the cost of
+// scoring's reads, conditions and bookkeeping as a ratio.
+//
+// Metrics per run: transactions, calls, read and write capacity units (as DynamoDB Local
+// reports them; it is known to misreport transactions, so compare WCU across runs of this
+// benchmark, not with AWS bills), the bare write time in seconds and scoring/bare.
+//
+// -short skips the 10,000 case.
+func BenchmarkScoreEvent(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("predictions=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 1000 {
+				b.Skip("-short: 10,000 predictions take minutes")
+			}
+			var tx, calls, rcu, wcu, scoring, bare float64
+			for range b.N {
+				b.StopTimer()
+				e := newScEnv(b)
+				ev, _ := scBenchData(e, n)
+				ctx, cost := WithCost(scCtx(b))
+				start := time.Now()
+				b.StartTimer()
+				rep, err := e.after.ScoreEvent(ctx, ev.ID, false)
+				b.StopTimer()
+				scoring += time.Since(start).Seconds()
+				scOK(b, err)
+				if rep.PredictionsScored != n {
+					b.Fatalf("scored %d predictions, want %d", rep.PredictionsScored, n)
+				}
+				snap := cost.Snapshot()
+				tx += float64(rep.Transactions)
+				calls += float64(snap.Calls)
+				if snap.ReadCapacityUnits != nil {
+					rcu += *snap.ReadCapacityUnits
+				}
+				if snap.WriteCapacityUnits != nil {
+					wcu += *snap.WriteCapacityUnits
+				}
+
+				again := scScoreRun(b, e.after, ev.ID, false)
+				if again != (domain.ScoreReport{EventID: ev.ID}) {
+					b.Fatalf("a second run changed something: %+v", again)
+				}
+				e.snapshot().checkSums(b)
+
+				twin := newScEnv(b)
+				twinEv, twinEntries := scBenchData(twin, n)
+				d, _ := scBareWrite(b, twin, twinEv, twinEntries)
+				bare += d.Seconds()
+			}
+			N := float64(b.N)
+			b.ReportMetric(tx/N, "transactions/op")
+			b.ReportMetric(calls/N, "calls/op")
+			b.ReportMetric(rcu/N, "RCU/op")
+			b.ReportMetric(wcu/N, "WCU/op")
+			b.ReportMetric(bare/N, "bare-s/op")
+			b.ReportMetric(scoring/bare, "scoring/bare")
+		})
+	}
+}
+
+// BenchmarkScoreEventBare times the bare writes alone (see BenchmarkScoreEvent), for the
+// same sizes; run it the same way, with -benchtime 1x.
+func BenchmarkScoreEventBare(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("predictions=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 1000 {
+				b.Skip("-short: 10,000 predictions take minutes")
+			}
+			var tx float64
+			for range b.N {
+				b.StopTimer()
+				e := newScEnv(b)
+				ev, entries := scBenchData(e, n)
+				b.StartTimer()
+				_, t := scBareWrite(b, e, ev, entries)
+				b.StopTimer()
+				tx += float64(t)
+			}
+			b.ReportMetric(tx/float64(b.N), "transactions/op")
+		})
+	}
+}
+
+// scBenchData builds a benchmark table: a prior event whose first n/2 players have a scored
+// prediction and a standing (written directly, consistent with each other), and a locked
+// event with results and n unscored predictions.
+func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
+	e.t.Helper()
+	prior := e.createEvent("2025-03-01-prior-event", scCard())
+	ev := e.createEvent("2025-04-20-wrestlemania-night-two", scCard())
+	entries := scGenEntries(n, scTeamCounts(ev), 11)
+	e.writeEntries(ev, entries)
+
+	items := make([]map[string]types.AttributeValue, 0, n)
+	for k, en := range scGenEntries(n/2, scTeamCounts(prior), 12) {
+		points, correct := (k%7)*5, k%3
+		uid, eid := userID(en.User), eventID(prior.ID)
+		sk, err := scoreSK(points, uid)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		pred := predictionRow{
+			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventPK(eid), GSISK: sk},
+			Type: typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
+			EventID: prior.ID, EventName: prior.Name, EventStartsAt: formatTime(prior.StartsAt), Season: prior.Season(),
+			Picks:  []pickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
+			Points: &points, Correct: &correct, UpdatedAt: formatTime(scBefore),
+		}
+		for i := range correct {
+			pred.CorrectIDs = append(pred.CorrectIDs, prior.Matches[i].ID)
+		}
+		st := standingRow{
+			keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonGSIPK(scSeason), GSISK: sk},
+			Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+			Points: points, Correct: correct, EventsPlayed: 1, Version: 1,
+		}
+		for _, row := range []any{pred, st} {
+			item, err := attributevalue.MarshalMap(row)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			items = append(items, item)
+		}
+	}
+	scBatchWrite(e.t, e.client, e.table, items)
+	return e.setResults(ev, scResults()), entries
+}
+
+// scBareWrite makes the writes a first scoring run of entries makes — per player, the
+// prediction's Update (points, correct, correctIds, GSI_SK) and the standing's Update (or Put
+// of a new standing) — as transactions of playersPerTransaction players, scoringWorkers at a
+// time, with no reads, no conditions and no retries. The standings' new totals are computed
+// from the data scBenchData wrote, before the clock starts. It returns the time the writes
+// took and the number of transactions.
+func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (time.Duration, int) {
+	tb.Helper()
+	prior := map[string]scTotal{}
+	for k, en := range scGenEntries(len(entries)/2, nil, 12) {
+		prior[en.User] = scTotal{(k % 7) * 5, k % 3, 1}
+	}
+	var txs [][]types.TransactWriteItem
+	var cur []types.TransactWriteItem
+	for _, en := range entries {
+		uid := userID(en.User)
+		s := scOracle(ev, en)
+		sk, err := scoreSK(s.Points, uid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		upd := expression.Set(expression.Name("points"), expression.Value(s.Points)).
+			Set(expression.Name("correct"), expression.Value(s.Correct)).
+			Set(expression.Name(attrGSISK), expression.Value(sk))
+		if len(s.CorrectIDs) > 0 {
+			upd = upd.Set(expression.Name("correctIds"), expression.Value(s.CorrectIDs))
+		}
+		cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), eventSK(eventID(ev.ID))), upd))
+
+		p, ok := prior[en.User]
+		total := scTotal{p.Points + s.Points, p.Correct + s.Correct, p.EventsPlayed + 1}
+		stSK, err := scoreSK(total.Points, uid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if ok {
+			cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), seasonSK(scSeason)),
+				expression.Set(expression.Name("points"), expression.Value(total.Points)).
+					Set(expression.Name("correct"), expression.Value(total.Correct)).
+					Set(expression.Name("eventsPlayed"), expression.Value(total.EventsPlayed)).
+					Set(expression.Name(attrGSISK), expression.Value(stSK)).
+					Set(expression.Name("version"), expression.Value(2))))
+		} else {
+			item, err := attributevalue.MarshalMap(standingRow{
+				keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonGSIPK(scSeason), GSISK: stSK},
+				Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+				Points: total.Points, Correct: total.Correct, EventsPlayed: 1, Version: 1,
+			})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			cur = append(cur, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(e.table), Item: item}})
+		}
+		if len(cur) == 2*playersPerTransaction {
+			txs, cur = append(txs, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		txs = append(txs, cur)
+	}
+
+	store := e.after
+	g, ctx := errgroup.WithContext(scCtx(tb))
+	g.SetLimit(scoringWorkers)
+	start := time.Now()
+	for _, items := range txs {
+		g.Go(func() error { return store.transact(ctx, items) })
+	}
+	if err := g.Wait(); err != nil {
+		tb.Fatalf("bare write: %v", err)
+	}
+	return time.Since(start), len(txs)
+}
+
+func scBareUpdate(tb testing.TB, table string, key map[string]types.AttributeValue, upd expression.UpdateBuilder) types.TransactWriteItem {
+	tb.Helper()
+	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(table), Key: key, UpdateExpression: expr.Update(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}
+}
