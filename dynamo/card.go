@@ -112,21 +112,14 @@ func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
 			return err
 		}
 		q.ConsistentRead = aws.Bool(true)
-		var convErr error
-		err = s.queryPages(gctx, q, func(items []map[string]types.AttributeValue) bool {
-			for _, item := range items {
-				var row matchRow
-				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-					return false
-				}
-				matches = append(matches, row.toDomain())
+		return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			var row matchRow
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+				return false, err
 			}
-			return true
+			matches = append(matches, row.toDomain())
+			return true, nil
 		})
-		if err == nil {
-			err = convErr
-		}
-		return err
 	})
 	if err := g.Wait(); err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
@@ -288,14 +281,12 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	var stale []keys
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
-				itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
-				stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
-			}
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
+			itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
+			stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
 		}
-		return true
+		return true, nil
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
@@ -307,19 +298,8 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	for start := 0; start < len(stale); start += maxTransactItems {
-		batch := stale[start:min(start+maxTransactItems, len(stale))]
-		items := make([]types.TransactWriteItem, len(batch))
-		for i, k := range batch {
-			items[i] = types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
-				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-			}}
-		}
-		if err := s.transact(ctx, items); err != nil {
-			return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
-		}
+	if err := s.updateEach(ctx, stale, expr); err != nil {
+		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 		cctx, cost := WithCost(ctx)
 		q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eventID(ev.ID)))), 0, true)
 		mustOK(t, err)
-		mustOK(t, f.s.queryPages(cctx, q, func([]map[string]types.AttributeValue) bool { return true }))
+		mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
 		return cost.Snapshot()
 	}
 

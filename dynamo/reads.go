@@ -70,30 +70,23 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
 	}
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if len(page.Items) == first {
-				page.HasNext = true
-				return false
-			}
-			var row eventRow
-			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-				return false
-			}
-			e, err := row.toDomain()
-			if err != nil {
-				convErr = err
-				return false
-			}
-			page.Items = append(page.Items, e)
-			page.Cursors = append(page.Cursors, cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}.encode())
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if len(page.Items) == first {
+			page.HasNext = true
+			return false, nil
 		}
-		return true
+		var row eventRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return false, err
+		}
+		e, err := row.toDomain()
+		if err != nil {
+			return false, err
+		}
+		page.Items = append(page.Items, e)
+		page.Cursors = append(page.Cursors, cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}.encode())
+		return true, nil
 	})
-	if err == nil {
-		err = convErr
-	}
 	if err != nil {
 		return domain.Page[domain.Event]{}, fmt.Errorf("dynamo: list events: %w", err)
 	}
@@ -131,6 +124,19 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 	return nil
 }
 
+// readPartition reads an event's GSI partition with q, stopping once it holds
+// maxPredictions predictions (0: read to the end).
+func (s *Store) readPartition(ctx context.Context, q *dynamodb.QueryInput, maxPredictions int) (*eventPartition, error) {
+	p := &eventPartition{}
+	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if err := p.add(item); err != nil {
+			return false, err
+		}
+		return maxPredictions == 0 || len(p.predictions) < maxPredictions, nil
+	})
+	return p, err
+}
+
 // toEvent returns the event with its card in card order (the GSI sorts it), or NOT_FOUND.
 func (p *eventPartition) toEvent(id string) (domain.Event, error) {
 	if p.event == nil {
@@ -159,19 +165,7 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	var p eventPartition
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if convErr = p.add(item); convErr != nil {
-				return false
-			}
-		}
-		return true
-	})
-	if err == nil {
-		err = convErr
-	}
+	p, err := s.readPartition(ctx, q, 0)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -195,19 +189,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err != nil {
 		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	var p eventPartition
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if convErr = p.add(item); convErr != nil {
-				return false
-			}
-		}
-		return len(p.predictions) <= first
-	})
-	if err == nil {
-		err = convErr
-	}
+	p, err := s.readPartition(ctx, q, first+1)
 	if err != nil {
 		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -243,25 +225,11 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 		attrPK: str(userPK(userID(c.ID))), attrSK: str(eventSK(eid)),
 		attrGSIPK: str(eventPK(eid)), attrGSISK: str(sk),
 	}
-	var rows []predictionRow
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			var row predictionRow
-			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-				return false
-			}
-			rows = append(rows, row)
-		}
-		return len(rows) <= first
-	})
-	if err == nil {
-		err = convErr
-	}
+	p, err := s.readPartition(ctx, q, first+1)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
 	}
-	return leaderboardPage(eid, rows, first, c.ranker())
+	return leaderboardPage(eid, p.predictions, first, c.ranker())
 }
 
 func leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
@@ -341,29 +309,23 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 		}
 		r = c.ranker()
 	}
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if len(page.Items) == first {
-				page.HasNext = true
-				return false
-			}
-			var row standingRow
-			if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-				return false
-			}
-			st := row.toDomain()
-			rank := r.Next(st.Points)
-			st.Rank = &rank
-			page.Items = append(page.Items, st)
-			page.Cursors = append(page.Cursors, cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
-				Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if len(page.Items) == first {
+			page.HasNext = true
+			return false, nil
 		}
-		return true
+		var row standingRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return false, err
+		}
+		st := row.toDomain()
+		rank := r.Next(st.Points)
+		st.Rank = &rank
+		page.Items = append(page.Items, st)
+		page.Cursors = append(page.Cursors, cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+		return true, nil
 	})
-	if err == nil {
-		err = convErr
-	}
 	if err != nil {
 		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}
@@ -386,33 +348,25 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 	}
 	user := domain.User{ID: id, Standings: []domain.Standing{}}
 	found := false
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			switch itemType(item) {
-			case typeUser:
-				var row userRow
-				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-					return false
-				}
-				user.Name, found = row.Name, true
-			case typeStanding:
-				var row standingRow
-				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-					return false
-				}
-				user.Standings = append(user.Standings, row.toDomain())
-			case typePrediction:
-				if convErr = addPrediction(&page, item, id, first, includeUnscored); convErr != nil || page.HasNext {
-					return false
-				}
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		switch itemType(item) {
+		case typeUser:
+			var row userRow
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+				return false, err
 			}
+			user.Name, found = row.Name, true
+		case typeStanding:
+			var row standingRow
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+				return false, err
+			}
+			user.Standings = append(user.Standings, row.toDomain())
+		case typePrediction:
+			return addPrediction(&page, item, id, first, includeUnscored)
 		}
-		return true
+		return true, nil
 	})
-	if err == nil {
-		err = convErr
-	}
 	if err != nil {
 		return domain.User{}, domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: get user %s: %w", id, err)
 	}
@@ -440,42 +394,34 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
 	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if convErr = addPrediction(&page, item, id, first, includeUnscored); convErr != nil || page.HasNext {
-				return false
-			}
-		}
-		return true
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		return addPrediction(&page, item, id, first, includeUnscored)
 	})
-	if err == nil {
-		err = convErr
-	}
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
 	return page, nil
 }
 
-// addPrediction appends a profile row to page, or marks the page full.
-func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) error {
+// addPrediction appends a profile row to page, or marks the page full; it returns whether
+// to read on.
+func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) (bool, error) {
 	var row predictionRow
 	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-		return err
+		return false, err
 	}
 	if row.Points == nil && !includeUnscored {
-		return nil
+		return true, nil
 	}
 	if len(page.Items) == first {
 		page.HasNext = true
-		return nil
+		return false, nil
 	}
 	p, err := row.toDomain()
 	if err != nil {
-		return err
+		return false, err
 	}
 	page.Items = append(page.Items, p)
 	page.Cursors = append(page.Cursors, cursor{Kind: cursorPredictions, Owner: owner, ID: row.EventID}.encode())
-	return nil
+	return true, nil
 }

@@ -93,19 +93,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err != nil {
 		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
 	}
-	var p eventPartition
-	var convErr error
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if convErr = p.add(item); convErr != nil {
-				return false
-			}
-		}
-		return true
-	})
-	if err == nil {
-		err = convErr
-	}
+	p, err := s.readPartition(ctx, q, 0)
 	if err != nil {
 		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
 	}
@@ -466,14 +454,9 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[strin
 		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 	}
 	unknown := false
-	err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-		for _, item := range items {
-			if !known[itemString(item, "userId")] {
-				unknown = true
-				return false
-			}
-		}
-		return true
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		unknown = !known[itemString(item, "userId")]
+		return !unknown, nil
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -66,6 +68,26 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 	return err
 }
 
+// updateEach applies one conditional update to every item of ks, in transactions of at
+// most 100 items. It stops at the first failed transaction and returns its error.
+func (s *Store) updateEach(ctx context.Context, ks []keys, expr expression.Expression) error {
+	for start := 0; start < len(ks); start += maxTransactItems {
+		batch := ks[start:min(start+maxTransactItems, len(ks))]
+		items := make([]types.TransactWriteItem, len(batch))
+		for i, k := range batch {
+			items[i] = types.TransactWriteItem{Update: &types.Update{
+				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			}}
+		}
+		if err := s.transact(ctx, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // cancellationReasons returns the per-item reasons of a cancelled transaction, or nil if
 // err is not a cancellation.
 func cancellationReasons(err error) ([]types.CancellationReason, bool) {
@@ -89,15 +111,21 @@ func isConditionFailed(err error) bool {
 	return errors.As(err, &ccf)
 }
 
-// queryPages runs q, following LastEvaluatedKey, and calls fn for each page until fn
-// returns false or the pages end.
-func (s *Store) queryPages(ctx context.Context, q *dynamodb.QueryInput, fn func(items []map[string]types.AttributeValue) bool) error {
+// queryEach runs q, following LastEvaluatedKey, and calls fn for each item until fn
+// returns false or an error, or the items end. One Query per page of results.
+func (s *Store) queryEach(ctx context.Context, q *dynamodb.QueryInput, fn func(item map[string]types.AttributeValue) (bool, error)) error {
 	for {
 		out, err := s.db.Query(ctx, q)
 		if err != nil {
 			return err
 		}
-		if !fn(out.Items) || len(out.LastEvaluatedKey) == 0 {
+		for _, item := range out.Items {
+			more, err := fn(item)
+			if err != nil || !more {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
 			return nil
 		}
 		q.ExclusiveStartKey = out.LastEvaluatedKey

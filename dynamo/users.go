@@ -142,37 +142,31 @@ func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]
 		q.ConsistentRead = aws.Bool(true)
 		var stale []keys
 		standings := []domain.Standing{}
-		var convErr error
-		err = s.queryPages(ctx, q, func(items []map[string]types.AttributeValue) bool {
-			for _, item := range items {
-				t := itemType(item)
-				if t != typePrediction && t != typeStanding {
-					continue
-				}
-				var row struct {
-					keys
-					UserNameVersion int `dynamodbav:"userNameVersion"`
-				}
-				if convErr = attributevalue.UnmarshalMap(item, &row); convErr != nil {
-					return false
-				}
-				if row.UserNameVersion < user.NameVersion {
-					stale = append(stale, row.keys)
-				}
-				if t == typeStanding {
-					var st standingRow
-					if convErr = attributevalue.UnmarshalMap(item, &st); convErr != nil {
-						return false
-					}
-					st.UserName = user.Name
-					standings = append(standings, st.toDomain())
-				}
+		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			t := itemType(item)
+			if t != typePrediction && t != typeStanding {
+				return true, nil
 			}
-			return true
+			var row struct {
+				keys
+				UserNameVersion int `dynamodbav:"userNameVersion"`
+			}
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+				return false, err
+			}
+			if row.UserNameVersion < user.NameVersion {
+				stale = append(stale, row.keys)
+			}
+			if t == typeStanding {
+				var st standingRow
+				if err := attributevalue.UnmarshalMap(item, &st); err != nil {
+					return false, err
+				}
+				st.UserName = user.Name
+				standings = append(standings, st.toDomain())
+			}
+			return true, nil
 		})
-		if err == nil {
-			err = convErr
-		}
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
@@ -186,23 +180,11 @@ func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
-		for start := 0; start < len(stale); start += maxTransactItems {
-			batch := stale[start:min(start+maxTransactItems, len(stale))]
-			items := make([]types.TransactWriteItem, len(batch))
-			for i, k := range batch {
-				items[i] = types.TransactWriteItem{Update: &types.Update{
-					TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
-					UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-					ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-				}}
-			}
-			if err := s.transact(ctx, items); err != nil {
-				if _, cancelled := cancellationReasons(err); cancelled {
-					break // something changed under us: read again
-				}
-				return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-			}
+		err = s.updateEach(ctx, stale, expr)
+		if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
+			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
+		// Done, or something changed under us: read again until nothing is stale.
 	}
 	return nil, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
 }
