@@ -1,0 +1,68 @@
+package config
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	local, err := Load(Local, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.Addr != "127.0.0.1:8080" || local.TableName != "pickem" || !local.Playground || !local.CostExtension {
+		t.Fatalf("local defaults: %+v", local)
+	}
+	if len(local.AllowedOrigins) == 0 {
+		t.Fatal("local allows no dev-server origin")
+	}
+	lambda, err := Load(Lambda, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lambda.Playground || lambda.CostExtension || len(lambda.AllowedOrigins) != 0 {
+		t.Fatalf("lambda defaults: %+v", lambda)
+	}
+}
+
+func TestLoadReadsEnvironment(t *testing.T) {
+	c, err := Load(Lambda, env(map[string]string{
+		"TABLE_NAME": "t", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000", "LOG_LEVEL": "debug",
+		"PICKEM_ALLOWED_ORIGINS": " https://a.example , https://b.example ", "PICKEM_COST_EXTENSION": "true",
+		"COGNITO_USER_POOL_ID": "eu-west-1_abc", "COGNITO_CLIENT_ID": "client",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TableName != "t" || c.DynamoDBEndpoint == "" || c.LogLevel != slog.LevelDebug || !c.CostExtension ||
+		len(c.AllowedOrigins) != 2 || c.AllowedOrigins[1] != "https://b.example" {
+		t.Fatalf("config: %+v", c)
+	}
+}
+
+func TestLoadRefuses(t *testing.T) {
+	tests := map[string]struct {
+		mode Mode
+		env  map[string]string
+	}{
+		"DevSecretInLambda":   {Lambda, map[string]string{"PICKEM_DEV_SECRET": "s"}},
+		"PoolWithoutClient":   {Local, map[string]string{"COGNITO_USER_POOL_ID": "eu-west-1_abc"}},
+		"BadBool":             {Local, map[string]string{"PICKEM_PLAYGROUND": "maybe"}},
+		"BadLogLevel":         {Local, map[string]string{"LOG_LEVEL": "loud"}},
+		"MalformedPoolInJWKS": {Local, map[string]string{"COGNITO_USER_POOL_ID": "nounderscore", "COGNITO_CLIENT_ID": "c"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(tt.mode, env(tt.env))
+			if err == nil {
+				_, err = c.Verifier(context.Background())
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}
