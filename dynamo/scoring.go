@@ -136,6 +136,11 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, nil
 	}
 
+	// Read every standing first, then write: reads that do not queue behind transactions
+	// are faster, and each batch then costs one transaction unless it conflicts.
+	if err := s.readAllStandings(ctx, ev.Season(), jobs); err != nil {
+		return report, fmt.Errorf("dynamo: score %s: read standings: %w", event, err)
+	}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(scoringWorkers)
@@ -162,9 +167,6 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJob) (domain.ScoreReport, error) {
 	var report domain.ScoreReport
 	season := ev.Season()
-	if err := s.readStandings(ctx, season, batch); err != nil {
-		return report, err
-	}
 	rereads := 0
 	for attempt := 0; len(batch) > 0; attempt++ {
 		if attempt == maxScoreAttempts {
@@ -326,8 +328,20 @@ func (s *Store) putNewItem(item map[string]types.AttributeValue) (types.Transact
 	}}, nil
 }
 
+// readAllStandings loads the season standing of every job's player: consistent
+// BatchGetItems of 100 keys, a few at a time.
+func (s *Store) readAllStandings(ctx context.Context, season int, jobs []*scoreJob) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(scoringWorkers)
+	for start := 0; start < len(jobs); start += 100 {
+		chunk := jobs[start:min(start+100, len(jobs))]
+		g.Go(func() error { return s.readStandings(gctx, season, chunk) })
+	}
+	return g.Wait()
+}
+
 // readStandings loads the season standing of every player in batch (one consistent
-// BatchGetItem).
+// BatchGetItem of at most 100 keys).
 func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob) error {
 	keys := make([]map[string]types.AttributeValue, len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
