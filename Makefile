@@ -45,8 +45,16 @@ gencheck:
 run:
 	go run ./local
 
+# Benchmark suite (issue 5; not part of `make test`): GraphQL execution alone
+# (go test -bench, fake store), then every frontend screen through the real handler on
+# DynamoDB Local and on the embedded engine, against its floor (bare SDK calls), scoring,
+# and a vegeta load test (vegeta v12.13.0 is a library pinned in go.mod). Writes
+# bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
+# Store scoring benchmark (separate, long): go test ./dynamo -run '^$$' -bench ScoreEvent -benchtime 1x
 bench: deps
-	PICKEM_BENCH=1 go test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bench/results
+	go test -run '^$$' -bench . -benchmem -count 1 ./bench/gqlexec | tee bench/results/gqlexec.txt
+	go run ./bench/cmd/screens -gobench bench/results/gqlexec.txt -out bench/results
 
 # The Lambda package for deploy/template.yaml (CodeUri: ../dist/lambda.zip): bootstrap for
 # the provided.al2023 runtime on arm64, static and stripped, zipped by a small Go helper

@@ -43,7 +43,11 @@ const (
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.
 	scoreUpper = "SCORE$"
-	eventCard  = "CARD#000"
+	// cardUpper is just above every "CARD#…" key. The card is read as the range
+	// BETWEEN "CARD#" AND cardUpper rather than begins_with: the same items and cost, but
+	// DynamoDB Local evaluates begins_with over the whole partition.
+	cardUpper = "CARD$"
+	eventCard = "CARD#000"
 
 	// MaxScore is the largest total a score key can hold.
 	MaxScore   = 999_999_999

@@ -161,7 +161,7 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 		return domain.Event{}, err
 	}
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).BeginsWith(prefixCard)), 0, true)
+		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}

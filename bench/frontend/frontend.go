@@ -1,0 +1,86 @@
+// Package frontend holds the GraphQL documents the Pick'Em frontend sends, one per screen,
+// exactly as the SPA sends them. The benchmarks in bench/ and bench/gqlexec send these
+// texts so that what is measured is what players cause.
+package frontend
+
+// EventList is screen 1: the 20 newest events (no card, no leaderboard).
+const EventList = `query EventList($first: Int) {
+  events(first: $first) {
+    edges { cursor node { id name startsAt season state locked } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`
+
+// EventCard is screen 2: an event's card and the caller's own picks for it.
+const EventCard = `query EventCard($id: ID!) {
+  event(id: $id) {
+    id name startsAt season state locked
+    matches {
+      id position name points preshow championships
+      teams { name members champion }
+      result { outcome winner }
+    }
+  }
+  prediction(eventId: $id) { eventId picks { matchId team correct } points correct updatedAt }
+}`
+
+// ScoredEvent is screen 3: a scored event's card with results and the top of its
+// leaderboard.
+const ScoredEvent = `query ScoredEvent($id: ID!, $first: Int) {
+  event(id: $id) {
+    id name startsAt season state locked
+    matches {
+      id position name points preshow championships
+      teams { name members champion }
+      result { outcome winner }
+    }
+    leaderboard(first: $first) {
+      edges { cursor node { rank user { id name } points correct } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`
+
+// Standings is screen 4: a page of a season's league table.
+const Standings = `query Standings($season: Int!, $first: Int) {
+  standings(season: $season, first: $first) {
+    edges { cursor node { rank user { id name } points correct eventsPlayed } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`
+
+// Profile is screen 5: a player's profile with their seasons and latest scored
+// predictions.
+const Profile = `query Profile($id: ID!) {
+  user(id: $id) {
+    id name
+    standings { season points correct eventsPlayed }
+    predictions(first: 20) {
+      edges { cursor node { event { id name startsAt } points correct picks { matchId team correct } } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`
+
+// SubmitPrediction is screen 6: the caller submits picks for an upcoming event.
+const SubmitPrediction = `mutation SubmitPrediction($eventId: ID!, $picks: [PickInput!]!) {
+  submitPrediction(eventId: $eventId, picks: $picks) { eventId picks { matchId team } updatedAt }
+}`
+
+// ScoreEvent is screen 7: the admin script scores a locked event whose results are in.
+const ScoreEvent = `mutation ScoreEvent($eventId: ID!) {
+  scoreEvent(eventId: $eventId) { eventId predictionsScored standingsChanged transactions }
+}`
+
+// Request is the JSON body of a GraphQL POST.
+type Request struct {
+	OperationName string         `json:"operationName,omitempty"`
+	Query         string         `json:"query"`
+	Variables     map[string]any `json:"variables,omitempty"`
+}
+
+// Pick is one element of SubmitPrediction's $picks.
+type Pick struct {
+	MatchID string `json:"matchId"`
+	Team    int    `json:"team"`
+}

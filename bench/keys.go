@@ -1,0 +1,117 @@
+package bench
+
+import "fmt"
+
+// Key formats and item shapes, replicated from dynamo/keys.go and dynamo/rows.go on
+// purpose. The floor of a screen is the raw DynamoDB call it cannot avoid, written by hand
+// against the table layout the way a minimal implementation would; and the loader writes
+// the items with BatchWriteItem, which the store never uses. Neither may reach into the
+// store's unexported code, so a change of layout in dynamo/ must be mirrored here: the
+// suite checks every screen's answer, so a mismatch fails the run instead of skewing it.
+const (
+	attrPK    = "PK"
+	attrSK    = "SK"
+	attrGSIPK = "GSI_PK"
+	attrGSISK = "GSI_SK"
+	indexName = "GSI"
+
+	eventsPK   = "EVENT"
+	userSK     = "USER"
+	cardPrefix = "CARD#"
+	// scoreUpper is just above every "SCORE#…" sort key: GSI_SK < scoreUpper is an event's
+	// card followed by its scored predictions, best first.
+	scoreUpper = "SCORE$"
+	maxScore   = 999_999_999
+
+	// Page arithmetic of the store's reads (dynamo/reads.go): a card has at most 30
+	// matches plus the event item; a profile reads the user, up to 4 standings, then
+	// predictions; every list asks one row more to learn whether a next page exists.
+	maxMatches        = 30
+	seasonsPerProfile = 4
+)
+
+func userPK(uid string) string     { return "USER#" + uid }
+func eventSK(eid string) string    { return "EVENT#" + eid }
+func eventGSIPK(eid string) string { return "EVENT#" + eid }
+func seasonSK(season int) string   { return fmt.Sprintf("STANDINGS#%04d", season) }
+func pendingSK(uid string) string  { return "UNSCORED#" + uid }
+func scoreSK(points int, uid string) string {
+	return fmt.Sprintf("SCORE#%09d#%s", maxScore-points, uid)
+}
+
+// timeLayout is how the store writes instants.
+const timeLayout = "2006-01-02T15:04:05Z"
+
+// userItem mirrors dynamo's userRow.
+type userItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	Name        string `dynamodbav:"name"`
+	NameVersion int    `dynamodbav:"nameVersion"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+}
+
+// pickItem mirrors dynamo's pickRow.
+type pickItem struct {
+	MatchID string `dynamodbav:"matchId"`
+	Team    int    `dynamodbav:"team"`
+}
+
+// predictionItem mirrors dynamo's predictionRow (unscored: scoring adds points, correct,
+// correctIds and moves GSI_SK).
+type predictionItem struct {
+	PK              string     `dynamodbav:"PK"`
+	SK              string     `dynamodbav:"SK"`
+	GSIPK           string     `dynamodbav:"GSI_PK"`
+	GSISK           string     `dynamodbav:"GSI_SK"`
+	Type            string     `dynamodbav:"type"`
+	UserID          string     `dynamodbav:"userId"`
+	UserName        string     `dynamodbav:"userName"`
+	UserNameVersion int        `dynamodbav:"userNameVersion"`
+	EventID         string     `dynamodbav:"eventId"`
+	EventName       string     `dynamodbav:"eventName"`
+	EventStartsAt   string     `dynamodbav:"eventStartsAt"`
+	Season          int        `dynamodbav:"season"`
+	Picks           []pickItem `dynamodbav:"picks"`
+	Points          *int       `dynamodbav:"points,omitempty"`
+	Correct         *int       `dynamodbav:"correct,omitempty"`
+	CorrectIDs      []string   `dynamodbav:"correctIds,omitempty"`
+	UpdatedAt       string     `dynamodbav:"updatedAt"`
+}
+
+// standingItem mirrors dynamo's standingRow.
+type standingItem struct {
+	PK              string `dynamodbav:"PK"`
+	SK              string `dynamodbav:"SK"`
+	GSIPK           string `dynamodbav:"GSI_PK"`
+	GSISK           string `dynamodbav:"GSI_SK"`
+	Type            string `dynamodbav:"type"`
+	UserID          string `dynamodbav:"userId"`
+	UserName        string `dynamodbav:"userName"`
+	UserNameVersion int    `dynamodbav:"userNameVersion"`
+	Season          int    `dynamodbav:"season"`
+	Points          int    `dynamodbav:"points"`
+	Correct         int    `dynamodbav:"correct"`
+	EventsPlayed    int    `dynamodbav:"eventsPlayed"`
+	Version         int    `dynamodbav:"version"`
+}
+
+// matchItem is the part of dynamo's matchRow that scoring needs.
+type matchItem struct {
+	Type   string `dynamodbav:"type"`
+	ID     string `dynamodbav:"id"`
+	Points int    `dynamodbav:"points"`
+	Result *struct {
+		Outcome string `dynamodbav:"outcome"`
+		Winner  *int   `dynamodbav:"winner,omitempty"`
+	} `dynamodbav:"result,omitempty"`
+}
+
+// eventItem is the part of dynamo's eventRow that scoring needs.
+type eventItem struct {
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	CardVersion int    `dynamodbav:"cardVersion"`
+}

@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// PlotSVG draws p50 latency against predictions per event (log scale) for screens 2 and 3,
+// stack and floor, one panel per engine. Empty when no screen varies with predictions.
+func (r *Results) PlotSVG() string {
+	type series struct {
+		label, color string
+		dashed       bool
+		pts          [][2]float64 // predictions, ms
+	}
+	type panel struct {
+		engine string
+		series []series
+		xs     []float64
+		ymax   float64
+	}
+	var panels []panel
+	for _, eng := range r.engines() {
+		pn := panel{engine: eng}
+		for _, sc := range []struct {
+			n     int
+			color string
+		}{{2, "#1f77b4"}, {3, "#d62728"}} {
+			stack := series{label: fmt.Sprintf("screen %d stack", sc.n), color: sc.color}
+			floor := series{label: fmt.Sprintf("screen %d floor", sc.n), color: sc.color, dashed: true}
+			for _, s := range r.Screens {
+				if s.Engine != eng || s.Screen != sc.n || s.Predictions == 0 {
+					continue
+				}
+				x := float64(s.Predictions)
+				stack.pts = append(stack.pts, [2]float64{x, s.Stack.P50})
+				floor.pts = append(floor.pts, [2]float64{x, s.Floor.P50})
+				pn.ymax = max(pn.ymax, s.Stack.P50, s.Floor.P50)
+				if !containsF(pn.xs, x) {
+					pn.xs = append(pn.xs, x)
+				}
+			}
+			if len(stack.pts) > 1 {
+				pn.series = append(pn.series, stack, floor)
+			}
+		}
+		if len(pn.series) > 0 && len(pn.xs) > 1 && pn.ymax > 0 {
+			panels = append(panels, pn)
+		}
+	}
+	if len(panels) == 0 {
+		return ""
+	}
+	const pw, ph, ml, mr, mt, mb = 420.0, 280.0, 55.0, 25.0, 40.0, 45.0
+	w := float64(len(panels)) * (pw + ml + mr)
+	h := ph + mt + mb + 60
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	for i, pn := range panels {
+		xmin, xmax := math.Log10(minF(pn.xs)), math.Log10(maxF(pn.xs))
+		ytop := niceCeil(pn.ymax * 1.1)
+		ox := float64(i)*(pw+ml+mr) + ml
+		X := func(x float64) float64 { return ox + (math.Log10(x)-xmin)/(xmax-xmin)*pw }
+		Y := func(y float64) float64 { return mt + ph - y/ytop*ph }
+		fmt.Fprintf(&b, `<text x="%.1f" y="20" font-size="14" font-weight="bold">p50 latency, screens 2 and 3 — %s</text>`+"\n", ox, pn.engine)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", ox, mt, pw, ph)
+		for k := 0; k <= 4; k++ {
+			y := ytop * float64(k) / 4
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n",
+				ox, ox+pw, Y(y), Y(y), ox-5, Y(y)+4, round2(y))
+		}
+		for _, x := range pn.xs {
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="middle">%g</text>`+"\n",
+				X(x), X(x), mt, mt+ph, X(x), mt+ph+16, x)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">predictions per event (log scale)</text>`+"\n", ox+pw/2, mt+ph+34)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" transform="rotate(-90 %.1f %.1f)" text-anchor="middle">ms</text>`+"\n", ox-38, mt+ph/2, ox-38, mt+ph/2)
+		for j, s := range pn.series {
+			var pts []string
+			for _, p := range s.pts {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1])))
+			}
+			dash := ""
+			if s.dashed {
+				dash = ` stroke-dasharray="6 4"`
+			}
+			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), s.color, dash)
+			for _, p := range s.pts {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", X(p[0]), Y(p[1]), s.color)
+			}
+			ly := mt + ph + 52 + float64(j/2)*16
+			lx := ox + float64(j%2)*200
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/><text x="%.1f" y="%.1f">%s</text>`+"\n",
+				lx, lx+30, ly-4, ly-4, s.color, dash, lx+36, ly, s.label)
+		}
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func containsF(xs []float64, x float64) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func minF(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxF(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// niceCeil rounds up to 1, 2 or 5 times a power of ten.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if v <= m*p {
+			return m * p
+		}
+	}
+	return 10 * p
+}
