@@ -52,24 +52,15 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		ev.Matches[i] = matchFromSpec(domain.NewMatchID(), i+1, clean)
 	}
 
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
-	}
 	rows := []any{newEventRow(ev)}
 	for _, m := range ev.Matches {
 		rows = append(rows, newMatchRow(eventID(id), m))
 	}
 	items := make([]types.TransactWriteItem, len(rows))
 	for i, r := range rows {
-		item, err := attributevalue.MarshalMap(r)
-		if err != nil {
+		if items[i], err = s.put(r, false); err != nil {
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
-		items[i] = types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(s.table), Item: item,
-			ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-		}}
 	}
 	err = s.transact(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
@@ -169,22 +160,7 @@ func (s *Store) commitCard(ctx context.Context, ev domain.Event, set *expression
 
 // putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
 func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(newMatchRow(eid, m))
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
-	if mustExist {
-		cond = expression.AttributeExists(expression.Name(attrPK))
-	}
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	}}, nil
+	return s.put(newMatchRow(eid, m), mustExist)
 }
 
 // moveMatch sets a match's position (and its card sort key).

@@ -73,7 +73,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		}
 		row := s.newUserRow(uid, name)
 		user = &row
-		if userItem, err = s.putNewUser(row); err != nil {
+		if userItem, err = s.put(row, false); err != nil {
 			return domain.Prediction{}, false, fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err)
 		}
 	} else {

@@ -284,11 +284,7 @@ func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *t
 		if row.GSISK, err = scoreSK(row.Points, uid); err != nil {
 			return pred, nil, err
 		}
-		item, err := attributevalue.MarshalMap(row)
-		if err != nil {
-			return pred, nil, err
-		}
-		put, err := s.putNewItem(item)
+		put, err := s.put(row, false)
 		return pred, &put, err
 	}
 	st := *j.standing
@@ -314,17 +310,6 @@ func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *t
 		TableName: aws.String(s.table), Key: pkKey(st.PK, st.SK),
 		UpdateExpression: sexpr.Update(), ConditionExpression: sexpr.Condition(),
 		ExpressionAttributeNames: sexpr.Names(), ExpressionAttributeValues: sexpr.Values(),
-	}}, nil
-}
-
-func (s *Store) putNewItem(item map[string]types.AttributeValue) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	}}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -66,6 +67,26 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
+}
+
+// put is a Put of row conditioned on the item existing (mustExist) or not existing yet.
+func (s *Store) put(row any, mustExist bool) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	if mustExist {
+		cond = expression.AttributeExists(expression.Name(attrPK))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	}}, nil
 }
 
 // updateEach applies one conditional update to every item of ks, in transactions of at

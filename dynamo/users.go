@@ -41,22 +41,6 @@ func (s *Store) newUserRow(uid userID, name string) userRow {
 	}
 }
 
-// putNewUser is a Put of a user item that fails if the user exists.
-func (s *Store) putNewUser(row userRow) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(row)
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	}}, nil
-}
-
 // Register creates the caller's profile or renames it, then brings the name up to date on
 // every prediction and standing of the user, in transactions of at most 100 items. A rename
 // cut off halfway is finished by the next Register of the same user.
@@ -88,7 +72,7 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string) (userR
 		}
 		if cur == nil {
 			row := s.newUserRow(uid, name)
-			put, err := s.putNewUser(row)
+			put, err := s.put(row, false)
 			if err != nil {
 				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
 			}
