@@ -19,13 +19,12 @@ import (
 //
 //	go test ./dynamo/ -run '^$' -bench ScoreEvent -benchtime 1x
 //
-// (`make bench` runs it with the default -benchtime; one run of either size takes longer
-// than a second, so that is one iteration as well.) Each iteration builds a fresh table
-// outside the timer: the event with its results, n unscored predictions, and for half the
-// players a scored prior event and its standing, so scoring both updates and creates
-// standings. The timer covers one ScoreEvent only. Then, outside the timer, a second run on
-// the same data must change nothing, the table must satisfy the scoring invariant, and the
-// same writes are made bare on a twin table (scBareWrite: the same 100-item transactions of
+// (`make bench` measures scoring through the full stack instead; see bench/.) Each
+// iteration builds a fresh table outside the timer: the event with its results, n unscored
+// predictions, and for half the players a scored prior event and its standing, so scoring
+// both updates and creates standings. The timer covers one ScoreEvent only. Then, outside
+// the timer, a second run on the same data must change nothing and the table must satisfy
+// the scoring invariant; before it, the same writes are made bare on a twin table (scBareWrite: the same 100-item transactions of
 // the same Updates and Puts, with no reads, no conditions and no retries) to give the cost of
 // scoring's reads, conditions and bookkeeping as a ratio.
 //
