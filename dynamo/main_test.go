@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testclock"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -24,23 +24,8 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // backfills and locked.
 var t0 = time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// testClock is a settable clock for WithClock; safe for concurrent use.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
+// testClock is the shared settable test clock.
+type testClock = testclock.Clock
 
 // fixture is a store over a fresh table of the package's DynamoDB Local.
 type fixture struct {
@@ -56,7 +41,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	db := dynamotest.Client(t, CostOption)
-	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: &testClock{now: t0}}
+	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
 	f.s = New(db, f.table, WithClock(f.clock.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testclock"
 	"github.com/pickem/api/server"
 )
 
@@ -30,23 +30,8 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 var t0 = time.Date(2030, time.June, 15, 12, 0, 0, 0, time.UTC)
 
 // testClock is a mutable clock shared by the store (lock checks, timestamps) and the
-// resolvers (event state). Tests move it instead of sleeping.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
+// testClock is the shared settable test clock.
+type testClock = testclock.Clock
 
 // env is one API over its own table.
 type env struct {
@@ -64,7 +49,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
 	calls := &atomic.Int64{}
 	db := dynamotest.Client(t, dynamo.CostOption, countCalls(calls))
-	clock := &testClock{now: t0}
+	clock := testclock.New(t0)
 	store := dynamo.New(db, dynamotest.TableName(), dynamo.WithClock(clock.Now))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
