@@ -16,30 +16,14 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/pickem/api/internal/testclock"
 )
 
 // t0 is the fixed "now" of tests that sign tokens with explicit times.
 var t0 = time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a manually advanced clock, safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func newClock(t time.Time) *testclock.Clock { return testclock.New(t) }
 
 // fixedClock returns a clock function that always answers t.
 func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }

@@ -29,3 +29,10 @@ func (c *Clock) Set(t time.Time) {
 	defer c.mu.Unlock()
 	c.now = t
 }
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
