@@ -62,3 +62,5 @@ require (
 	golang.org/x/tools v0.49.0 // indirect
 	honnef.co/go/tools v0.7.0 // indirect
 )
+
+replace github.com/truora/minidyn => ./third_party/minidyn
