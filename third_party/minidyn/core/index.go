@@ -2,7 +2,9 @@ package core
 
 import (
 	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/truora/minidyn/types"
@@ -16,50 +18,63 @@ const (
 )
 
 type index struct {
-	keySchema  keySchema
-	sortedKeys []string
-	sortedRefs [][2]string // used for searching
+	keySchema keySchema
+	// entries holds one entry per indexed item, ordered by index key then primary key:
+	// the order a Query walks. Kept sorted on every write (binary search and insert), so
+	// a Query never sorts.
+	entries    []indexEntry
 	typ        indexType
 	projection *types.Projection
 	Table      *Table
-	refs       map[string]string
+	refs       map[string]string // primary key -> index key, for indexed items only
 	createdAt  time.Time
+}
+
+// indexEntry is one item in an index: its index key and its primary key.
+type indexEntry struct {
+	indexKey string
+	pk       string
+}
+
+func (e indexEntry) less(o indexEntry) bool {
+	if e.indexKey != o.indexKey {
+		return e.indexKey < o.indexKey
+	}
+
+	return e.pk < o.pk
 }
 
 func newIndex(t *Table, typ indexType, ks keySchema) *index {
 	ks.Secondary = true
 
 	return &index{
-		keySchema:  ks,
-		sortedKeys: []string{},
-		typ:        typ,
-		Table:      t,
-		refs:       map[string]string{},
+		keySchema: ks,
+		entries:   []indexEntry{},
+		typ:       typ,
+		Table:     t,
+		refs:      map[string]string{},
 	}
 }
 
 func (i *index) Clear() {
-	i.sortedKeys = []string{}
+	i.entries = []indexEntry{}
 	i.refs = map[string]string{}
 }
 
 type indexSnapshot struct {
-	sortedKeys []string
-	refs       map[string]string
+	entries []indexEntry
+	refs    map[string]string
 }
 
 func (i *index) snapshot() indexSnapshot {
-	keys := make([]string, len(i.sortedKeys))
-	copy(keys, i.sortedKeys)
-
 	refs := make(map[string]string, len(i.refs))
 	maps.Copy(refs, i.refs)
 
-	return indexSnapshot{sortedKeys: keys, refs: refs}
+	return indexSnapshot{entries: slices.Clone(i.entries), refs: refs}
 }
 
 func (i *index) restore(s indexSnapshot) {
-	i.sortedKeys = s.sortedKeys
+	i.entries = s.entries
 	i.refs = s.refs
 }
 
@@ -112,128 +127,80 @@ func (i *index) projectInclude(item map[string]*types.Item) map[string]*types.It
 	return out
 }
 
+// search returns the position of e in entries, or where it would be inserted.
+func (i *index) search(e indexEntry) int {
+	return sort.Search(len(i.entries), func(n int) bool { return !i.entries[n].less(e) })
+}
+
+// set records that the item with primary key key has index key indexKey; an empty
+// indexKey takes the item out of the index (sparse index: the item lacks a key attribute).
+func (i *index) set(key, indexKey string) {
+	old, indexed := i.refs[key]
+	if indexed && old == indexKey {
+		return
+	}
+
+	if indexed {
+		e := indexEntry{indexKey: old, pk: key}
+		if pos := i.search(e); pos < len(i.entries) && i.entries[pos] == e {
+			i.entries = slices.Delete(i.entries, pos, pos+1)
+		}
+
+		delete(i.refs, key)
+	}
+
+	if indexKey == "" {
+		return
+	}
+
+	e := indexEntry{indexKey: indexKey, pk: key}
+	i.entries = slices.Insert(i.entries, i.search(e), e)
+	i.refs[key] = indexKey
+}
+
 func (i *index) putData(key string, item map[string]*types.Item) error {
 	indexKey, err := i.keySchema.GetKey(i.Table.AttributesDef, item)
-	if err != nil || indexKey == "" {
+	if err != nil {
 		return err
 	}
 
-	old, exists := i.refs[key]
-
-	i.refs[key] = indexKey
-
-	if !exists {
-		i.sortedKeys = append(i.sortedKeys, indexKey)
-		sort.Strings(i.sortedKeys)
-
-		return nil
-	}
-
-	// On overwrite, reconcile sortedKeys so a changed index key does not leave
-	// a stale projection behind (and the new projection becomes searchable).
-	if old != indexKey {
-		pos := sort.SearchStrings(i.sortedKeys, old)
-		if pos >= len(i.sortedKeys) {
-			i.sortedKeys = append(i.sortedKeys, indexKey)
-		} else {
-			i.sortedKeys[pos] = indexKey
-		}
-
-		sort.Strings(i.sortedKeys)
-	}
+	i.set(key, indexKey)
 
 	return nil
 }
 
 func (i *index) updateData(key string, item, oldItem map[string]*types.Item) error {
-	indexKey, err := i.keySchema.GetKey(i.Table.AttributesDef, item)
-	if err != nil || indexKey == "" {
-		return err
-	}
-
-	old := i.refs[key]
-	i.refs[key] = indexKey
-
-	if old != indexKey {
-		pos := sort.SearchStrings(i.sortedKeys, old)
-		if pos >= len(i.sortedKeys) {
-			i.sortedKeys = append(i.sortedKeys, indexKey)
-		} else {
-			i.sortedKeys[pos] = indexKey
-		}
-
-		sort.Strings(i.sortedKeys)
-	}
-
-	return nil
+	return i.putData(key, item)
 }
 
 func (i *index) delete(key string, item map[string]*types.Item) error {
-	delete(i.refs, key)
-
-	indexKey, err := i.keySchema.GetKey(i.Table.AttributesDef, item)
-	if err != nil || indexKey == "" {
-		return err
-	}
-
-	pos := sort.SearchStrings(i.sortedKeys, indexKey)
-	if pos == len(i.sortedKeys) {
-		return err
-	}
-
-	copy(i.sortedKeys[pos:], i.sortedKeys[pos+1:])
-	i.sortedKeys[len(i.sortedKeys)-1] = ""
-	i.sortedKeys = i.sortedKeys[:len(i.sortedKeys)-1]
+	i.set(key, "")
 
 	return nil
 }
 
-func (i *index) lessKey(x, y int) bool {
-	if i.sortedRefs[x][1] < i.sortedRefs[y][1] {
-		return true
-	}
-
-	if i.sortedRefs[x][1] > i.sortedRefs[y][1] {
-		return false
-	}
-
-	return i.sortedRefs[x][0] < i.sortedRefs[y][0]
-}
-
-func (i *index) startSearch(scanForward bool) {
-	i.sortedRefs = make([][2]string, len(i.refs))
-	pos := 0
-
-	for k, v := range i.refs {
-		i.sortedRefs[pos] = [2]string{k, v}
-		pos++
-	}
-
-	sort.Slice(i.sortedRefs, func(x, y int) bool {
-		less := i.lessKey(x, y)
-		if scanForward {
-			return less
+// partition returns the entries whose index key belongs to the partition keyed by
+// hashKey (as formatted by keySchema.GetKey), in index order. The range also holds entries
+// of partitions whose key starts with hashKey + "."; callers check the item's hash key.
+func (i *index) partition(hashKey string) []indexEntry {
+	if i.keySchema.RangeKey == "" {
+		lo := sort.Search(len(i.entries), func(n int) bool { return i.entries[n].indexKey >= hashKey })
+		hi := lo
+		for hi < len(i.entries) && i.entries[hi].indexKey == hashKey {
+			hi++
 		}
 
-		return !less
-	})
-}
-
-func (i *index) getPrimaryKey(indexKey string) (string, bool) {
-	if len(i.sortedRefs) > 0 {
-		key := i.sortedRefs[0]
-		pk, ik := key[0], key[1]
-
-		i.sortedRefs = i.sortedRefs[1:len(i.sortedRefs)]
-
-		if indexKey == ik {
-			return pk, true
-		}
+		return i.entries[lo:hi]
 	}
 
-	return "", false
+	prefix := hashKey + keySeparator
+	lo := sort.Search(len(i.entries), func(n int) bool { return i.entries[n].indexKey >= prefix })
+	rest := i.entries[lo:]
+	hi := sort.Search(len(rest), func(n int) bool { return !strings.HasPrefix(rest[n].indexKey, prefix) })
+
+	return rest[:hi]
 }
 
 func (i *index) count() int64 {
-	return int64(len(i.sortedKeys))
+	return int64(len(i.entries))
 }

@@ -14,6 +14,9 @@ import (
 //nolint:stylecheck,staticcheck,ST1005 // AWS error message
 var errInvalidKeyConditionCount = errors.New("The number of conditions on the keys is invalid")
 
+// keySeparator joins the hash and range key values of a composite key string (GetKey).
+const keySeparator = "."
+
 type keySchema struct {
 	HashKey   string
 	RangeKey  string
@@ -82,7 +85,7 @@ func (ks keySchema) getKeyValue(attrs map[string]string, item map[string]*types.
 
 	key = append(key, fmt.Sprintf("%v", val))
 
-	return strings.Join(key, "."), nil
+	return strings.Join(key, keySeparator), nil
 }
 
 func (ks *keySchema) describe() []types.KeySchemaElement {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"time"
 
@@ -27,7 +28,6 @@ type QueryInput struct {
 	Aliases                   map[string]string
 	ScanIndexForward          bool
 	Scan                      bool
-	started                   bool
 }
 
 // Table struct to mock a dynamodb table
@@ -333,93 +333,12 @@ func (t *Table) parseStartKey(schema keySchema, startkeyAttr map[string]*types.I
 	return startKey
 }
 
-func getPrimaryKey(index *index, k string) (string, bool) {
-	pk, ok := k, true
-
-	if index != nil {
-		pk, ok = index.getPrimaryKey(k)
-	}
-
-	return pk, ok
-}
-
-func (t *Table) fetchQueryData(input QueryInput) (*index, []string) {
-	if input.Index != "" {
-		i := t.Indexes[input.Index]
-		i.startSearch(input.ScanIndexForward)
-
-		return i, i.sortedKeys
-	}
-
-	return nil, t.SortedKeys
-}
-
-func prepareSearch(input *QueryInput, index *index, k, startKey string) (string, bool) {
-	pk, ok := getPrimaryKey(index, k)
-	if !ok {
-		return pk, ok
-	}
-
-	if input.started {
-		return pk, true
-	}
-
-	if pk == startKey {
-		input.started = true
-	}
-
-	return "", false
-}
-
-func (t *Table) getMatchedItemAndCount(input *QueryInput, pk, startKey string, idx *index) (map[string]*types.Item, map[string]*types.Item, interpreter.ExpressionType, bool, error) {
-	storedItem, ok := t.Data[pk]
-
-	lastMatchExpressionType, matched, err := t.matchKey(*input, storedItem)
-	if err != nil {
-		return nil, nil, lastMatchExpressionType, false, err
-	}
-
-	fullCopy := copyItem(storedItem)
-
-	if !ok || !input.started || !matched {
-		return fullCopy, fullCopy, lastMatchExpressionType, false, nil
-	}
-
-	baseItem := storedItem
-	if idx != nil {
-		baseItem = idx.ProjectItem(storedItem)
-	}
-
-	if input.ProjectionExpression != "" {
-		projected, err := t.LangInterpreter.Project(interpreter.ProjectInput{
-			Expression: input.ProjectionExpression,
-			Item:       baseItem,
-			Aliases:    input.Aliases,
-		})
-		if err != nil {
-			return nil, nil, lastMatchExpressionType, false, err
-		}
-
-		return projected, fullCopy, lastMatchExpressionType, true, nil
-	}
-
-	if idx != nil {
-		return baseItem, fullCopy, lastMatchExpressionType, true, nil
-	}
-
-	return fullCopy, fullCopy, lastMatchExpressionType, true, nil
-}
-
 func shouldReturnNextKey(item map[string]*types.Item, count, scanned, limit, keysSize int64) bool {
 	if len(item) == 0 || limit == 0 {
 		return false
 	}
 
 	return scanned <= keysSize && limit <= count
-}
-
-func shouldCountItem(expressionType interpreter.ExpressionType, matched bool) bool {
-	return expressionType == "" || expressionType == interpreter.ExpressionTypeFilter || (expressionType == interpreter.ExpressionTypeKey && matched)
 }
 
 func shouldBreakPage(count, limit int64) bool {
@@ -436,7 +355,12 @@ func GetKeyAt(sortedKeys []string, size int64, pos int64, forward bool) string {
 }
 
 // SearchData queries the table based on the input.
-func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[string]*types.Item, error) { //nolint:gocognit // query loop with paging, filters, and interpreter errors
+//
+// A Query whose key condition fixes the partition key walks only that partition's keys and,
+// for a string sort key, stops after the run of sort keys the condition selects (see
+// partition.go). Limit counts the items that match the key condition, before any filter,
+// as DynamoDB does.
+func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[string]*types.Item, error) {
 	if err := validateSearchInputMaps(input); err != nil {
 		return nil, nil, err
 	}
@@ -445,55 +369,138 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 		return nil, nil, err
 	}
 
-	items := []map[string]*types.Item{}
-	limit := input.Limit
-	exclusiveStartKey := input.ExclusiveStartKey
-	index, sortedKeys := t.fetchQueryData(input)
+	var idx *index
 
-	startKey := t.parseStartKey(t.KeySchema, exclusiveStartKey)
-	input.started = startKey == ""
-	last := map[string]*types.Item{}
-	sortedKeysSize := int64(len(sortedKeys))
+	ks := t.KeySchema
 
-	forward := input.ScanIndexForward
-
-	var (
-		count   int64
-		scanned int64
-	)
-
-	for pos := range sortedKeys {
-		k := GetKeyAt(sortedKeys, sortedKeysSize, int64(pos), forward)
-
-		pk, ok := prepareSearch(&input, index, k, startKey)
+	if input.Index != "" {
+		i, ok := t.Indexes[input.Index]
 		if !ok {
-			scanned++
+			return nil, nil, types.NewError("ValidationException", "The table does not have the specified index: "+input.Index, nil)
+		}
+
+		idx, ks = i, i.keySchema
+	}
+
+	keys := t.keysToSearch(input, idx, ks)
+	// Within a partition a string sort key is walked in the order the interpreter compares
+	// it, so the keys matching a key condition are one contiguous run.
+	stopAfterRun := keys.partitioned && ks.RangeKey != "" && t.AttributesDef[ks.RangeKey] == "S"
+
+	startKey := t.parseStartKey(t.KeySchema, input.ExclusiveStartKey)
+	started := startKey == ""
+	items := []map[string]*types.Item{}
+	last := map[string]*types.Item{}
+	inRun := false
+
+	var count int64
+
+	for pos := range keys.n {
+		n := pos
+		if !input.ScanIndexForward {
+			n = keys.n - 1 - pos
+		}
+
+		pk := keys.pk(n)
+
+		if !started {
+			started = pk == startKey
 			continue
 		}
 
-		item, keyItem, expressionType, matched, gerr := t.getMatchedItemAndCount(&input, pk, startKey, index)
-		if gerr != nil {
-			return nil, nil, types.NewError("ValidationException", gerr.Error(), nil)
+		stored := t.Data[pk]
+
+		if keys.partitioned {
+			if h, ok := t.hashValue(ks, stored); !ok || h != keys.hash {
+				continue // a partition whose key starts with this one's key and a separator
+			}
+		}
+
+		keyMatched := input.Scan
+
+		if input.KeyConditionExpression != "" {
+			var err error
+
+			keyMatched, err = t.InterpreterMatch(interpreter.MatchInput{
+				TableName:      t.Name,
+				Expression:     input.KeyConditionExpression,
+				ExpressionType: interpreter.ExpressionTypeKey,
+				Item:           stored,
+				Aliases:        input.Aliases,
+				Attributes:     input.ExpressionAttributeValues,
+			})
+			if err != nil {
+				return nil, nil, types.NewError("ValidationException", err.Error(), nil)
+			}
+		}
+
+		if !keyMatched {
+			if inRun && stopAfterRun {
+				break
+			}
+
+			continue
+		}
+
+		inRun = true
+		count++
+		last = stored
+
+		item, matched, err := t.searchResult(input, idx, stored)
+		if err != nil {
+			return nil, nil, types.NewError("ValidationException", err.Error(), nil)
 		}
 
 		if matched {
 			items = append(items, item)
 		}
 
-		scanned++
-
-		if shouldCountItem(expressionType, matched) {
-			count++
-		}
-
-		last = keyItem
-
-		if shouldBreakPage(count, limit) {
+		if shouldBreakPage(count, input.Limit) {
 			break
 		}
 	}
 
-	return items, t.getLastKey(last, limit, count, scanned, sortedKeysSize, index), nil
+	return items, t.getLastKey(last, input.Limit, count, count, int64(keys.n), idx), nil
+}
+
+// searchResult applies the filter expression to a stored item that matched the key
+// condition and returns what the search returns for it: the index's projection of it,
+// then the projection expression.
+func (t *Table) searchResult(input QueryInput, idx *index, stored map[string]*types.Item) (map[string]*types.Item, bool, error) {
+	if input.FilterExpression != "" {
+		matched, err := t.InterpreterMatch(interpreter.MatchInput{
+			TableName:      t.Name,
+			Expression:     input.FilterExpression,
+			ExpressionType: interpreter.ExpressionTypeFilter,
+			Item:           stored,
+			Aliases:        input.Aliases,
+			Attributes:     input.ExpressionAttributeValues,
+		})
+		if err != nil || !matched {
+			return nil, false, err
+		}
+	}
+
+	base := stored
+	if idx != nil {
+		base = idx.ProjectItem(stored)
+	}
+
+	if input.ProjectionExpression != "" {
+		projected, err := t.LangInterpreter.Project(interpreter.ProjectInput{
+			Expression: input.ProjectionExpression,
+			Item:       base,
+			Aliases:    input.Aliases,
+		})
+
+		return projected, err == nil, err
+	}
+
+	if idx != nil {
+		return base, true, nil
+	}
+
+	return copyItem(stored), true, nil
 }
 
 func (t *Table) getLastKey(item map[string]*types.Item, limit, count, scanned, keysSize int64, index *index) map[string]*types.Item {
@@ -592,8 +599,7 @@ func (t *Table) setItem(key string, item map[string]*types.Item) {
 	t.Data[key] = item
 
 	if !exists {
-		t.SortedKeys = append(t.SortedKeys, key)
-		sort.Strings(t.SortedKeys)
+		t.SortedKeys = slices.Insert(t.SortedKeys, sort.SearchStrings(t.SortedKeys, key), key)
 	}
 }
 
@@ -960,25 +966,56 @@ func (t *Table) Delete(input *types.DeleteItemInput) (map[string]*types.Item, er
 
 	item = copyItem(item)
 
+	t.removeItem(key)
+
+	return item, nil
+}
+
+// removeItem removes the item stored under key from the table and its indexes.
+func (t *Table) removeItem(key string) {
 	delete(t.Data, key)
 
-	pos := sort.SearchStrings(t.SortedKeys, key)
-	if pos == len(t.SortedKeys) {
-		return item, nil
+	if pos := sort.SearchStrings(t.SortedKeys, key); pos < len(t.SortedKeys) && t.SortedKeys[pos] == key {
+		t.SortedKeys = slices.Delete(t.SortedKeys, pos, pos+1)
 	}
 
-	copy(t.SortedKeys[pos:], t.SortedKeys[pos+1:])
-	t.SortedKeys[len(t.SortedKeys)-1] = ""
-	t.SortedKeys = t.SortedKeys[:len(t.SortedKeys)-1]
+	for _, index := range t.Indexes {
+		index.set(key, "")
+	}
+}
+
+// ItemSnapshot is the state of one item before a change, for rolling a transaction back
+// (pickem patch: a transaction copies the items it touches, not the whole table).
+type ItemSnapshot struct {
+	key  string
+	item map[string]*types.Item // deep copy; nil when there was no item
+}
+
+// SnapshotItem returns the current state of the item stored under key (a key as built by
+// KeySchema.GetKey).
+func (t *Table) SnapshotItem(key string) ItemSnapshot {
+	return ItemSnapshot{key: key, item: deepCopyItemMap(t.Data[key])}
+}
+
+// RestoreItem puts the item back into the state s recorded, indexes included.
+func (t *Table) RestoreItem(s ItemSnapshot) error {
+	if s.item == nil {
+		if _, ok := t.Data[s.key]; ok {
+			t.removeItem(s.key)
+		}
+
+		return nil
+	}
+
+	t.setItem(s.key, s.item)
 
 	for _, index := range t.Indexes {
-		err := index.delete(key, item)
-		if err != nil {
-			return nil, types.NewError("ValidationException", err.Error(), nil)
+		if err := index.putData(s.key, s.item); err != nil {
+			return err
 		}
 	}
 
-	return item, nil
+	return nil
 }
 
 // Description returns the description of a table

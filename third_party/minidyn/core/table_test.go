@@ -604,7 +604,7 @@ func TestDeleteIndex(t *testing.T) {
 	}
 
 	index := newTable.Indexes["invert"]
-	index.sortedKeys = []string{"key1", "key2"}
+	index.entries = []indexEntry{{indexKey: "key1", pk: "key1"}, {indexKey: "key2", pk: "key2"}}
 	newTable.Indexes["invert"] = index
 
 	_, err = newTable.Delete(inp)
@@ -655,10 +655,9 @@ func TestSearchData(t *testing.T) {
 	queryInput.ScanIndexForward = true
 
 	newIndex := index{
-		sortedRefs: [][2]string{{"ref1", "ref2"}},
-		sortedKeys: []string{"ref2", "ref1"},
-		refs:       map[string]string{"ref1": "ref2"},
-		Table:      newTable,
+		entries: []indexEntry{{indexKey: "ref2", pk: "ref1"}},
+		refs:    map[string]string{"ref1": "ref2"},
+		Table:   newTable,
 	}
 
 	newTable.Indexes = map[string]*index{
@@ -666,7 +665,6 @@ func TestSearchData(t *testing.T) {
 	}
 
 	queryInput.Index = "indice"
-	queryInput.started = true
 
 	result, lastItem, err = newTable.SearchData(queryInput)
 	c.NoError(err)
@@ -1158,10 +1156,9 @@ func TestGetLastKey(t *testing.T) {
 	})
 
 	newIndex := &index{
-		sortedRefs: [][2]string{{"ref1", "ref2"}},
-		sortedKeys: []string{"ref2", "ref1"},
-		refs:       map[string]string{"ref1": "ref2"},
-		Table:      newTable,
+		entries: []indexEntry{{indexKey: "ref2", pk: "ref1"}},
+		refs:    map[string]string{"ref1": "ref2"},
+		Table:   newTable,
 	}
 
 	result := newTable.getLastKey(item, 1, 1, 1, 2, newIndex)
@@ -1597,12 +1594,13 @@ func TestFetchQueryData(t *testing.T) {
 	c.NoError(err)
 	c.Len(newTable.Data, 6)
 
-	index, sortedKeys := newTable.fetchQueryData(QueryInput{
-		Index: "invert",
-	})
+	index := newTable.Indexes["invert"]
+	keys := newTable.keysToSearch(QueryInput{Index: "invert"}, index, index.keySchema)
 
-	c.NotEmpty(sortedKeys)
-	c.Equal(index.sortedRefs[0][0], "006.Bellsprout")
+	// Keys are in ascending order; a descending search walks them from the end.
+	c.NotZero(keys.n)
+	c.Equal("001.Bulbasaur", keys.pk(0))
+	c.Equal("006.Bellsprout", keys.pk(keys.n-1))
 }
 
 func TestSearchDataWithProjectionExpression(t *testing.T) {

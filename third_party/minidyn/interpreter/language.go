@@ -214,6 +214,14 @@ func (li *Language) Update(input UpdateInput) error {
 		return errors.New(result.Inspect())
 	}
 
+	// Attributes of the item the update removed (REMOVE) are gone from the environment:
+	// delete them from the item (pickem patch: they used to stay).
+	for name := range item {
+		if !env.Has(name) {
+			delete(input.Item, name)
+		}
+	}
+
 	env.Apply(input.Item, aliases, attributes)
 
 	return nil

@@ -790,8 +790,25 @@ func (c *Client) batchGetItemForTable(ctx context.Context, tableName string, req
 	return responses, unprocessedKeys, nil
 }
 
-func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.TableSnapshot, error) {
-	snapshots := map[string]core.TableSnapshot{}
+// transactUndo is what rolls a transaction back: the state, before the transaction, of
+// each item it touches (pickem patch: the touched items, not a copy of every table).
+type transactUndo []transactUndoItem
+
+type transactUndoItem struct {
+	table *core.Table
+	item  core.ItemSnapshot
+}
+
+func (u transactUndo) rollback() {
+	for n := len(u) - 1; n >= 0; n-- {
+		// The item was valid before the transaction, so putting it back cannot fail.
+		_ = u[n].table.RestoreItem(u[n].item)
+	}
+}
+
+func (c *Client) prepareTransact(items []TransactWriteItem) (transactUndo, error) {
+	var undo transactUndo
+
 	seenKeys := make(map[string]struct{}, len(items))
 
 	for _, item := range items {
@@ -817,18 +834,14 @@ func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.Tab
 			return nil, ferr
 		}
 
-		if _, alreadySnapped := snapshots[tableName]; !alreadySnapped {
-			table, err := c.getTable(tableName)
-			if err != nil {
-				return nil, mapKnownError(err)
-			}
-
-			snapshots[tableName] = table.Snapshot()
+		table, err := c.getTable(tableName)
+		if err != nil {
+			return nil, mapKnownError(err)
 		}
 
-		table := c.tables[tableName]
 		internalKeyMap := mapAttributeValueMapToTypes(rawKeyMap)
 
+		// An item whose key cannot be built fails before it changes anything.
 		if key, err := table.KeySchema.GetKey(table.AttributesDef, internalKeyMap); err == nil {
 			id := tableName + "|" + key
 
@@ -840,14 +853,19 @@ func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.Tab
 			}
 
 			seenKeys[id] = struct{}{}
+
+			if item.ConditionCheck == nil {
+				undo = append(undo, transactUndoItem{table, table.SnapshotItem(key)})
+			}
 		}
 	}
 
-	return snapshots, nil
+	return undo, nil
 }
 
 // TransactWriteItems executes a set of Put, Update, Delete, and ConditionCheck operations atomically.
-// If any operation fails the entire transaction is  rolled back via table snapshots captured before execution begins.
+// If any operation fails the entire transaction is rolled back to the state, captured before
+// execution begins, of the items it touches.
 func (c *Client) TransactWriteItems(ctx context.Context, input *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -856,7 +874,7 @@ func (c *Client) TransactWriteItems(ctx context.Context, input *TransactWriteIte
 		return nil, c.forceFailureErr
 	}
 
-	snapshots, err := c.prepareTransact(input.TransactItems)
+	undo, err := c.prepareTransact(input.TransactItems)
 	if err != nil {
 		return nil, err
 	}
@@ -865,9 +883,7 @@ func (c *Client) TransactWriteItems(ctx context.Context, input *TransactWriteIte
 
 	defer func() {
 		if execErr != nil {
-			for name, snap := range snapshots {
-				c.tables[name].Restore(snap)
-			}
+			undo.rollback()
 		}
 	}()
 
