@@ -39,7 +39,7 @@ func TestSmallLeagueOnEmbeddedEngine(t *testing.T) {
 		}
 	}
 	md := res.Markdown()
-	for _, want := range []string{"## Goals", "## Screens 1–6 on embedded (minidyn)", "## Screen 7", "## Throughput"} {
+	for _, want := range []string{"## Goals", "## Screens 1–6 on " + EmbeddedName, "## Screen 7", "## Throughput"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

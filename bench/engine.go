@@ -15,6 +15,9 @@ const (
 	EngineEmbedded      = "embedded"
 )
 
+// EmbeddedName is the embedded engine's name in results.
+const EmbeddedName = "embedded (minidyn, patched)"
+
 // benchJavaOpts are the JVM flags for DynamoDB Local in a benchmark. The test default
 // (internal/dynamotest) stops at the C1 compiler and uses a small serial-GC heap for a cheap
 // start; a benchmark runs long enough for C2 to pay off, and with a small heap DynamoDB
@@ -50,7 +53,7 @@ func startEngine(key string) (*engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &engine{key: key, name: "embedded (minidyn)", endpoint: e.Endpoint,
+		return &engine{key: key, name: EmbeddedName, endpoint: e.Endpoint,
 			stop: func() { _ = e.Stop(context.Background()) }}, nil
 	}
 	return nil, fmt.Errorf("bench: unknown engine %q (want %s or %s)", key, EngineDynamoDBLocal, EngineEmbedded)

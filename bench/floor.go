@@ -16,43 +16,9 @@ import (
 // rows, no GraphQL, no HTTP. They ask for consumed capacity like the stack does when its
 // cost extension is on, so both pay the same engine work.
 
-// Every floor returns its cost and the number of items DynamoDB returned to it.
-
-// floorCost is what a floor's calls cost, as the engine reported it.
-type floorCost struct {
-	Calls    int
-	RCU, WCU float64
-	Reported bool
-}
-
-func (c *floorCost) add(write bool, ccs ...types.ConsumedCapacity) {
-	c.Calls++
-	for _, cc := range ccs {
-		if cc.CapacityUnits == nil {
-			continue
-		}
-		c.Reported = true
-		if write {
-			c.WCU += *cc.CapacityUnits
-		} else {
-			c.RCU += *cc.CapacityUnits
-		}
-	}
-}
-
-func (c *floorCost) merge(o floorCost) {
-	c.Calls += o.Calls
-	c.RCU += o.RCU
-	c.WCU += o.WCU
-	c.Reported = c.Reported || o.Reported
-}
-
-func one(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
-	if cc == nil {
-		return nil
-	}
-	return []types.ConsumedCapacity{*cc}
-}
+// Every floor returns the number of items DynamoDB returned to it. What its calls cost is
+// counted by the client's cost middleware (dynamo.CostOption, the store's own accounting)
+// into the dynamo.Cost of the context the floor runs with (see measure).
 
 func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 func nv(n int) types.AttributeValue {
@@ -60,15 +26,13 @@ func nv(n int) types.AttributeValue {
 }
 
 // query runs q and follows LastEvaluatedKey while more is true for the items so far.
-func (e *env) query(ctx context.Context, q *dynamodb.QueryInput, c *floorCost, more func(items int) bool) ([]map[string]types.AttributeValue, error) {
-	q.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+func (e *env) query(ctx context.Context, q *dynamodb.QueryInput, more func(items int) bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for {
 		out, err := e.db.Query(ctx, q)
 		if err != nil {
 			return items, err
 		}
-		c.add(false, one(out.ConsumedCapacity)...)
 		items = append(items, out.Items...)
 		if len(out.LastEvaluatedKey) == 0 || !more(len(items)) {
 			return items, nil
@@ -80,8 +44,7 @@ func (e *env) query(ctx context.Context, q *dynamodb.QueryInput, c *floorCost, m
 func always(int) bool { return true }
 
 // floorEvents is screen 1: Query PK = EVENT, begins_with(SK, "EVENT#"), newest first, 21 items.
-func (e *env) floorEvents(ctx context.Context, first int) (floorCost, int, error) {
-	var c floorCost
+func (e *env) floorEvents(ctx context.Context, first int) (int, error) {
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
@@ -89,8 +52,8 @@ func (e *env) floorEvents(ctx context.Context, first int) (floorCost, int, error
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventsPK), ":sk": sv("EVENT#")},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(first + 1)),
-	}, &c, func(n int) bool { return n <= first })
-	return c, len(items), err
+	}, func(n int) bool { return n <= first })
+	return len(items), err
 }
 
 // cardQuery is the card of an event: GSI_PK = EVENT#<id>, GSI_SK BETWEEN "CARD#" AND "CARD$".
@@ -107,43 +70,34 @@ func (e *env) cardQuery(eid string) *dynamodb.QueryInput {
 
 // floorCard is screen 2: the card Query and, in parallel, the caller's prediction
 // (consistent GetItem PK = USER#<uid>, SK = EVENT#<id>).
-func (e *env) floorCard(ctx context.Context, eid, uid string) (floorCost, int, error) {
+func (e *env) floorCard(ctx context.Context, eid, uid string) (int, error) {
 	type res struct {
-		c     floorCost
 		items int
 		err   error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		var r res
-		items, err := e.query(ctx, e.cardQuery(eid), &r.c, always)
-		r.items, r.err = len(items), err
-		ch <- r
+		items, err := e.query(ctx, e.cardQuery(eid), always)
+		ch <- res{len(items), err}
 	}()
-	var c floorCost
 	out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(userPK(uid)), attrSK: sv(eventSK(eid))},
-		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		ConsistentRead: aws.Bool(true),
 	})
 	r := <-ch
-	if err == nil {
-		c.add(false, one(out.ConsumedCapacity)...)
-		if out.Item == nil {
-			err = fmt.Errorf("no prediction of %s for %s", uid, eid)
-		}
+	if err == nil && out.Item == nil {
+		err = fmt.Errorf("no prediction of %s for %s", uid, eid)
 	}
-	c.merge(r.c)
 	if err == nil {
 		err = r.err
 	}
-	return c, r.items + 1, err
+	return r.items + 1, err
 }
 
 // floorScored is screen 3: one ascending Query of the event's GSI partition below
 // "SCORE$" — the card, then the best predictions — with the store's Limit (the largest
 // card, the page and one more).
-func (e *env) floorScored(ctx context.Context, eid string, first int) (floorCost, int, error) {
-	var c floorCost
+func (e *env) floorScored(ctx context.Context, eid string, first int) (int, error) {
 	limit := 1 + maxMatches + first + 1
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
@@ -153,13 +107,12 @@ func (e *env) floorScored(ctx context.Context, eid string, first int) (floorCost
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventGSIPK(eid)), ":upper": sv(scoreUpper)},
 		ScanIndexForward:          aws.Bool(true),
 		Limit:                     aws.Int32(int32(limit)),
-	}, &c, func(n int) bool { return n < limit })
-	return c, len(items), err
+	}, func(n int) bool { return n < limit })
+	return len(items), err
 }
 
 // floorStandings is screen 4: Query GSI_PK = STANDINGS#<season>, first+1 items.
-func (e *env) floorStandings(ctx context.Context, season, first int) (floorCost, int, error) {
-	var c floorCost
+func (e *env) floorStandings(ctx context.Context, season, first int) (int, error) {
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		IndexName:                 aws.String(indexName),
@@ -168,14 +121,13 @@ func (e *env) floorStandings(ctx context.Context, season, first int) (floorCost,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(seasonSK(season))},
 		ScanIndexForward:          aws.Bool(true),
 		Limit:                     aws.Int32(int32(first + 1)),
-	}, &c, func(n int) bool { return n <= first })
-	return c, len(items), err
+	}, func(n int) bool { return n <= first })
+	return len(items), err
 }
 
 // floorProfile is screen 5: Query PK = USER#<uid> newest first: the user, their
 // standings, then their predictions (1 + 4 + 20 + 1 items).
-func (e *env) floorProfile(ctx context.Context, uid string, first int) (floorCost, int, error) {
-	var c floorCost
+func (e *env) floorProfile(ctx context.Context, uid string, first int) (int, error) {
 	limit := 1 + seasonsPerProfile + first + 1
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
@@ -184,50 +136,45 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (floorCos
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(userPK(uid))},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit)),
-	}, &c, func(n int) bool { return n < limit })
-	return c, len(items), err
+	}, func(n int) bool { return n < limit })
+	return len(items), err
 }
 
 // floorSubmit is screen 6: read the card (to validate the picks) and, in parallel, the
 // caller's user item (for the name copied onto the prediction); then one transaction:
 // ConditionCheck on the event (open, card unchanged), Put of the prediction (not scored
 // yet), ConditionCheck on the user (name unchanged).
-func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p int) (floorCost, int, error) {
+func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p int) (int, error) {
 	uid := playerID(p)
 	type res struct {
-		c     floorCost
 		items []map[string]types.AttributeValue
 		err   error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		var r res
-		r.items, r.err = e.query(ctx, e.cardQuery(ev.id), &r.c, always)
-		ch <- r
+		items, err := e.query(ctx, e.cardQuery(ev.id), always)
+		ch <- res{items, err}
 	}()
-	var c floorCost
 	user, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(userPK(uid)), attrSK: sv(userSK)},
-		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		ConsistentRead: aws.Bool(true),
 	})
 	r := <-ch
-	c.merge(r.c)
 	if err != nil {
-		return c, 0, err
+		return 0, err
 	}
 	if r.err != nil {
-		return c, 0, r.err
+		return 0, r.err
 	}
-	c.add(false, one(user.ConsumedCapacity)...)
 	var u userItem
 	var card eventItem
 	if err := attributevalue.UnmarshalMap(user.Item, &u); err != nil {
-		return c, 0, err
+		return 0, err
 	}
 	for _, it := range r.items {
 		if t, _ := it["type"].(*types.AttributeValueMemberS); t != nil && t.Value == "event" {
 			if err := attributevalue.UnmarshalMap(it, &card); err != nil {
-				return c, 0, err
+				return 0, err
 			}
 		}
 	}
@@ -235,10 +182,9 @@ func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p 
 	pred.UserName, pred.UserNameVersion = u.Name, u.NameVersion
 	item, err := attributevalue.MarshalMap(pred)
 	if err != nil {
-		return c, 0, err
+		return 0, err
 	}
-	out, err := e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	_, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(ev.id))},
@@ -261,8 +207,7 @@ func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p 
 		},
 	})
 	if err != nil {
-		return c, 0, err
+		return 0, err
 	}
-	c.add(true, out.ConsumedCapacity...)
-	return c, len(r.items) + 1, nil
+	return len(r.items) + 1, nil
 }

@@ -16,12 +16,12 @@ import (
 
 // Event roles in the league. Sizes are predictions per event.
 const (
-	roleFiller   = "filler"   // past, 50 predictions, scored while loading
+	roleFiller   = "filler"   // past, scored while loading (Scale.Background predictions, default 50)
 	roleScored   = "scored"   // past; scored while loading (smallest size) or by screen 7
 	roleFloor    = "floor"    // past, copy of a scored-by-screen-7 event for the bare scoring floor
 	roleUpcoming = "upcoming" // open for picks, with predictions (screen 2)
 	roleSubmit   = "submit"   // open for picks, no predictions (screen 6)
-	roleOpen     = "open"     // open for picks, a few predictions
+	roleOpen     = "open"     // open for picks (Scale.Background predictions, default 10)
 )
 
 // leagueEvent is one event of the league and what the loader puts in it.
@@ -60,16 +60,23 @@ type league struct {
 
 const (
 	pastEvents = 14
-	fillerSize = 50
-	sharedCard = 2 // cardSpec(2): 10 matches
+	fillerSize = 50 // default predictions of a filler event
+	openSize   = 10 // default predictions of an open event
+	sharedCard = 2  // cardSpec(2): 10 matches
 )
 
 func playerID(i int) string   { return fmt.Sprintf("p%05d", i) }
 func playerName(i int) string { return fmt.Sprintf("Player %05d", i) }
 
 // newLeague lays out the league. sizes are the predictions-per-event sizes (ascending, the
-// largest at most players); now is the clock of the store and the server.
-func newLeague(now time.Time, players int, sizes []int) *league {
+// largest at most players); background, if not 0, is the number of predictions of every
+// filler and open event (the events no screen measures); now is the clock of the store
+// and the server.
+func newLeague(now time.Time, players int, sizes []int, background int) *league {
+	filler, openN := fillerSize, openSize
+	if background > 0 {
+		filler, openN = background, background
+	}
 	l := &league{season: now.Year(), now: now, players: players, sizes: sizes}
 	small := sizes[0]
 	// 14 past events, oldest first: fillers, the small scored event, then for every other
@@ -77,7 +84,7 @@ func newLeague(now time.Time, players int, sizes []int) *league {
 	// before the stack's, one after).
 	var past []*leagueEvent
 	for k := range pastEvents - 1 - 3*len(sizes[1:]) {
-		past = append(past, &leagueEvent{role: roleFiller, size: fillerSize, name: fmt.Sprintf("Fight Night %d", k+1), scored: true})
+		past = append(past, &leagueEvent{role: roleFiller, size: filler, name: fmt.Sprintf("Fight Night %d", k+1), scored: true})
 	}
 	past = append(past, &leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d", small), scored: true})
 	for _, n := range sizes[1:] {
@@ -97,13 +104,13 @@ func newLeague(now time.Time, players int, sizes []int) *league {
 	open := []*leagueEvent{
 		{role: roleUpcoming, size: small, name: fmt.Sprintf("Upcoming %05d", small)},
 		{role: roleSubmit, size: 0, name: "Submit Night"},
-		{role: roleOpen, size: 10, name: "Open Night"},
+		{role: roleOpen, size: openN, name: "Open Night"},
 	}
 	for _, s := range sizes[1:] {
 		open = append(open, &leagueEvent{role: roleUpcoming, size: s, name: fmt.Sprintf("Upcoming %05d", s)})
 	}
 	for len(open) < 6 {
-		open = append(open, &leagueEvent{role: roleOpen, size: 10, name: fmt.Sprintf("Open Night %d", len(open))})
+		open = append(open, &leagueEvent{role: roleOpen, size: openN, name: fmt.Sprintf("Open Night %d", len(open))})
 	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 19, 0, 0, 0, time.UTC).AddDate(0, 0, 4)
 	for k, e := range open {

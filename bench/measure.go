@@ -21,7 +21,7 @@ type probe struct {
 	predictions int    // predictions per event, for the plot (0: not applicable)
 	request     func(i int) (body []byte, token string)
 	check       func(data json.RawMessage) error
-	floor       func(ctx context.Context, i int) (floorCost, int, error)
+	floor       func(ctx context.Context, i int) (int, error) // items read; its calls are counted in ctx's dynamo.Cost
 	floorRows   int // items the floor must read
 }
 
@@ -54,7 +54,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 	r := ScreenResult{Engine: e.eng.name, Screen: p.screen, Name: p.name, Size: p.size, Predictions: p.predictions, N: n}
 	var stack, floor []time.Duration
 	var cost *dynamo.CostSnapshot
-	var fcost floorCost
+	var fcost dynamo.CostSnapshot
 	runStack := func(i int) error {
 		body, token := p.request(i)
 		d, b, err := e.post(ctx, body, token)
@@ -83,8 +83,9 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 		return nil
 	}
 	runFloor := func(i int) error {
+		fctx, c := dynamo.WithCost(ctx)
 		start := time.Now()
-		c, rows, err := p.floor(ctx, i)
+		rows, err := p.floor(fctx, i)
 		d := time.Since(start)
 		if err != nil {
 			return err
@@ -93,7 +94,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 			if rows != p.floorRows {
 				return fmt.Errorf("floor read %d items, want %d", rows, p.floorRows)
 			}
-			fcost = c
+			fcost = c.Snapshot()
 			r.FloorItems = rows
 		}
 		if i >= warmup {
@@ -117,9 +118,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 	r.Operations = cost.Operations
 	r.RCU, r.WCU = cost.ReadCapacityUnits, cost.WriteCapacityUnits
 	r.FloorCalls = fcost.Calls
-	if fcost.Reported {
-		r.FloorRCU, r.FloorWCU = ptr(fcost.RCU), ptr(fcost.WCU)
-	}
+	r.FloorRCU, r.FloorWCU = fcost.ReadCapacityUnits, fcost.WriteCapacityUnits
 	r.Stack, r.Floor = summarise(stack), summarise(floor)
 	if r.Floor.P50 > 0 {
 		r.RatioP50 = r.Stack.P50 / r.Floor.P50
@@ -129,5 +128,3 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 	}
 	return r, nil
 }
-
-func ptr[T any](v T) *T { return &v }

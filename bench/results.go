@@ -271,6 +271,26 @@ func (r *Results) goals() []Goal {
 			Detail: fmt.Sprintf("worst %.2f×", worst) + orEmpty(bad)})
 	}
 
+	// 3b. Issue 11: on the embedded engine, with a developer's league, every screen's p50 ≤ 20 ms.
+	bad, worst = nil, 0
+	worstAt := ""
+	for _, s := range r.Screens {
+		if s.Engine != EmbeddedName {
+			continue
+		}
+		if s.Stack.P50 > worst {
+			worst, worstAt = s.Stack.P50, fmt.Sprintf("screen %d (%s)", s.Screen, s.Size)
+		}
+		if s.Stack.P50 > 20 {
+			bad = append(bad, fmt.Sprintf("screen %d (%s) %.2f ms", s.Screen, s.Size, s.Stack.P50))
+		}
+	}
+	if worstAt != "" {
+		sc := r.Options.Scales[EngineEmbedded]
+		gs = append(gs, Goal{Goal: fmt.Sprintf("Every screen's p50 ≤ 20 ms on the embedded engine (%d players, %d predictions per background event)", sc.Players, sc.Background),
+			Met: len(bad) == 0, Detail: fmt.Sprintf("worst %.2f ms: %s", worst, worstAt) + orEmpty(bad)})
+	}
+
 	// 4. Standings of 100 rows: GraphQL execution under 1 ms.
 	for _, b := range r.GoBench {
 		if strings.Contains(b.Name, "Standings100") {
@@ -361,10 +381,14 @@ func (r *Results) Markdown() string {
 	p("\n\n")
 	p("Every screen is the frontend's query (bench/frontend) sent over HTTP (127.0.0.1, keep-alive) to the real handler (`server.New`, cost extension on) as a signed-in player; ")
 	p("its floor is the bare SDK call(s) the screen cannot avoid (bench/floor.go), timed in the same loop, alternating which goes first. Latencies in ms.\n\n")
-	p("| engine | events | players (each with a season standing) | predictions per event | predictions in all | iterations (+ warm-up) per screen |\n|---|---|---|---|---|---|\n")
+	p("| engine | events | players (each with a season standing) | predictions per event measured | predictions per other event | predictions in all | iterations (+ warm-up) per screen |\n|---|---|---|---|---|---|---|\n")
 	for _, l := range r.Loads {
 		sc := r.Options.Scales[l.EngineKey]
-		p("| %s | %d of 8–12 matches, one season | %d | %s | %d | %d (+%d) |\n", l.Engine, l.Events, l.Players, sc.sizesText(), l.Predictions, sc.Iterations, sc.Warmup)
+		others := fmt.Sprintf("%d past, %d open", fillerSize, openSize)
+		if sc.Background > 0 {
+			others = strconv.Itoa(sc.Background)
+		}
+		p("| %s | %d of 8–12 matches, one season | %d | %s | %s | %d | %d (+%d) |\n", l.Engine, l.Events, l.Players, sc.sizesText(), others, l.Predictions, sc.Iterations, sc.Warmup)
 	}
 	p("\n")
 
@@ -437,7 +461,7 @@ func (r *Results) Markdown() string {
 	p("\n## Reading these numbers\n\n")
 	p("- **Ratios, not absolutes.** Stack and floor run alternately in one loop, so machine noise hits both; absolute latencies move with the load of the shared machine (see the load average above).\n")
 	p("- **DynamoDB Local is not DynamoDB.** Its latency for a `begins_with` key condition grows with the partition (it filters the partition instead of seeking), so screen 2's latency rises with predictions per event for the floor as much as for the stack, while the items read and the RCU stay flat; `BETWEEN`/`<` on the same range do not grow. It reports transaction capacity inaccurately (screens 6 and 7 WCU). Capacity figures are DynamoDB Local's own accounting, the same for stack and floor.\n")
-	p("- **The embedded engine (minidyn) is sized down.** Its time per call grows with the number of items in the table (every Query runs its expression interpreter over every item; every transaction deep-copies the table) and it serialises calls, so it holds a small league and its latencies are the engine's, not the API's. It reports no capacity.\n")
+	p("- **The embedded engine is minidyn v0.8.2 patched** (third_party/minidyn/PATCH.md): a Query reads only its partition and its sort-key run, indexes stay sorted, a transaction copies only the items it touches. Unpatched, every call walked the whole table (~100 ms per screen at 2,590 items). It serialises calls and reports no capacity.\n")
 	p("- **Screen 3 reads up to 20 predictions more than it shows**: the Query's Limit leaves room for the largest card (30 matches) because the card's size is unknown before reading; the floor uses the same Limit.\n")
 	p("- **Screen 7** runs once per size on fresh data (the stack on one event, the floor on two identical copies, before and after it), then the stack again on the same event: the re-run must change nothing (checked). Its calls (operations column): Query pages of the event's partition (1 MB each), consistent BatchGetItems of the players' standings (1 RCU per standing: most of its RCU), one TransactWriteItems per 50 players, a Query for predictions that arrived meanwhile and an UpdateItem of the event.\n")
 

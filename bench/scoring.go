@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/dynamo"
 )
 
 // Scoring's shape in the store (dynamo/scoring.go): 50 players (a prediction and a
@@ -76,7 +77,8 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 // scoring goal compares with.
 func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read, write time.Duration, calls int, err error) {
 	began := time.Now()
-	var c floorCost
+	ctx, c := dynamo.WithCost(ctx)
+	made := func() int { return c.Snapshot().Calls }
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		IndexName:                 aws.String(indexName),
@@ -84,9 +86,9 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventGSIPK(ev.id))},
 		ScanIndexForward:          aws.Bool(true),
-	}, &c, always)
+	}, always)
 	if err != nil {
-		return 0, 0, c.Calls, err
+		return 0, 0, made(), err
 	}
 	var event eventItem
 	matches := map[string]matchItem{}
@@ -109,11 +111,11 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 			}
 		}
 		if err != nil {
-			return 0, 0, c.Calls, err
+			return 0, 0, made(), err
 		}
 	}
 	if len(preds) != ev.size {
-		return 0, 0, c.Calls, fmt.Errorf("floor score %s: %d unscored predictions, want %d", ev.name, len(preds), ev.size)
+		return 0, 0, made(), fmt.Errorf("floor score %s: %d unscored predictions, want %d", ev.name, len(preds), ev.size)
 	}
 
 	// Every standing first, in consistent BatchGetItems of 100 keys, 4 at a time.
@@ -135,7 +137,6 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 					return err
 				}
 				mu.Lock()
-				c.Calls++
 				for _, it := range out.Responses[e.table] {
 					var s standingItem
 					if err = attributevalue.UnmarshalMap(it, &s); err != nil {
@@ -153,7 +154,7 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return 0, 0, c.Calls, err
+		return 0, 0, made(), err
 	}
 	read = time.Since(began)
 	type batch struct{ preds []predictionItem }
@@ -213,14 +214,11 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				}})
 			}
 			_, err := e.db.TransactWriteItems(gctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
-			mu.Lock()
-			c.Calls++
-			mu.Unlock()
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return read, 0, c.Calls, fmt.Errorf("floor score %s: %w", ev.name, err)
+		return read, 0, made(), fmt.Errorf("floor score %s: %w", ev.name, err)
 	}
 	_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(ev.id))},
@@ -229,11 +227,10 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		ExpressionAttributeNames:  map[string]string{"#st": "state", "#cv": "cardVersion"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":scored": sv("SCORED"), ":cv": nv(event.CardVersion)},
 	})
-	c.Calls++
 	if err != nil {
-		return read, 0, c.Calls, fmt.Errorf("floor score %s: mark scored: %w", ev.name, err)
+		return read, 0, made(), fmt.Errorf("floor score %s: mark scored: %w", ev.name, err)
 	}
-	return read, time.Since(began), c.Calls, nil
+	return read, time.Since(began), made(), nil
 }
 
 func strs(ss []string) []types.AttributeValue {

@@ -91,7 +91,7 @@ func (e *env) probes(l *league) []probe {
 		screen: 1, name: "Event list", size: "20 newest",
 		request: fixed(request(frontend.EventList, map[string]any{"first": 20}), viewerToken),
 		check:   func(d json.RawMessage) error { return count(d, min(20, events), "events", "edges") },
-		floor: func(ctx context.Context, _ int) (floorCost, int, error) {
+		floor: func(ctx context.Context, _ int) (int, error) {
 			return e.floorEvents(ctx, 20)
 		},
 		floorRows: min(21, events),
@@ -106,7 +106,7 @@ func (e *env) probes(l *league) []probe {
 				return all(count(d, len(ev.matches), "event", "matches"), count(d, len(ev.matches), "prediction", "picks"),
 					equal(d, "UPCOMING", "event", "state"))
 			},
-			floor: func(ctx context.Context, _ int) (floorCost, int, error) {
+			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorCard(ctx, ev.id, playerID(viewer))
 			},
 			floorRows: 2 + len(ev.matches),
@@ -123,7 +123,7 @@ func (e *env) probes(l *league) []probe {
 				return all(count(d, len(ev.matches), "event", "matches"), count(d, min(first, size), "event", "leaderboard", "edges"),
 					equal(d, "SCORED", "event", "state"))
 			},
-			floor: func(ctx context.Context, _ int) (floorCost, int, error) {
+			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorScored(ctx, ev.id, first)
 			},
 			floorRows: min(1+len(ev.matches)+size, 1+maxMatches+first+1),
@@ -135,7 +135,7 @@ func (e *env) probes(l *league) []probe {
 			screen: 4, name: "Standings", size: fmt.Sprintf("%d rows of %d", first, l.players),
 			request: fixed(request(frontend.Standings, map[string]any{"season": l.season, "first": first}), viewerToken),
 			check:   func(d json.RawMessage) error { return count(d, min(first, l.players), "standings", "edges") },
-			floor: func(ctx context.Context, _ int) (floorCost, int, error) {
+			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorStandings(ctx, l.season, first)
 			},
 			floorRows: min(first+1, l.players),
@@ -157,7 +157,7 @@ func (e *env) probes(l *league) []probe {
 		check: func(d json.RawMessage) error {
 			return all(count(d, min(scored, 20), "user", "predictions", "edges"), count(d, 1, "user", "standings"))
 		},
-		floor: func(ctx context.Context, _ int) (floorCost, int, error) {
+		floor: func(ctx context.Context, _ int) (int, error) {
 			return e.floorProfile(ctx, playerID(profile), 20)
 		},
 		floorRows: min(items, 1+seasonsPerProfile+20+1),
@@ -178,7 +178,7 @@ func (e *env) probes(l *league) []probe {
 			return request(frontend.SubmitPrediction, map[string]any{"eventId": sub.id, "picks": picks}), e.playerToken(p)
 		},
 		check: func(d json.RawMessage) error { return count(d, len(sub.matches), "submitPrediction", "picks") },
-		floor: func(ctx context.Context, i int) (floorCost, int, error) {
+		floor: func(ctx context.Context, i int) (int, error) {
 			return e.floorSubmit(ctx, l, sub, k, (2*i+1)%l.players)
 		},
 		floorRows: 2 + len(sub.matches),

@@ -122,6 +122,7 @@ func scaleFlags(fs *flag.FlagSet, prefix, what string, scales map[string]bench.S
 	}
 	intFlag("players", sc.Players, "players, each with a season standing,", func(s *bench.Scale) *int { return &s.Players })
 	intFlag("n", sc.Iterations, "measured iterations per screen and size", func(s *bench.Scale) *int { return &s.Iterations })
+	intFlag("background", sc.Background, "predictions of every event no screen measures (0: 50 past, 10 open)", func(s *bench.Scale) *int { return &s.Background })
 	intFlag("warmup", sc.Warmup, "warm-up iterations per screen and size", func(s *bench.Scale) *int { return &s.Warmup })
 	fs.Func(prefix+"sizes", fmt.Sprintf("predictions per event, ascending, for %s (default %v)", what, sc.Sizes), update(func(s *bench.Scale, v string) error {
 		s.Sizes = nil
