@@ -22,7 +22,7 @@ type probe struct {
 	request     func(i int) (body []byte, token string)
 	check       func(data json.RawMessage) error
 	floor       func(ctx context.Context, i int) (int, error) // items read; its calls are counted in ctx's dynamo.Cost
-	floorRows   int // items the floor must read
+	floorRows   int                                           // items the floor must read
 }
 
 // latency summarises a sample of durations in milliseconds.
