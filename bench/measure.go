@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pickem/api/dynamo"
@@ -49,8 +52,9 @@ func summarise(ds []time.Duration) latency {
 }
 
 // measure runs warmup+n iterations of p, stack and floor interleaved (alternating which
-// goes first), checks every answer, and returns the screen's row of results.
-func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult, error) {
+// goes first), checks every answer, and returns the screen's row of results. With answers
+// set, the first answer's body is written there (see Options.Answers).
+func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers string) (ScreenResult, error) {
 	r := ScreenResult{Engine: e.eng.name, Screen: p.screen, Name: p.name, Size: p.size, Predictions: p.predictions, N: n}
 	var stack, floor []time.Duration
 	var cost *dynamo.CostSnapshot
@@ -75,6 +79,11 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 			}
 			cost = c
 			r.CallsMin, r.CallsMax = c.Calls, c.Calls
+			if answers != "" {
+				if err := writeAnswer(answers, e.eng.key, p, b); err != nil {
+					return err
+				}
+			}
 		}
 		r.CallsMin, r.CallsMax = min(r.CallsMin, c.Calls), max(r.CallsMax, c.Calls)
 		if i >= warmup {
@@ -127,4 +136,17 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int) (ScreenResult
 		r.RatioP99 = r.Stack.P99 / r.Floor.P99
 	}
 	return r, nil
+}
+// writeAnswer writes body to dir/<engine>-screen<N>-<size>.json.
+func writeAnswer(dir, engine string, p probe, body []byte) error {
+	size := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(p.size))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-screen%d-%s.json", engine, p.screen, size)), body, 0o644)
 }

@@ -58,6 +58,9 @@ type Options struct {
 	LoadWorkers int `json:"loadWorkers"`
 	// Now is the clock of the store and the server; the league is laid out around it.
 	Now time.Time `json:"now"`
+	// Answers, when set, is a directory where the first answer of every screen is written
+	// (<engine>-screen<N>-<size>.json), to compare two versions of the API byte for byte.
+	Answers string `json:"-"`
 }
 
 // DefaultOptions is the full run of `make bench`. DynamoDB Local gets issue 5's league
@@ -135,7 +138,7 @@ func runEngine(ctx context.Context, key string, opts Options, res *Results, logf
 
 	probes := e.probes(l)
 	for _, p := range probes {
-		r, err := e.measure(ctx, p, sc.Warmup, sc.Iterations)
+		r, err := e.measure(ctx, p, sc.Warmup, sc.Iterations, opts.Answers)
 		if err != nil {
 			return err
 		}

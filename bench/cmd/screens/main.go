@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string) error {
 	scaleFlags(fs, "", "DynamoDB Local", opts.Scales, bench.EngineDynamoDBLocal)
 	scaleFlags(fs, "embedded-", "the embedded engine", opts.Scales, bench.EngineEmbedded)
 	fs.IntVar(&opts.LoadWorkers, "workers", opts.LoadWorkers, "load test concurrency")
+	fs.StringVar(&opts.Answers, "answers", "", "write the first answer of every screen to this directory (to compare two versions byte for byte)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API, engine if embedded, client) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
