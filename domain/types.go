@@ -34,10 +34,6 @@ type Event struct {
 	// Matches is the card in card order; nil when the event was read without its card
 	// (event lists).
 	Matches []Match
-	// Leaderboard is the first leaderboard page of size LeaderboardFirst when it was read
-	// together with the event; nil otherwise.
-	Leaderboard      *Page[Prediction]
-	LeaderboardFirst int
 }
 
 // Season is the UTC year of the event's start.
@@ -149,10 +145,6 @@ type User struct {
 	Name string
 	// Standings, newest season first.
 	Standings []Standing
-	// Predictions is the first page of size PredictionsFirst when it was read together with
-	// the user; nil otherwise.
-	Predictions      *Page[Prediction]
-	PredictionsFirst int
 }
 
 // Page is one page of a list, with a cursor per item.

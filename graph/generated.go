@@ -189,16 +189,14 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type EventResolver interface {
-	State(ctx context.Context, obj *domain.Event) (domain.EventState, error)
-	Locked(ctx context.Context, obj *domain.Event) (bool, error)
-	Matches(ctx context.Context, obj *domain.Event) ([]domain.Match, error)
-	Leaderboard(ctx context.Context, obj *domain.Event, first *int, after *string) (*model.PredictionConnection, error)
+	Matches(ctx context.Context, obj *model.Event) ([]domain.Match, error)
+	Leaderboard(ctx context.Context, obj *model.Event, first *int, after *string) (*model.PredictionConnection, error)
 }
 type MutationResolver interface {
-	Register(ctx context.Context, name string) (*domain.User, error)
+	Register(ctx context.Context, name string) (*model.User, error)
 	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*domain.Prediction, error)
-	CreateEvent(ctx context.Context, input model.EventInput) (*domain.Event, error)
-	UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*domain.Event, error)
+	CreateEvent(ctx context.Context, input model.EventInput) (*model.Event, error)
+	UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*model.Event, error)
 	AddMatch(ctx context.Context, eventID string, input model.MatchInput) (*domain.Match, error)
 	UpdateMatch(ctx context.Context, eventID string, matchID string, input model.MatchUpdateInput) (*domain.Match, error)
 	RemoveMatch(ctx context.Context, eventID string, matchID string) (bool, error)
@@ -208,14 +206,14 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error)
-	Event(ctx context.Context, id string) (*domain.Event, error)
+	Event(ctx context.Context, id string) (*model.Event, error)
 	Prediction(ctx context.Context, eventID string, userID *string) (*domain.Prediction, error)
 	Standings(ctx context.Context, season int, first *int, after *string) (*model.StandingConnection, error)
-	User(ctx context.Context, id string) (*domain.User, error)
-	Me(ctx context.Context) (*domain.User, error)
+	User(ctx context.Context, id string) (*model.User, error)
+	Me(ctx context.Context) (*model.User, error)
 }
 type UserResolver interface {
-	Predictions(ctx context.Context, obj *domain.User, first *int, after *string) (*model.PredictionConnection, error)
+	Predictions(ctx context.Context, obj *model.User, first *int, after *string) (*model.PredictionConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1747,7 +1745,7 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1770,7 +1768,7 @@ func (ec *executionContext) fieldContext_Event_id(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Event_name(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_name(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1793,7 +1791,7 @@ func (ec *executionContext) fieldContext_Event_name(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Event_startsAt(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1816,7 +1814,7 @@ func (ec *executionContext) fieldContext_Event_startsAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Event_season(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_season(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1839,7 +1837,7 @@ func (ec *executionContext) fieldContext_Event_season(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Event_state(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_state(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1848,7 +1846,7 @@ func (ec *executionContext) _Event_state(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Event_state(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().State(ctx, obj)
+			return obj.State, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v domain.EventState) graphql.Marshaler {
@@ -1859,10 +1857,10 @@ func (ec *executionContext) _Event_state(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Event_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type EventState does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type EventState does not have child fields"))
 }
 
-func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1871,7 +1869,7 @@ func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Event_locked(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Locked(ctx, obj)
+			return obj.Locked, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -1882,10 +1880,10 @@ func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Event_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Event_matches(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_matches(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1917,7 +1915,7 @@ func (ec *executionContext) fieldContext_Event_matches(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Event_leaderboard(ctx context.Context, field graphql.CollectedField, obj *domain.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_leaderboard(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2060,8 +2058,8 @@ func (ec *executionContext) _EventEdge_node(ctx context.Context, field graphql.C
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Event) graphql.Marshaler {
-			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2410,8 +2408,8 @@ func (ec *executionContext) _Mutation_register(ctx context.Context, field graphq
 			return ec.Resolvers.Mutation().Register(ctx, fc.Args["name"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2498,8 +2496,8 @@ func (ec *executionContext) _Mutation_createEvent(ctx context.Context, field gra
 			return ec.Resolvers.Mutation().CreateEvent(ctx, fc.Args["input"].(model.EventInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Event) graphql.Marshaler {
-			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2542,8 +2540,8 @@ func (ec *executionContext) _Mutation_updateEvent(ctx context.Context, field gra
 			return ec.Resolvers.Mutation().UpdateEvent(ctx, fc.Args["id"].(string), fc.Args["input"].(model.EventUpdateInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Event) graphql.Marshaler {
-			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3339,8 +3337,8 @@ func (ec *executionContext) _Query_event(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Query().Event(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Event) graphql.Marshaler {
-			return ec.marshalOEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalOEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3471,8 +3469,8 @@ func (ec *executionContext) _Query_user(ctx context.Context, field graphql.Colle
 			return ec.Resolvers.Query().User(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3514,8 +3512,8 @@ func (ec *executionContext) _Query_me(ctx context.Context, field graphql.Collect
 			return ec.Resolvers.Query().Me(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		false,
@@ -4060,7 +4058,7 @@ func (ec *executionContext) fieldContext_Team_champion(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4083,7 +4081,7 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4106,7 +4104,7 @@ func (ec *executionContext) fieldContext_User_name(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_standings(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_standings(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4138,7 +4136,7 @@ func (ec *executionContext) fieldContext_User_standings(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _User_predictions(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_predictions(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5634,7 +5632,7 @@ func (ec *executionContext) unmarshalInputTeamInput(ctx context.Context, obj any
 
 var eventImplementors = []string{"Event"}
 
-func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *domain.Event) graphql.Marshaler {
+func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *model.Event) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -5665,81 +5663,15 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "state":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Event_state(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Event_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "locked":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Event_locked(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Event_locked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "matches":
 			field := field
 
@@ -6892,7 +6824,7 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 
 var userImplementors = []string{"User"}
 
-func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *domain.User) graphql.Marshaler {
+func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *model.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -7427,7 +7359,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx context.Context, sel ast.SelectionSet, v *domain.Event) graphql.Marshaler {
+func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -7901,7 +7833,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	return res
 }
 
-func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐUser(ctx context.Context, sel ast.SelectionSet, v *domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -8085,7 +8017,7 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
-func (ec *executionContext) marshalOEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐEvent(ctx context.Context, sel ast.SelectionSet, v *domain.Event) graphql.Marshaler {
+func (ec *executionContext) marshalOEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -8287,7 +8219,7 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
-func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐUser(ctx context.Context, sel ast.SelectionSet, v *domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -44,6 +44,14 @@ func nullIfNotFound[T any](v T, err error) (*T, error) {
 	return &v, nil
 }
 
+// event is e as this response shows it (state and locked at the resolver's clock), with the
+// leaderboard's first page when it was read with the event.
+func (r *Resolver) event(e domain.Event, leaderboard *model.FirstPage[domain.Prediction]) *model.Event {
+	v := model.NewEvent(e, r.now())
+	v.Leaderboard = leaderboard
+	return &v
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -14,18 +14,8 @@ import (
 	"github.com/pickem/api/graph/model"
 )
 
-// State is the resolver for the state field.
-func (r *eventResolver) State(ctx context.Context, obj *domain.Event) (domain.EventState, error) {
-	return obj.State(r.now()), nil
-}
-
-// Locked is the resolver for the locked field.
-func (r *eventResolver) Locked(ctx context.Context, obj *domain.Event) (bool, error) {
-	return obj.Locked(r.now()), nil
-}
-
 // Matches is the resolver for the matches field.
-func (r *eventResolver) Matches(ctx context.Context, obj *domain.Event) ([]domain.Match, error) {
+func (r *eventResolver) Matches(ctx context.Context, obj *model.Event) ([]domain.Match, error) {
 	if obj.Matches == nil {
 		return nil, domain.BadInput("matches are not part of list rows: query event(id) for the card")
 	}
@@ -33,7 +23,7 @@ func (r *eventResolver) Matches(ctx context.Context, obj *domain.Event) ([]domai
 }
 
 // Leaderboard is the resolver for the leaderboard field.
-func (r *eventResolver) Leaderboard(ctx context.Context, obj *domain.Event, first *int, after *string) (*model.PredictionConnection, error) {
+func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first *int, after *string) (*model.PredictionConnection, error) {
 	n, err := domain.PageSize(first, 50)
 	if err != nil {
 		return nil, err
@@ -51,8 +41,8 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *domain.Event, firs
 		}
 		return predictionConnection(page), nil
 	}
-	if obj.Leaderboard != nil && obj.LeaderboardFirst == n {
-		return predictionConnection(*obj.Leaderboard), nil
+	if obj.Leaderboard.Serves(n) {
+		return predictionConnection(obj.Leaderboard.Page), nil
 	}
 	_, page, err := r.Store.GetEventWithLeaderboard(ctx, obj.ID, n)
 	if err != nil {
@@ -62,7 +52,7 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *domain.Event, firs
 }
 
 // Register is the resolver for the register field.
-func (r *mutationResolver) Register(ctx context.Context, name string) (*domain.User, error) {
+func (r *mutationResolver) Register(ctx context.Context, name string) (*model.User, error) {
 	caller, err := requireUser(ctx)
 	if err != nil {
 		return nil, err
@@ -71,7 +61,7 @@ func (r *mutationResolver) Register(ctx context.Context, name string) (*domain.U
 	if err != nil {
 		return nil, err
 	}
-	return &u, nil
+	return &model.User{User: u}, nil
 }
 
 // SubmitPrediction is the resolver for the submitPrediction field.
@@ -92,7 +82,7 @@ func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string,
 }
 
 // CreateEvent is the resolver for the createEvent field.
-func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInput) (*domain.Event, error) {
+func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInput) (*model.Event, error) {
 	if _, err := requireAdmin(ctx); err != nil {
 		return nil, err
 	}
@@ -104,11 +94,11 @@ func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInp
 	if err != nil {
 		return nil, err
 	}
-	return &e, nil
+	return r.event(e, nil), nil
 }
 
 // UpdateEvent is the resolver for the updateEvent field.
-func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*domain.Event, error) {
+func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*model.Event, error) {
 	if _, err := requireAdmin(ctx); err != nil {
 		return nil, err
 	}
@@ -116,7 +106,7 @@ func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input mod
 	if err != nil {
 		return nil, err
 	}
-	return &e, nil
+	return r.event(e, nil), nil
 }
 
 // AddMatch is the resolver for the addMatch field.
@@ -203,24 +193,34 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, s
 	if err != nil {
 		return nil, err
 	}
+	now := r.now()
+	nodes := make([]model.Event, len(page.Items))
 	c := &model.EventConnection{Edges: make([]model.EventEdge, len(page.Items)), PageInfo: pageInfo(page)}
-	for i := range page.Items {
-		c.Edges[i] = model.EventEdge{Cursor: page.Cursors[i], Node: &page.Items[i]}
+	for i, e := range page.Items {
+		nodes[i] = model.NewEvent(e, now)
+		c.Edges[i] = model.EventEdge{Cursor: page.Cursors[i], Node: &nodes[i]}
 	}
 	return c, nil
 }
 
 // Event is the resolver for the event field.
-func (r *queryResolver) Event(ctx context.Context, id string) (*domain.Event, error) {
+func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, error) {
 	selected, first, hasAfter := selectedChild(ctx, "leaderboard", 50)
 	if !selected || hasAfter || first < 1 || first > domain.MaxPageSize {
-		return nullIfNotFound(r.Store.GetEvent(ctx, id))
+		e, err := nullIfNotFound(r.Store.GetEvent(ctx, id))
+		if e == nil {
+			return nil, err
+		}
+		return r.event(*e, nil), nil
 	}
 	e, page, err := r.Store.GetEventWithLeaderboard(ctx, id, first)
-	if err == nil {
-		e.Leaderboard, e.LeaderboardFirst = &page, first
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return nil, nil
 	}
-	return nullIfNotFound(e, err)
+	if err != nil {
+		return nil, err
+	}
+	return r.event(e, &model.FirstPage[domain.Prediction]{Page: page, First: first}), nil
 }
 
 // Prediction is the resolver for the prediction field.
@@ -261,12 +261,12 @@ func (r *queryResolver) Standings(ctx context.Context, season int, first *int, a
 }
 
 // User is the resolver for the user field.
-func (r *queryResolver) User(ctx context.Context, id string) (*domain.User, error) {
+func (r *queryResolver) User(ctx context.Context, id string) (*model.User, error) {
 	return r.loadUser(ctx, id, auth.FromContext(ctx).ID == id)
 }
 
 // Me is the resolver for the me field.
-func (r *queryResolver) Me(ctx context.Context) (*domain.User, error) {
+func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
 	caller := auth.FromContext(ctx)
 	if !caller.SignedIn() {
 		return nil, nil
@@ -275,20 +275,20 @@ func (r *queryResolver) Me(ctx context.Context) (*domain.User, error) {
 	if err != nil || u != nil {
 		return u, err
 	}
-	empty := domain.Page[domain.Prediction]{}
-	return &domain.User{ID: caller.ID, Name: caller.Name, Standings: []domain.Standing{},
-		Predictions: &empty, PredictionsFirst: -1}, nil
+	// Signed in but not registered: an empty profile, and nothing to page through.
+	return &model.User{User: domain.User{ID: caller.ID, Name: caller.Name, Standings: []domain.Standing{}},
+		Predictions: &model.FirstPage[domain.Prediction]{Whole: true}}, nil
 }
 
 // Predictions is the resolver for the predictions field.
-func (r *userResolver) Predictions(ctx context.Context, obj *domain.User, first *int, after *string) (*model.PredictionConnection, error) {
+func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *int, after *string) (*model.PredictionConnection, error) {
 	n, err := domain.PageSize(first, domain.DefaultPageSize)
 	if err != nil {
 		return nil, err
 	}
 	own := auth.FromContext(ctx).ID == obj.ID
 	if deref(after) != "" {
-		if obj.PredictionsFirst == -1 {
+		if obj.Predictions != nil && obj.Predictions.Whole {
 			return nil, domain.BadInput("invalid cursor for this list")
 		}
 		page, err := r.Store.UserPredictions(ctx, obj.ID, n, *after, own)
@@ -297,8 +297,8 @@ func (r *userResolver) Predictions(ctx context.Context, obj *domain.User, first 
 		}
 		return predictionConnection(page), nil
 	}
-	if obj.Predictions != nil && (obj.PredictionsFirst == n || obj.PredictionsFirst == -1) {
-		return predictionConnection(*obj.Predictions), nil
+	if obj.Predictions.Serves(n) {
+		return predictionConnection(obj.Predictions.Page), nil
 	}
 	_, page, err := r.Store.GetUser(ctx, obj.ID, n, own)
 	if err != nil {
@@ -307,19 +307,17 @@ func (r *userResolver) Predictions(ctx context.Context, obj *domain.User, first 
 	return predictionConnection(page), nil
 }
 
-// Event returns graph.EventResolver implementation.
 func (r *Resolver) Event() graph.EventResolver { return &eventResolver{r} }
 
-// Mutation returns graph.MutationResolver implementation.
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
-// Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
-// User returns graph.UserResolver implementation.
 func (r *Resolver) User() graph.UserResolver { return &userResolver{r} }
 
-type eventResolver struct{ *Resolver }
-type mutationResolver struct{ *Resolver }
-type queryResolver struct{ *Resolver }
-type userResolver struct{ *Resolver }
+type (
+	eventResolver    struct{ *Resolver }
+	mutationResolver struct{ *Resolver }
+	queryResolver    struct{ *Resolver }
+	userResolver     struct{ *Resolver }
+)

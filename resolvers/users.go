@@ -4,18 +4,22 @@ import (
 	"context"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/graph/model"
 )
 
 // loadUser reads a profile with the first page of predictions its selection asks for, in
 // one read of the user's partition. Null if there is no such user.
-func (r *queryResolver) loadUser(ctx context.Context, id string, own bool) (*domain.User, error) {
+func (r *queryResolver) loadUser(ctx context.Context, id string, own bool) (*model.User, error) {
 	_, first, _ := selectedChild(ctx, "predictions", domain.DefaultPageSize)
 	if first < 1 || first > domain.MaxPageSize {
 		first = domain.DefaultPageSize // the field resolver reports the bad argument
 	}
 	u, page, err := r.Store.GetUser(ctx, id, first, own)
-	if err == nil {
-		u.Predictions, u.PredictionsFirst = &page, first
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return nil, nil
 	}
-	return nullIfNotFound(u, err)
+	if err != nil {
+		return nil, err
+	}
+	return &model.User{User: u, Predictions: &model.FirstPage[domain.Prediction]{Page: page, First: first}}, nil
 }

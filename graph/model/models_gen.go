@@ -14,8 +14,8 @@ type EventConnection struct {
 }
 
 type EventEdge struct {
-	Cursor string        `json:"cursor"`
-	Node   *domain.Event `json:"node"`
+	Cursor string `json:"cursor"`
+	Node   *Event `json:"node"`
 }
 
 type EventInput struct {

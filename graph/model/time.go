@@ -1,5 +1,7 @@
 // Package model holds GraphQL-only types: the Time scalar, connections and inputs
-// (generated into models_gen.go). Entities are bound to package domain.
+// (generated into models_gen.go), and the resolver-owned views Event and User (views.go:
+// plain fields for what needs no resolver, first pages read with their parent). Other
+// entities are bound to package domain.
 package model
 
 import (
