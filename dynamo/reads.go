@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -76,7 +75,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 			return false, nil
 		}
 		var row eventRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		if err := row.decode(item); err != nil {
 			return false, err
 		}
 		e, err := row.toDomain()
@@ -104,19 +103,19 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 	switch itemType(item) {
 	case typeEvent:
 		var row eventRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		if err := row.decode(item); err != nil {
 			return err
 		}
 		p.event = &row
 	case typeMatch:
 		var row matchRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		if err := row.decode(item); err != nil {
 			return err
 		}
 		p.matches = append(p.matches, row)
 	case typePrediction:
 		var row predictionRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		if err := row.decode(item); err != nil {
 			return err
 		}
 		p.predictions = append(p.predictions, row)
@@ -276,7 +275,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
 	}
 	var row predictionRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+	if err := row.decode(out.Item); err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
 	return row.toDomain()
@@ -315,7 +314,7 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 			return false, nil
 		}
 		var row standingRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		if err := row.decode(item); err != nil {
 			return false, err
 		}
 		st := row.toDomain()
@@ -352,13 +351,13 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 		switch itemType(item) {
 		case typeUser:
 			var row userRow
-			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			if err := row.decode(item); err != nil {
 				return false, err
 			}
 			user.Name, found = row.Name, true
 		case typeStanding:
 			var row standingRow
-			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			if err := row.decode(item); err != nil {
 				return false, err
 			}
 			user.Standings = append(user.Standings, row.toDomain())
@@ -407,7 +406,7 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 // to read on.
 func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) (bool, error) {
 	var row predictionRow
-	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+	if err := row.decode(item); err != nil {
 		return false, err
 	}
 	if row.Points == nil && !includeUnscored {
