@@ -137,6 +137,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers strin
 	}
 	return r, nil
 }
+
 // writeAnswer writes body to dir/<engine>-screen<N>-<size>.json.
 func writeAnswer(dir, engine string, p probe, body []byte) error {
 	size := strings.Map(func(r rune) rune {
