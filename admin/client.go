@@ -15,6 +15,7 @@ import (
 type client struct {
 	url   string
 	token string
+	data  string // the local state directory (-data), for commands that read it
 	http  *http.Client
 }
 

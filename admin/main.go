@@ -2,11 +2,14 @@
 // YAML or JSON files, locks events, enters results, scores events and prints standings, and
 // mints development tokens.
 //
-//	go run ./admin [-url URL] [-token TOKEN] <command> [flags]
+//	go run ./admin [-url URL] [-token TOKEN] [-data DIR] <command> [flags]
 //
-// The API is at -url (env PICKEM_URL, default http://127.0.0.1:8080/graphql); admin
-// commands need an admin bearer token in -token (env PICKEM_TOKEN). Any GraphQL error is
-// printed as "admin: <code>: <message>" and exits 1; usage errors exit 2. Run
+// The API is at -url (env PICKEM_URL, default http://127.0.0.1:8080/graphql). Admin
+// commands need an admin bearer token: -token, else env PICKEM_TOKEN, else — when -url is a
+// loopback address (a local server) — one the command mints itself from the local
+// server's dev secret (env PICKEM_DEV_SECRET, else the file dev-secret in -data, default
+// .pickem: the same lookup as `go run ./local`). Any GraphQL error is printed as
+// "admin: <code>: <message>" and exits 1; usage errors exit 2; -h exits 0. Run
 // `go run ./admin help` for the commands, and see docs/admin.md for a worked example.
 package main
 
@@ -16,13 +19,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pickem/api/auth"
+	"github.com/pickem/api/internal/localdata"
 )
 
 // DefaultURL is the GraphQL endpoint of `go run ./local`.
@@ -32,10 +40,64 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the flags every command shares.
+// options are the flags every command shares. Empty means not given.
 type options struct {
-	url   string
-	token string
+	url      string
+	token    string
+	tokenSet bool // -token was given, even empty
+	data     string
+}
+
+// localAdmin is who the tokens the command mints for a local server name.
+var localAdmin = auth.Identity{ID: "local-admin", Name: "Local Admin", Groups: []string{auth.AdminGroup}}
+
+// resolve fills in what the flags left out: the URL from PICKEM_URL or DefaultURL; the
+// token from PICKEM_TOKEN, or, for a local server, minted from its dev secret.
+func (o *options) resolve() {
+	if o.url == "" {
+		o.url = or(os.Getenv("PICKEM_URL"), DefaultURL)
+	}
+	if o.data == "" {
+		o.data = localdata.DefaultDir
+	}
+	if o.tokenSet {
+		return
+	}
+	if o.token = os.Getenv("PICKEM_TOKEN"); o.token != "" || !isLoopback(o.url) {
+		return
+	}
+	if secret, err := devSecret(o.data); err == nil {
+		o.token, _ = auth.MintHS256([]byte(secret), localAdmin, time.Hour)
+	}
+}
+
+// devSecret is the local server's dev secret: PICKEM_DEV_SECRET, else the file in dir.
+func devSecret(dir string) (string, error) {
+	if s := os.Getenv("PICKEM_DEV_SECRET"); s != "" {
+		return s, nil
+	}
+	return localdata.ReadKey(dir, localdata.DevSecretFile)
+}
+
+// isLoopback reports whether rawURL points at this machine.
+func isLoopback(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 // command is one subcommand: flags defines its flags on fs and returns what runs it.
@@ -66,10 +128,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // run runs the command line args and returns the exit code: 0 on success, 1 on an API or
 // network error, 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	opts := options{url: os.Getenv("PICKEM_URL"), token: os.Getenv("PICKEM_TOKEN")}
-	if opts.url == "" {
-		opts.url = DefaultURL
-	}
+	var opts options
 	top := flag.NewFlagSet("admin", flag.ContinueOnError)
 	top.SetOutput(stderr)
 	top.Usage = func() { usage(stderr) }
@@ -107,9 +166,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	opts.resolve()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := exec(ctx, newClient(opts.url, opts.token), stdout)
+	cl := newClient(opts.url, opts.token)
+	cl.data = opts.data
+	err := exec(ctx, cl, stdout)
 	var ue usageError
 	var ge gqlErrors
 	switch {
@@ -126,7 +188,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "admin: the event already exists; nothing was changed (print it with `admin card -event <id>`)")
 		}
 		if ge.has("UNAUTHENTICATED") || ge.has("FORBIDDEN") {
-			fmt.Fprintln(stderr, "admin: this needs an admin token in -token or PICKEM_TOKEN (mint one with `admin token`)")
+			fmt.Fprintln(stderr, "admin: this needs an admin token: -token or PICKEM_TOKEN; against a local server the command mints one from its dev secret (PICKEM_DEV_SECRET or -data, default .pickem)")
 		}
 		return 1
 	default:
@@ -135,9 +197,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// shared defines the flags every command takes, before or after its name. They have no
+// printed defaults: the defaults come from the environment and may be secrets.
 func shared(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.url, "url", o.url, "GraphQL endpoint (env PICKEM_URL)")
-	fs.StringVar(&o.token, "token", o.token, "bearer token (env PICKEM_TOKEN)")
+	fs.Func("url", "GraphQL endpoint (default $PICKEM_URL, else "+DefaultURL+")", func(v string) error { o.url = v; return nil })
+	fs.Func("token", "bearer token (default $PICKEM_TOKEN; for a local server, one minted from its dev secret)", func(v string) error {
+		o.token, o.tokenSet = v, true
+		return nil
+	})
+	fs.Func("data", "the local server's state directory, where its dev secret is (default "+localdata.DefaultDir+")", func(v string) error { o.data = v; return nil })
 }
 
 func exitParse(err error) int {
@@ -148,11 +216,14 @@ func exitParse(err error) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "usage: admin [-url URL] [-token TOKEN] <command> [flags]\n\ncommands:\n")
+	fmt.Fprintf(w, "usage: admin [-url URL] [-token TOKEN] [-data DIR] <command> [flags]\n\ncommands:\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\n`admin <command> -h` lists a command's flags. -url defaults to $PICKEM_URL or %s,\n-token to $PICKEM_TOKEN.\n", DefaultURL)
+	fmt.Fprintf(w, "\n`admin <command> -h` lists a command's flags. -url defaults to $PICKEM_URL or %s.\n"+
+		"-token defaults to $PICKEM_TOKEN; against a local server (a loopback -url) the command\n"+
+		"otherwise mints an admin token from the server's dev secret ($PICKEM_DEV_SECRET, else\n"+
+		"the file dev-secret in -data, default %s).\n", DefaultURL, localdata.DefaultDir)
 }
 
 func required(name, value string) error {
@@ -165,7 +236,7 @@ func required(name, value string) error {
 func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 	file := fs.String("file", "", "card file (.yaml, .yml or .json)")
 	id := fs.String("id", "", "event id, overriding the file's")
-	startsAt := fs.String("starts-at", "", "start (RFC 3339), overriding the file's; without -id the id is then derived from the new date and the name")
+	startsAt := fs.String("starts-at", "", "start, overriding the file's: RFC 3339 (2026-12-01T22:00:00Z) or from now (+7d, +36h), rounded down to the hour; without -id the id is then derived from the new date and the name")
 	return func(ctx context.Context, c *client, out io.Writer) error {
 		if err := required("file", *file); err != nil {
 			return err
@@ -175,10 +246,11 @@ func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) 
 			return err
 		}
 		if *startsAt != "" {
-			if _, err := time.Parse(time.RFC3339, *startsAt); err != nil {
-				return usagef("-starts-at %q: want RFC 3339, e.g. 2026-12-01T22:00:00Z", *startsAt)
+			at, err := parseStart(*startsAt, time.Now())
+			if err != nil {
+				return err
 			}
-			card.StartsAt, card.ID = *startsAt, nil
+			card.StartsAt, card.ID = at, nil
 		}
 		if *id != "" {
 			card.ID = id
@@ -193,6 +265,30 @@ func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) 
 		printCard(out, data.CreateEvent)
 		return nil
 	}
+}
+
+// parseStart reads -starts-at: RFC 3339 as it is, or "+<n>d" / "+<Go duration>" from now,
+// rounded down to the hour, in UTC.
+func parseStart(v string, now time.Time) (string, error) {
+	if rel, ok := strings.CutPrefix(v, "+"); ok {
+		var d time.Duration
+		var err error
+		if days, ok := strings.CutSuffix(rel, "d"); ok {
+			var n int
+			n, err = strconv.Atoi(days)
+			d = time.Duration(n) * 24 * time.Hour
+		} else {
+			d, err = time.ParseDuration(rel)
+		}
+		if err != nil || d <= 0 {
+			return "", usagef("-starts-at %q: want a positive +<days>d or +<duration> such as +7d or +36h", v)
+		}
+		return now.Add(d).UTC().Truncate(time.Hour).Format(time.RFC3339), nil
+	}
+	if _, err := time.Parse(time.RFC3339, v); err != nil {
+		return "", usagef("-starts-at %q: want RFC 3339 (2026-12-01T22:00:00Z) or +<days>d / +<duration> from now", v)
+	}
+	return v, nil
 }
 
 // getEvent reads an event with its card; a missing event is a NOT_FOUND error.
@@ -351,11 +447,11 @@ func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 }
 
 func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
-	season := fs.Int("season", 0, "season (year)")
+	season := fs.Int("season", time.Now().UTC().Year(), "season (year; default this year)")
 	first := fs.Int("first", 50, "how many rows")
 	return func(ctx context.Context, c *client, out io.Writer) error {
-		if *season == 0 {
-			return usagef("-season is required")
+		if *season < 1 {
+			return usagef("-season must be a year")
 		}
 		if *first < 1 {
 			return usagef("-first must be at least 1")
@@ -410,14 +506,23 @@ func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 }
 
 func tokenCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
-	secret := fs.String("secret", os.Getenv("PICKEM_DEV_SECRET"), "HS256 secret the local server was started with (env PICKEM_DEV_SECRET)")
+	var secret string
+	fs.Func("secret", "HS256 secret of the local server (default $PICKEM_DEV_SECRET, else the file dev-secret in -data)", func(v string) error {
+		secret = v
+		return nil
+	})
 	sub := fs.String("sub", "", "user id (the token's sub)")
 	name := fs.String("name", "", "display name")
 	admin := fs.Bool("admin", false, "put the user in the admin group")
 	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
-	return func(_ context.Context, _ *client, out io.Writer) error {
-		if *secret == "" {
-			return usagef("-secret or PICKEM_DEV_SECRET is required: the secret the local server uses")
+	return func(_ context.Context, c *client, out io.Writer) error {
+		if secret == "" {
+			s, err := devSecret(c.data)
+			if err != nil {
+				return usagef("no dev secret: give -secret, set PICKEM_DEV_SECRET, or start the local server once so that it creates %s (%v)",
+					filepath.Join(c.data, localdata.DevSecretFile), err)
+			}
+			secret = s
 		}
 		if err := required("sub", *sub); err != nil {
 			return err
@@ -426,7 +531,7 @@ func tokenCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 		if *admin {
 			id.Groups = []string{auth.AdminGroup}
 		}
-		tok, err := auth.MintHS256([]byte(*secret), id, *ttl)
+		tok, err := auth.MintHS256([]byte(secret), id, *ttl)
 		if err != nil {
 			return usagef("%v", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/server"
 )
 
@@ -263,6 +264,7 @@ func TestAdminCreateEventFromJSON(t *testing.T) {
 }
 
 func TestAdminErrors(t *testing.T) {
+	t.Setenv("PICKEM_DEV_SECRET", "")
 	e := newAPIEnv(t)
 	player := e.mint(t, "-sub", "sam", "-name", "Sam")
 	tests := []struct {
@@ -285,7 +287,7 @@ func TestAdminErrors(t *testing.T) {
 		{"MissingFlag", e.token, []string{"score"}, 2, []string{"-event is required"}},
 		{"TwoOutcomes", e.token, []string{"set-result", "-event", cardID, "-match", "m", "-winner", "1", "-draw"}, 2, []string{"exactly one of"}},
 		{"NoOutcome", e.token, []string{"set-result", "-event", cardID, "-match", "m"}, 2, []string{"exactly one of"}},
-		{"TokenWithoutSecret", e.token, []string{"token", "-secret", "", "-sub", "x"}, 2, []string{"PICKEM_DEV_SECRET"}},
+		{"TokenWithoutSecret", e.token, []string{"-data", t.TempDir(), "token", "-secret", "", "-sub", "x"}, 2, []string{"PICKEM_DEV_SECRET"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,4 +312,103 @@ func mintWith(t *testing.T, secret string) string {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// TestAdminHelpPrintsNoSecrets: `-h` of the command and of every subcommand exits 0 and
+// never shows PICKEM_TOKEN or PICKEM_DEV_SECRET, which would otherwise be flag defaults.
+func TestAdminHelpPrintsNoSecrets(t *testing.T) {
+	const token, secret = "token-from-the-environment-0123", "secret-from-the-environment-4567"
+	t.Setenv("PICKEM_TOKEN", token)
+	t.Setenv("PICKEM_DEV_SECRET", secret)
+	cases := [][]string{{"-h"}, {"help"}, {"-token", "given", "-h"}}
+	for _, c := range commands {
+		cases = append(cases, []string{c.name, "-h"})
+	}
+	for _, args := range cases {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		text := out.String() + errb.String()
+		if code != 0 || strings.Contains(text, token) || strings.Contains(text, secret) || strings.Contains(text, "given") {
+			t.Errorf("admin %s: exit %d, output:\n%s", strings.Join(args, " "), code, text)
+		}
+	}
+}
+
+// TestAdminUsesTheLocalServersSecret: with no token, against a loopback URL, the command
+// mints an admin token from the dev secret in -data (the local server's), and `token`
+// does the same without -secret.
+func TestAdminUsesTheLocalServersSecret(t *testing.T) {
+	t.Setenv("PICKEM_TOKEN", "")
+	t.Setenv("PICKEM_DEV_SECRET", "")
+	dir, err := localdata.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _, err := dir.Key(localdata.DevSecretFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := dynamo.New(dynamotest.Client(t), dynamotest.TableName(), dynamo.WithClock(func() time.Time { return clock }))
+	if err := store.EnsureTable(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h, err := server.New(server.Config{Store: store, Verifier: auth.NewHS256([]byte(secret)), Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h) // 127.0.0.1
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	admin := func(args ...string) runResult {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"-url", url, "-data", string(dir)}, args...), &out, &errb)
+		return runResult{out.String(), errb.String(), code}
+	}
+
+	admin("create-event", "-file", cardPath).ok(t).has(t, "created event "+cardID)
+	tok := strings.TrimSpace(admin("token", "-sub", "ann", "-name", "Ann").ok(t).stdout)
+	if _, err := auth.NewHS256([]byte(secret)).Verify(t.Context(), tok); err != nil {
+		t.Errorf("token minted without -secret: %v", err)
+	}
+
+	// Another -data (no secret there): no token, so the server refuses the admin mutation.
+	var out, errb bytes.Buffer
+	code := run([]string{"-url", url, "-data", t.TempDir(), "lock", "-event", cardID}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "UNAUTHENTICATED") {
+		t.Errorf("without a secret: exit %d, %s", code, errb.String())
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for url, want := range map[string]bool{
+		"http://127.0.0.1:8080/graphql":  true,
+		"http://localhost:8080/graphql":  true,
+		"http://[::1]:8080/graphql":      true,
+		"https://api.example.com/":       false,
+		"http://10.0.0.5:8080/graphql":   false,
+		"http://127.0.0.1.example.com/":  false,
+		"not a url at all ://127.0.0.1/": false,
+	} {
+		if got := isLoopback(url); got != want {
+			t.Errorf("isLoopback(%q) = %v", url, got)
+		}
+	}
+}
+
+func TestParseStart(t *testing.T) {
+	now := time.Date(2026, 3, 9, 17, 42, 5, 0, time.FixedZone("CET", 3600))
+	for in, want := range map[string]string{
+		"+7d":                  "2026-03-16T16:00:00Z",
+		"+36h":                 "2026-03-11T04:00:00Z",
+		"2026-12-01T22:00:00Z": "2026-12-01T22:00:00Z",
+	} {
+		if got, err := parseStart(in, now); err != nil || got != want {
+			t.Errorf("parseStart(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"+0d", "+-3h", "+7x", "tomorrow", "2026-12-01"} {
+		if _, err := parseStart(bad, now); err == nil {
+			t.Errorf("parseStart(%q) accepted", bad)
+		}
+	}
 }

@@ -25,6 +25,13 @@ var (
 	// returns for a token that is malformed, badly signed, expired, for the
 	// wrong issuer or audience, or carries unusable claims.
 	ErrInvalidToken = errors.New("auth: invalid token")
+	// ErrDevSecretMismatch is wrapped (with ErrInvalidToken) by the error the HS256
+	// verifier returns for a well-formed token signed with another secret: typically a
+	// token minted before the dev secret changed.
+	ErrDevSecretMismatch = errors.New("auth: HS256 signature does not match the dev secret")
+	// ErrTokenExpired is wrapped (with ErrInvalidToken) by the error a Verifier in this
+	// package returns for a token past its exp.
+	ErrTokenExpired = errors.New("auth: token expired")
 	// ErrKeysUnavailable is wrapped by the error the JWKS verifier returns
 	// when it could not load the signing keys at all (the JWKS endpoint is
 	// unreachable). The token may be fine; it could not be checked.
@@ -131,8 +138,11 @@ func verifyWith(p *jwt.Parser, token string, kf jwt.Keyfunc) (Identity, error) {
 	}
 	claims := jwt.MapClaims{}
 	if _, err := p.ParseWithClaims(token, claims, kf); err != nil {
-		if errors.Is(err, ErrKeysUnavailable) {
+		switch {
+		case errors.Is(err, ErrKeysUnavailable):
 			return Identity{}, err
+		case errors.Is(err, jwt.ErrTokenExpired):
+			return Identity{}, fmt.Errorf("%w: %w: %w", ErrInvalidToken, ErrTokenExpired, err)
 		}
 		return Identity{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
@@ -174,7 +184,11 @@ func (v *hs256Verifier) Verify(_ context.Context, token string) (Identity, error
 	if len(v.secret) == 0 {
 		return Identity{}, fmt.Errorf("%w: no HS256 secret configured", ErrInvalidToken)
 	}
-	return verifyWith(v.parser, token, func(*jwt.Token) (any, error) { return v.secret, nil })
+	id, err := verifyWith(v.parser, token, func(*jwt.Token) (any, error) { return v.secret, nil })
+	if errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+		err = fmt.Errorf("%w: %w", ErrDevSecretMismatch, err)
+	}
+	return id, err
 }
 
 // MintHS256 makes a development token signed with secret, with claims sub,

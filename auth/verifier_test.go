@@ -145,6 +145,21 @@ func TestHS256(t *testing.T) {
 		got, err := auth.NewHS256(nil, auth.WithClock(fixedClock(t0))).Verify(context.Background(), tok)
 		checkVerify(t, got, err, auth.Identity{})
 	})
+	t.Run("the error tells a wrong secret and an expired token apart", func(t *testing.T) {
+		v := auth.NewHS256(devSecret, auth.WithClock(fixedClock(t0)))
+		_, err := v.Verify(context.Background(), signHS256(t, []byte("another secret, also 32 bytes!!!"), base))
+		if !errors.Is(err, auth.ErrDevSecretMismatch) || !errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrTokenExpired) {
+			t.Errorf("wrong secret: %v", err)
+		}
+		_, err = v.Verify(context.Background(), signHS256(t, devSecret, with(base, "exp", t0.Add(-time.Hour).Unix())))
+		if !errors.Is(err, auth.ErrTokenExpired) || !errors.Is(err, auth.ErrInvalidToken) || errors.Is(err, auth.ErrDevSecretMismatch) {
+			t.Errorf("expired: %v", err)
+		}
+		_, err = v.Verify(context.Background(), signHS256(t, devSecret, with(base, "sub", "USER#1")))
+		if errors.Is(err, auth.ErrTokenExpired) || errors.Is(err, auth.ErrDevSecretMismatch) {
+			t.Errorf("bad sub: %v", err)
+		}
+	})
 	t.Run("secret is copied", func(t *testing.T) {
 		secret := append([]byte(nil), devSecret...)
 		v := auth.NewHS256(secret, auth.WithClock(fixedClock(t0)))

@@ -1,6 +1,6 @@
 // Package demo loads demo data for the local server: players, two scored events with
 // leaderboards and season standings, one locked event awaiting results and one upcoming
-// event open for picks. Dates are relative to now so the upcoming event stays upcoming.
+// event open for picks, all in the season (UTC year) of the time it is loaded at.
 package demo
 
 import (
@@ -35,7 +35,6 @@ func named(name string, champion bool, members ...string) domain.Team {
 
 type card struct {
 	name    string
-	offset  time.Duration // start relative to now
 	matches []domain.MatchSpec
 	results []domain.MatchResult // nil: no results entered
 }
@@ -44,7 +43,7 @@ func win(i int) domain.MatchResult { return domain.MatchResult{Outcome: domain.O
 
 var cards = []card{
 	{
-		name: "AEW Revolution", offset: -70 * 24 * time.Hour,
+		name: "AEW Revolution",
 		matches: []domain.MatchSpec{
 			{Name: "Tag Team Match", Points: 5, Preshow: true, Teams: []domain.Team{named("Private Party", false, "Marq Quen", "Isiah Kassidy"), named("The Acclaimed", false, "Anthony Bowens", "Max Caster")}},
 			{Name: "Singles Match", Points: 10, Teams: []domain.Team{team("Will Ospreay"), team("Konosuke Takeshita")}},
@@ -55,7 +54,7 @@ var cards = []card{
 		results: []domain.MatchResult{win(1), win(0), win(0), win(0)},
 	},
 	{
-		name: "AEW All In", offset: -30 * 24 * time.Hour,
+		name: "AEW All In",
 		matches: []domain.MatchSpec{
 			{Name: "Casino Gauntlet", Points: 10, Preshow: true, Teams: []domain.Team{team("Christian Cage"), team("Kyle O'Reilly"), team("Powerhouse Hobbs"), team("Orange Cassidy")}},
 			{Name: "Women's World Championship", Points: 15, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Mariah May"}, Champion: true}, team("Toni Storm")}},
@@ -65,7 +64,7 @@ var cards = []card{
 		results: []domain.MatchResult{win(0), win(1), {Outcome: domain.OutcomeNoContest}, win(1)},
 	},
 	{
-		name: "AEW Full Gear", offset: -1 * 24 * time.Hour,
+		name: "AEW Full Gear",
 		matches: []domain.MatchSpec{
 			{Name: "Singles Match", Points: 10, Teams: []domain.Team{team("Jon Moxley"), team("Orange Cassidy")}},
 			{Name: "Women's Match", Points: 10, Teams: []domain.Team{team("Mercedes Moné"), team("Kris Statlander")}},
@@ -73,7 +72,7 @@ var cards = []card{
 		},
 	},
 	{
-		name: "AEW Worlds End", offset: 14 * 24 * time.Hour,
+		name: "AEW Worlds End",
 		matches: []domain.MatchSpec{
 			{Name: "Continental Classic Final", Points: 15, Championships: []string{"AEW Continental Championship"}, Teams: []domain.Team{{Members: []string{"Kazuchika Okada"}, Champion: true}, team("Kyle Fletcher")}},
 			{Name: "Tag Team Match", Points: 10, Teams: []domain.Team{named("FTR", false, "Dax Harwood", "Cash Wheeler"), named("The Hurt Syndicate", true, "Bobby Lashley", "Shelton Benjamin")}},
@@ -83,8 +82,32 @@ var cards = []card{
 	},
 }
 
-// Load writes the demo data through store's client and table. It is safe to run on a
-// table that already has it: an existing event is left alone.
+// Schedule returns the start of each demo event (in the order of the cards: two scored,
+// one locked, one upcoming) for data loaded at now. All four are in now's season (UTC
+// year): 70, 30 and 1 day(s) before now and 14 days after it when the season leaves room,
+// spread over the part of the season before (after) now when it does not (early January,
+// late December).
+func Schedule(now time.Time) []time.Time {
+	now = now.UTC()
+	season := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	before, after := now.Sub(season), season.AddDate(1, 0, 0).Sub(now)
+	const day = 24 * time.Hour
+	past := func(d time.Duration, share float64) time.Time {
+		if before > 71*day {
+			return now.Add(-d).Truncate(time.Hour)
+		}
+		return season.Add(time.Duration(share * float64(before)))
+	}
+	next := now.Add(after / 2)
+	if after > 15*day {
+		next = now.Add(14 * day).Truncate(time.Hour)
+	}
+	return []time.Time{past(70*day, 0.1), past(30*day, 0.5), past(day, 0.9), next}
+}
+
+// Load writes the demo data through store's client and table, laid out around now
+// (Schedule). It is safe to run on a table that already has it: an existing event is left
+// alone.
 func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error {
 	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }))
 	for _, p := range players {
@@ -92,8 +115,9 @@ func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error
 			return fmt.Errorf("demo: register %s: %w", p.ID, err)
 		}
 	}
+	starts := Schedule(now)
 	for ci, c := range cards {
-		start := now.Add(c.offset).UTC().Truncate(time.Hour)
+		start := starts[ci]
 		ev, err := store.CreateEvent(ctx, domain.EventSpec{Name: c.name, StartsAt: start, Matches: clean(c.matches)})
 		if domain.ErrorCode(err) == domain.CodeConflict {
 			continue
@@ -103,7 +127,7 @@ func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error
 		}
 		before := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return start.Add(-time.Hour) }))
 		for pi, p := range players {
-			if c.offset > 0 && p.ID == Player.ID {
+			if start.After(now) && p.ID == Player.ID {
 				continue // the demo player still has to pick the upcoming event
 			}
 			picks := make([]domain.Pick, len(ev.Matches))

@@ -64,6 +64,21 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 	}
 }
 
+// Scanner is the part of the DynamoDB client TableEmpty needs.
+type Scanner interface {
+	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// TableEmpty reports whether table holds no item at all (one Scan of at most one item; the
+// local server loads demo data only into an empty table).
+func TableEmpty(ctx context.Context, db Scanner, table string) (bool, error) {
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Limit: aws.Int32(1)})
+	if err != nil {
+		return false, fmt.Errorf("dynamo: scan %s: %w", table, err)
+	}
+	return len(out.Items) == 0, nil
+}
+
 func tableReady(t *types.TableDescription) bool {
 	if t == nil {
 		return false

@@ -5,26 +5,41 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/pickem/api/auth"
+	"github.com/pickem/api/demo"
 )
 
-// TestRunServesDemoData boots the local server the way `go run ./local` does (embedded
-// engine, demo data, random dev secret) on a free port, queries the demo data over HTTP
-// with the printed tokens, then cancels its context and expects a clean shutdown.
-func TestRunServesDemoData(t *testing.T) {
+// localServer is a running `run`, as `go run ./local` runs it.
+type localServer struct {
+	base, playerTok, adminTok string
+	cancel                    context.CancelFunc
+	done                      chan error
+	log                       *syncBuffer
+}
+
+// startLocal runs the local server on a free port with state directory dir and
+// environment env, and waits for its banner.
+func startLocal(t *testing.T, dir string, env map[string]string, args ...string) *localServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	env := map[string]string{} // no DYNAMODB_ENDPOINT: the embedded engine
+	s := &localServer{cancel: cancel, done: make(chan error, 1), log: &syncBuffer{}}
 	pr, pw := io.Pipe()
-	done := make(chan error, 1)
 	go func() {
-		err := run(ctx, []string{"-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, pw)
+		err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-data", dir}, args...), func(k string) string { return env[k] }, pw, s.log)
 		pw.Close()
-		done <- err
+		s.done <- err
 	}()
 	lines := make(chan string, 64)
 	go func() {
@@ -35,62 +50,123 @@ func TestRunServesDemoData(t *testing.T) {
 			lines <- sc.Text()
 		}
 	}()
-
 	// Read the banner: the address, then the two tokens.
-	var base, playerTok, adminTok string
 	timeout := time.After(60 * time.Second)
-	for adminTok == "" {
+	for s.adminTok == "" {
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				t.Fatalf("run stopped printing before the tokens: %v", <-done)
+				t.Fatalf("run stopped printing before the tokens: %v\n%s", <-s.done, s.log)
 			}
 			switch {
 			case strings.HasPrefix(line, "Pick'Em API listening on "):
-				base = strings.TrimPrefix(line, "Pick'Em API listening on ")
+				s.base = strings.TrimPrefix(line, "Pick'Em API listening on ")
 			case strings.Contains(line, "player:"):
-				playerTok = bearer(t, line)
+				s.playerTok = bearer(t, line)
 			case strings.Contains(line, "admin:"):
-				adminTok = bearer(t, line)
+				s.adminTok = bearer(t, line)
 			}
-		case err := <-done:
-			t.Fatalf("run returned before serving: %v", err)
 		case <-timeout:
 			t.Fatal("no banner within 60 s")
 		}
 	}
-	if !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, ":0") || playerTok == "" {
-		t.Fatalf("banner: base %q, player token %q", base, playerTok)
+	go func() {
+		for range lines {
+		}
+	}()
+	if !strings.HasPrefix(s.base, "http://127.0.0.1:") || strings.HasSuffix(s.base, ":0") || s.playerTok == "" {
+		t.Fatalf("banner: base %q, player token %q", s.base, s.playerTok)
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
-	gql := func(t *testing.T, token, query string, vars map[string]any, out any) map[string]json.RawMessage {
-		t.Helper()
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/graphql", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := client.Do(req)
+	return s
+}
+
+// stop cancels the server's context and expects a clean shutdown.
+func (s *localServer) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
 		if err != nil {
-			t.Fatalf("POST /graphql: %v", err)
+			t.Fatalf("run returned %v after cancel, want nil\n%s", err, s.log)
 		}
-		defer resp.Body.Close()
-		var r struct {
-			Data       json.RawMessage
-			Errors     []json.RawMessage
-			Extensions map[string]json.RawMessage
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		if resp.StatusCode != http.StatusOK || len(r.Errors) > 0 {
-			t.Fatalf("status %d, errors %s", resp.StatusCode, r.Errors)
-		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return within 30 s of cancel")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's logger and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+var client = &http.Client{Timeout: 30 * time.Second}
+
+// gql sends one GraphQL request and decodes its data into out; it fails the test on any
+// error in the answer.
+func gql(t *testing.T, base, token, query string, vars map[string]any, out any) map[string]json.RawMessage {
+	t.Helper()
+	ext, errs := gqlErrors(t, base, token, query, vars, out)
+	if len(errs) > 0 {
+		t.Fatalf("errors %s", errs)
+	}
+	return ext
+}
+
+// gqlErrors sends one GraphQL request and returns its extensions and errors.
+func gqlErrors(t *testing.T, base, token, query string, vars map[string]any, out any) (map[string]json.RawMessage, []json.RawMessage) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST /graphql: %v", err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data       json.RawMessage
+		Errors     []json.RawMessage
+		Extensions map[string]json.RawMessage
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK && len(r.Errors) == 0 {
+		t.Fatalf("status %d without errors", resp.StatusCode)
+	}
+	if len(r.Errors) == 0 && out != nil {
 		if err := json.Unmarshal(r.Data, out); err != nil {
 			t.Fatalf("data %s: %v", r.Data, err)
 		}
-		return r.Extensions
+	}
+	return r.Extensions, r.Errors
+}
+
+// TestRunServesDemoData boots the local server the way `go run ./local` does (embedded
+// engine, demo data, a new state directory) on a free port, queries the demo data over
+// HTTP with the printed tokens, then cancels its context and expects a clean shutdown.
+func TestRunServesDemoData(t *testing.T) {
+	s := startLocal(t, t.TempDir(), map[string]string{}) // no DYNAMODB_ENDPOINT: the embedded engine
+	base, playerTok, adminTok := s.base, s.playerTok, s.adminTok
+	gql := func(t *testing.T, token, query string, vars map[string]any, out any) map[string]json.RawMessage {
+		t.Helper()
+		return gql(t, base, token, query, vars, out)
 	}
 	get := func(t *testing.T, path string) (int, string) {
 		t.Helper()
@@ -197,15 +273,7 @@ func TestRunServesDemoData(t *testing.T) {
 		}
 	})
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v after cancel, want nil", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not return within 30 s of cancel")
-	}
+	s.stop(t)
 }
 
 // bearer extracts the token from a banner line `  admin:  {"Authorization": "Bearer <tok>"}`.
@@ -234,9 +302,139 @@ func TestRunRejectsBadConfiguration(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			if err := run(ctx, c.args, func(k string) string { return c.env[k] }, io.Discard); err == nil {
+			args := append([]string{"-data", t.TempDir()}, c.args...)
+			if err := run(ctx, args, func(k string) string { return c.env[k] }, io.Discard, io.Discard); err == nil {
 				t.Fatal("run returned nil")
 			}
 		})
+	}
+}
+
+// TestRestartKeepsDataAndTokens restarts the local server on the same -data: the events,
+// a player's writes and a token printed before the restart are all still there; the demo
+// data is not loaded a second time.
+func TestRestartKeepsDataAndTokens(t *testing.T) {
+	dir := t.TempDir()
+	type events struct {
+		Events struct {
+			Edges []struct{ Node struct{ ID, State string } }
+		}
+	}
+	var before events
+	first := startLocal(t, dir, map[string]string{})
+	gql(t, first.base, "", `{ events(first: 50) { edges { node { id state } } } }`, nil, &before)
+	var upcoming string
+	for _, e := range before.Events.Edges {
+		if e.Node.State == "UPCOMING" {
+			upcoming = e.Node.ID
+		}
+	}
+	var card struct {
+		Event struct{ Matches []struct{ ID string } }
+	}
+	gql(t, first.base, "", `query($id: ID!) { event(id: $id) { matches { id } } }`, map[string]any{"id": upcoming}, &card)
+	if len(before.Events.Edges) == 0 || upcoming == "" || len(card.Event.Matches) == 0 {
+		t.Fatalf("demo data: events %+v, card %+v", before, card)
+	}
+	gql(t, first.base, first.playerTok, `mutation { register(name: "Player Before Restart") { id } }`, nil, nil)
+	gql(t, first.base, first.playerTok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { updatedAt } }`,
+		map[string]any{"e": upcoming, "m": card.Event.Matches[0].ID}, nil)
+	first.stop(t)
+
+	if fi, err := os.Stat(filepath.Join(dir, "dev-secret")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("dev-secret: %v, %v (want mode 0600)", fi, err)
+	}
+
+	second := startLocal(t, dir, map[string]string{})
+	defer second.stop(t)
+	var after events
+	gql(t, second.base, "", `{ events(first: 50) { edges { node { id state } } } }`, nil, &after)
+	if b, a := fmt.Sprint(before.Events.Edges), fmt.Sprint(after.Events.Edges); a != b {
+		t.Errorf("events after the restart %s, before %s", a, b)
+	}
+	// The token printed by the first run, sent to the second.
+	var d struct {
+		Me         struct{ ID, Name string }
+		Prediction struct{ Picks []struct{ MatchID string } }
+	}
+	gql(t, second.base, first.playerTok, `query($e: ID!) { me { id name } prediction(eventId: $e) { picks { matchId } } }`, map[string]any{"e": upcoming}, &d)
+	if d.Me.ID != "demo-player" || d.Me.Name != "Player Before Restart" || len(d.Prediction.Picks) != 1 {
+		t.Errorf("after the restart, with the first run's token: %+v", d)
+	}
+	if !strings.Contains(second.log.String(), "demo data not loaded") {
+		t.Errorf("the second run did not say it left the demo data alone:\n%s", second.log)
+	}
+}
+
+// TestFreshStartsOver: -fresh discards the saved data (a player's rename is gone, the demo
+// data is back) but keeps the dev secret, so old tokens still work.
+func TestFreshStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	first := startLocal(t, dir, map[string]string{})
+	gql(t, first.base, first.playerTok, `mutation { register(name: "Renamed") { id } }`, nil, nil)
+	first.stop(t)
+	second := startLocal(t, dir, map[string]string{}, "-fresh")
+	defer second.stop(t)
+	var d struct{ Me struct{ Name string } }
+	gql(t, second.base, first.playerTok, `{ me { name } }`, nil, &d)
+	if d.Me.Name != "Demo Player" {
+		t.Errorf("after -fresh me.name = %q, want the demo's", d.Me.Name)
+	}
+}
+
+// TestSecondServerOnTheSameDataIsRefused: two servers must not write one snapshot.
+func TestSecondServerOnTheSameDataIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	first := startLocal(t, dir, map[string]string{})
+	defer first.stop(t)
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", dir}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "already runs on it") {
+		t.Fatalf("second run on the same -data = %v", err)
+	}
+}
+
+// TestEnvSecretWinsAndWrongSecretSaysSo: PICKEM_DEV_SECRET is used over the file, and a
+// token signed with another secret is refused with a message that says why.
+func TestEnvSecretWinsAndWrongSecretSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	s := startLocal(t, dir, map[string]string{"PICKEM_DEV_SECRET": "0123456789abcdef0123456789abcdef"})
+	defer s.stop(t)
+	if _, err := os.Stat(filepath.Join(dir, "dev-secret")); !os.IsNotExist(err) {
+		t.Errorf("a dev-secret file was written although PICKEM_DEV_SECRET is set: %v", err)
+	}
+	other, _ := auth.MintHS256([]byte("another secret, another server"), demo.Player, time.Hour)
+	_, errs := gqlErrors(t, s.base, other, `{ me { id } }`, nil, nil)
+	var e []struct {
+		Message    string
+		Extensions struct{ Code string }
+	}
+	b, _ := json.Marshal(errs)
+	_ = json.Unmarshal(b, &e)
+	if len(e) != 1 || e[0].Extensions.Code != "UNAUTHENTICATED" || !strings.Contains(e[0].Message, "dev secret") {
+		t.Fatalf("errors %s, want UNAUTHENTICATED saying the dev secret may have changed", errs)
+	}
+	var d struct{ Me struct{ ID string } }
+	gql(t, s.base, s.playerTok, `{ me { id } }`, nil, &d)
+	if d.Me.ID != "demo-player" {
+		t.Errorf("me = %+v with the printed token", d.Me)
+	}
+}
+
+// TestHelpPrintsNoSecret: -h returns flag.ErrHelp (main exits 0) and the help shows no
+// secret from the environment.
+func TestHelpPrintsNoSecret(t *testing.T) {
+	const secret = "do-not-print-this-secret-0123456789"
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"-h"}, func(k string) string {
+		if k == "PICKEM_DEV_SECRET" {
+			return secret
+		}
+		return ""
+	}, &out, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+	}
+	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), "-data") {
+		t.Fatalf("help:\n%s", out.String())
 	}
 }

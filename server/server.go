@@ -145,8 +145,15 @@ func NewGraphQL(cfg Config) *handler.Server {
 // tokenError is the response to a request whose bearer token was present but invalid.
 func tokenError(err error) *graphql.Response {
 	code, msg := domain.CodeUnauthenticated, "the bearer token is invalid or expired"
-	if errors.Is(err, auth.ErrKeysUnavailable) {
+	switch {
+	case errors.Is(err, auth.ErrKeysUnavailable):
 		code, msg = domain.CodeInternal, "sign-in keys are unavailable right now; try again"
+	case errors.Is(err, auth.ErrTokenExpired):
+		msg = "the bearer token has expired: sign in again (locally: take a token from the server's banner or `go run ./admin token`)"
+	case errors.Is(err, auth.ErrDevSecretMismatch):
+		// Only the local server accepts HS256 tokens at all.
+		msg = "the bearer token was not signed with this server's dev secret: the secret may have changed since it was minted " +
+			"(another -data directory or PICKEM_DEV_SECRET); take a token from the server's banner or `go run ./admin token`"
 	}
 	return &graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": string(code)}}}}
 }
