@@ -113,7 +113,7 @@ var commands = []command{
 	{"events", "list events, newest first", eventsCmd},
 	{"lock", "lock an event for picks (state BROADCAST)", lockCmd},
 	{"set-result", "set, correct or clear a match result", setResultCmd},
-	{"score", "score a locked event whose matches all have results", scoreCmd},
+	{"score", "score a locked event whose matches all have results (calls the API until complete)", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
 	{"token", "mint a development (HS256) token", tokenCmd},
 }
@@ -403,45 +403,6 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 		}
 		m := data.SetResult
 		fmt.Fprintf(out, "%d. %s: %s\n", m.Position, m.Name, m.resultText())
-		return nil
-	}
-}
-
-func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
-	id := fs.String("event", "", "event id")
-	dryRun := fs.Bool("dry-run", false, "report what scoring would change, without writing")
-	return func(ctx context.Context, c *client, out io.Writer) error {
-		if err := required("event", *id); err != nil {
-			return err
-		}
-		var data struct {
-			ScoreEvent struct {
-				EventID           string `json:"eventId"`
-				DryRun            bool   `json:"dryRun"`
-				PredictionsScored int    `json:"predictionsScored"`
-				StandingsChanged  int    `json:"standingsChanged"`
-				Transactions      int    `json:"transactions"`
-			}
-		}
-		err := c.do(ctx, `mutation Score($id: ID!, $dryRun: Boolean) {
-			scoreEvent(eventId: $id, dryRun: $dryRun) { eventId dryRun predictionsScored standingsChanged transactions } }`,
-			map[string]any{"id": *id, "dryRun": *dryRun}, &data)
-		if err != nil {
-			return err
-		}
-		r := data.ScoreEvent
-		if r.DryRun {
-			fmt.Fprintf(out, "dry run of %s: nothing written\n", r.EventID)
-			fmt.Fprintf(out, "  predictions to score  %d\n  standings to change   %d\n  transactions needed   %d\n",
-				r.PredictionsScored, r.StandingsChanged, r.Transactions)
-			return nil
-		}
-		fmt.Fprintf(out, "scored %s\n", r.EventID)
-		fmt.Fprintf(out, "  predictions scored  %d\n  standings changed   %d\n  transactions        %d\n",
-			r.PredictionsScored, r.StandingsChanged, r.Transactions)
-		if r.PredictionsScored == 0 {
-			fmt.Fprintln(out, "  (nothing changed: already up to date)")
-		}
 		return nil
 	}
 }

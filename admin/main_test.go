@@ -232,7 +232,9 @@ func TestAdminWorkflow(t *testing.T) {
 
 	t.Run("CorrectionAndRescore", func(t *testing.T) {
 		e.admin(t, "set-result", "-event", cardID, "-match", matches[5], "-no-contest").ok(t).has(t, "NO_CONTEST (void")
-		e.admin(t, "score", "-event", cardID).ok(t).has(t, "predictions scored  2") // sam and jo had picked Cena
+		// Every prediction is written again (it now reflects the corrected card); the
+		// standings of sam and jo, who had picked Cena, move.
+		e.admin(t, "score", "-event", cardID).ok(t).has(t, "predictions scored  3", "standings changed   2")
 		r := e.admin(t, "standings", "-season", "2025").ok(t)
 		if !regexp.MustCompile(`1\s+Player sam\s+sam\s+60\s`).MatchString(r.stdout) {
 			t.Errorf("after the correction:\n%s", r.stdout)

@@ -78,7 +78,19 @@ type predictionItem struct {
 	Points          *int       `dynamodbav:"points,omitempty"`
 	Correct         *int       `dynamodbav:"correct,omitempty"`
 	CorrectIDs      []string   `dynamodbav:"correctIds,omitempty"`
+	ScoredWith      *int       `dynamodbav:"scoredWith,omitempty"`
 	UpdatedAt       string     `dynamodbav:"updatedAt"`
+	Version         int        `dynamodbav:"version"`
+}
+
+// countItem mirrors dynamo's countRow: one shard of an event's prediction count, in the
+// event's main-table partition. Only the sum over an event's shards means anything, so the
+// loader puts each event's whole count in shard 0.
+type countItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	Type        string `dynamodbav:"type"`
+	Predictions int    `dynamodbav:"predictions"`
 }
 
 // standingItem mirrors dynamo's standingRow.

@@ -204,7 +204,7 @@ func (l *league) predictionFor(e *leagueEvent, k, p int, updated time.Time) pred
 		PK: userPK(uid), SK: eventSK(e.id), GSIPK: eventGSIPK(e.id), GSISK: pendingSK(uid),
 		Type: "prediction", UserID: uid, UserName: playerName(p), UserNameVersion: 1,
 		EventID: e.id, EventName: e.name, EventStartsAt: e.startsAt.UTC().Format(timeLayout), Season: l.season,
-		UpdatedAt: updated.UTC().Format(timeLayout),
+		UpdatedAt: updated.UTC().Format(timeLayout), Version: 1,
 	}
 	for i, m := range e.matches {
 		it.Picks = append(it.Picks, pickItem{MatchID: m.ID, Team: pick(p, i, e.cardIndex(k), len(m.Teams))})
@@ -295,6 +295,9 @@ func (l *league) load(ctx context.Context, e *env) (loadStats, error) {
 				if err := send(l.predictionFor(ev, k, p, updated)); err != nil {
 					return err
 				}
+			}
+			if err := send(countItem{PK: eventGSIPK(ev.id), SK: "COUNT#00", Type: "count", Predictions: ev.size}); err != nil {
+				return err
 			}
 		}
 		return nil

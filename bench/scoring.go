@@ -180,10 +180,10 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 						ids = append(ids, pk.MatchID)
 					}
 				}
-				set := "SET #pts = :pts, #cor = :cor, #gsk = :gsk"
-				names := map[string]string{"#pts": "points", "#cor": "correct", "#gsk": attrGSISK, "#pk": attrPK, "#upd": "updatedAt", "#unv": "userNameVersion"}
+				set := "SET #pts = :pts, #cor = :cor, #gsk = :gsk, #sw = :sw, #ver = :next"
+				names := map[string]string{"#pts": "points", "#cor": "correct", "#gsk": attrGSISK, "#pk": attrPK, "#sw": "scoredWith", "#ver": "version"}
 				vals := map[string]types.AttributeValue{":pts": nv(points), ":cor": nv(correct), ":gsk": sv(scoreSK(points, p.UserID)),
-					":upd": sv(p.UpdatedAt), ":unv": nv(p.UserNameVersion)}
+					":sw": nv(event.CardVersion), ":ver": nv(p.Version), ":next": nv(p.Version + 1)}
 				upd := set
 				if len(ids) > 0 {
 					upd += ", #cids = :cids"
@@ -196,7 +196,7 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				tx = append(tx, types.TransactWriteItem{Update: &types.Update{
 					TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(p.PK), attrSK: sv(p.SK)},
 					UpdateExpression:          aws.String(upd),
-					ConditionExpression:       aws.String("attribute_exists(#pk) AND #upd = :upd AND #unv = :unv AND attribute_not_exists(#pts)"),
+					ConditionExpression:       aws.String("attribute_exists(#pk) AND #ver = :ver"),
 					ExpressionAttributeNames:  names,
 					ExpressionAttributeValues: vals,
 				}})

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pickem/api/auth"
 )
@@ -38,7 +39,15 @@ type Config struct {
 	CostExtension    bool       // PICKEM_COST_EXTENSION
 	Playground       bool       // PICKEM_PLAYGROUND
 	LogLevel         slog.Level // LOG_LEVEL: debug, info, warn, error
+	// ScoringBudget (PICKEM_SCORING_BUDGET, a Go duration) bounds one scoreEvent call; 0 =
+	// no budget of its own (the request's deadline still bounds it). Default: 20s in Lambda
+	// (API Gateway ends every request at 30 s), none locally.
+	ScoringBudget time.Duration
 }
+
+// DefaultLambdaScoringBudget is PICKEM_SCORING_BUDGET's default in Lambda: with the
+// function's 29 s timeout and API Gateway's 30 s, a scoring call returns with time to spare.
+const DefaultLambdaScoringBudget = 20 * time.Second
 
 // Load reads the configuration from getenv with mode's defaults.
 func Load(mode Mode, getenv func(string) string) (Config, error) {
@@ -66,6 +75,16 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 	}
 	if c.Playground, err = boolVar(getenv, "PICKEM_PLAYGROUND", mode == Local); err != nil {
 		return c, err
+	}
+	if mode == Lambda {
+		c.ScoringBudget = DefaultLambdaScoringBudget
+	}
+	if v := getenv("PICKEM_SCORING_BUDGET"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("config: PICKEM_SCORING_BUDGET=%q: want a duration such as 20s (0 for no budget)", v)
+		}
+		c.ScoringBudget = d
 	}
 	if lvl := getenv("LOG_LEVEL"); lvl != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -25,6 +26,18 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if lambda.Playground || lambda.CostExtension || len(lambda.AllowedOrigins) != 0 {
 		t.Fatalf("lambda defaults: %+v", lambda)
+	}
+	if local.ScoringBudget != 0 || lambda.ScoringBudget != 20*time.Second {
+		t.Fatalf("scoring budgets: local %s, lambda %s", local.ScoringBudget, lambda.ScoringBudget)
+	}
+}
+
+func TestLoadScoringBudget(t *testing.T) {
+	for v, want := range map[string]time.Duration{"2s": 2 * time.Second, "0": 0, "1m30s": 90 * time.Second} {
+		c, err := Load(Lambda, env(map[string]string{"PICKEM_SCORING_BUDGET": v}))
+		if err != nil || c.ScoringBudget != want {
+			t.Errorf("PICKEM_SCORING_BUDGET=%s: %s %v, want %s", v, c.ScoringBudget, err, want)
+		}
 	}
 }
 
@@ -52,6 +65,8 @@ func TestLoadRefuses(t *testing.T) {
 		"PoolWithoutClient":   {Local, map[string]string{"COGNITO_USER_POOL_ID": "eu-west-1_abc"}},
 		"BadBool":             {Local, map[string]string{"PICKEM_PLAYGROUND": "maybe"}},
 		"BadLogLevel":         {Local, map[string]string{"LOG_LEVEL": "loud"}},
+		"BadScoringBudget":    {Lambda, map[string]string{"PICKEM_SCORING_BUDGET": "20"}},
+		"NegativeBudget":      {Local, map[string]string{"PICKEM_SCORING_BUDGET": "-1s"}},
 		"MalformedPoolInJWKS": {Local, map[string]string{"COGNITO_USER_POOL_ID": "nounderscore", "COGNITO_CLIENT_ID": "c"}},
 	}
 	for name, tt := range tests {

@@ -6,6 +6,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -201,9 +203,24 @@ func TestTemplateFunction(t *testing.T) {
 	if fn.Runtime != "provided.al2023" || fn.Handler != "bootstrap" || !slices.Equal(fn.Architectures, []string{"arm64"}) {
 		t.Errorf("runtime %q handler %q architectures %v", fn.Runtime, fn.Handler, fn.Architectures)
 	}
-	if fn.MemorySize != 512 || fn.Timeout != 10 {
-		t.Errorf("memory %d MB timeout %d s, want 512 and 10", fn.MemorySize, fn.Timeout)
+	if fn.MemorySize != 512 {
+		t.Errorf("memory %d MB, want 512", fn.MemorySize)
 	}
+
+	t.Run("TimeoutAndScoringBudgetFitAPIGateway", func(t *testing.T) {
+		// API Gateway's HTTP API ends every request at 30 s: the function must stop before,
+		// and a scoring call (its budget, then the work in flight within
+		// dynamo.ScoringMargin) must end before the function does.
+		const apiGateway = 30 * time.Second
+		timeout := time.Duration(fn.Timeout) * time.Second
+		budget, err := time.ParseDuration(fmt.Sprint(fn.Environment.Variables["PICKEM_SCORING_BUDGET"]))
+		if err != nil {
+			t.Fatalf("PICKEM_SCORING_BUDGET: %v", err)
+		}
+		if timeout >= apiGateway || budget <= 0 || budget+dynamo.ScoringMargin > timeout {
+			t.Errorf("timeout %s, scoring budget %s (+%s margin): want budget + margin <= timeout < %s", timeout, budget, dynamo.ScoringMargin, apiGateway)
+		}
+	})
 
 	t.Run("CodeUriIsTheMakefileZip", func(t *testing.T) {
 		mk, err := os.ReadFile("../Makefile")
@@ -230,6 +247,7 @@ func TestTemplateFunction(t *testing.T) {
 			"COGNITO_CLIENT_ID":      `{"Ref":"UserPoolClientId"}`,
 			"PICKEM_ALLOWED_ORIGINS": `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
 			"LOG_LEVEL":              `{"Ref":"LogLevel"}`,
+			"PICKEM_SCORING_BUDGET":  `"20s"`,
 		}
 		for name, v := range fn.Environment.Variables {
 			if !read[name] {

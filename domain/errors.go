@@ -18,6 +18,7 @@ const (
 	CodeBadUserInput    Code = "BAD_USER_INPUT"
 	CodeLocked          Code = "LOCKED"
 	CodeConflict        Code = "CONFLICT"
+	CodeUnavailable     Code = "UNAVAILABLE"
 	CodeInternal        Code = "INTERNAL"
 )
 

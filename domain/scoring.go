@@ -1,5 +1,11 @@
 package domain
 
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
 // Score is what one prediction earns.
 type Score struct {
 	Points  int
@@ -58,4 +64,91 @@ func (r *Ranker) Next(points int) int {
 	}
 	r.Points = points
 	return r.Rank
+}
+
+// CheckScorable returns BAD_USER_INPUT unless ev can be scored at now: locked, with at
+// least one match, every match with a result.
+func CheckScorable(ev Event, now time.Time) error {
+	if !ev.Locked(now) {
+		return BadInput("event %q is still open for picks: it locks at %s or with updateEvent(state: BROADCAST)", ev.ID, ev.StartsAt.UTC().Format(time.RFC3339))
+	}
+	if len(ev.Matches) == 0 {
+		return BadInput("event %q has no matches", ev.ID)
+	}
+	if missing := MissingResults(ev.Matches); len(missing) > 0 {
+		return BadInput("event %q has matches without a result: %s", ev.ID, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// StoredScore is what scoring last wrote on a prediction.
+type StoredScore struct {
+	Points     int
+	Correct    int
+	CorrectIDs []string // ids of the matches picked right, in pick order
+	// CardVersion is the card version the score was computed from (0: unknown).
+	CardVersion int
+}
+
+// StandingDelta is what one prediction's (re)score adds to its player's season standing.
+type StandingDelta struct {
+	Points, Correct, EventsPlayed int
+}
+
+// Zero reports whether the delta changes nothing.
+func (d StandingDelta) Zero() bool { return d == StandingDelta{} }
+
+// Rescore is the decision scoring takes for one prediction.
+type Rescore struct {
+	Score      Score
+	CorrectIDs []string // never nil
+	// Write: the prediction must be written (its score, its correct picks or the card
+	// version it reflects differ from what is stored).
+	Write bool
+	// Delta moves the player's standing when the write lands.
+	Delta StandingDelta
+	// Newer: the stored score comes from a newer card than cardVersion: the caller's card
+	// is out of date and it must not write.
+	Newer bool
+}
+
+// RescorePrediction decides what a prediction with picks and stored score (nil: never
+// scored) must hold under card, version cardVersion (whose matches all have results). A
+// prediction reflects the card when its points, correct count, correct picks and card
+// version all match; only then is there nothing to write. The standing moves by the
+// difference: new − old points and correct picks, and one more event played on a first
+// score.
+func RescorePrediction(card []Match, cardVersion int, picks []Pick, stored *StoredScore) Rescore {
+	r := Rescore{Score: ScorePicks(card, picks), CorrectIDs: []string{}}
+	for _, p := range r.Score.Picks {
+		if *p.Correct {
+			r.CorrectIDs = append(r.CorrectIDs, p.MatchID)
+		}
+	}
+	if stored == nil {
+		r.Write = true
+		r.Delta = StandingDelta{Points: r.Score.Points, Correct: r.Score.Correct, EventsPlayed: 1}
+		return r
+	}
+	if stored.CardVersion > cardVersion {
+		r.Newer = true
+		return r
+	}
+	r.Delta = StandingDelta{Points: r.Score.Points - stored.Points, Correct: r.Score.Correct - stored.Correct}
+	r.Write = stored.CardVersion != cardVersion || !r.Delta.Zero() || !slices.Equal(stored.CorrectIDs, r.CorrectIDs)
+	return r
+}
+
+// ApplyDelta returns the standing totals after d. A total that would fall below zero means
+// the standing no longer equals the sum of the player's scored predictions (drift): that is
+// reported as an INTERNAL error naming the player, never clamped, and nothing is written.
+func ApplyDelta(s Standing, d StandingDelta) (Standing, error) {
+	s.Points += d.Points
+	s.Correct += d.Correct
+	s.EventsPlayed += d.EventsPlayed
+	if s.Points < 0 || s.Correct < 0 || s.EventsPlayed < 0 {
+		return s, Errorf(CodeInternal, "the %d standing of player %q would fall below zero (%d points, %d correct, %d events after applying %+d, %+d, %+d): standings have drifted from the scored predictions; nothing was written for this player",
+			s.Season, s.User.ID, s.Points, s.Correct, s.EventsPlayed, d.Points, d.Correct, d.EventsPlayed)
+	}
+	return s, nil
 }

@@ -188,9 +188,21 @@ type MatchUpdate struct {
 
 // ScoreReport says what a scoring run did (or, in a dry run, would do).
 type ScoreReport struct {
-	EventID           string
-	DryRun            bool
+	EventID string
+	DryRun  bool
+	// PredictionsScored counts the predictions written (a dry run: that would be).
 	PredictionsScored int
-	StandingsChanged  int
-	Transactions      int
+	// StandingsChanged counts the season standings written (a dry run: that would be).
+	StandingsChanged int
+	// Transactions counts the scoring transactions that succeeded (a dry run: needed).
+	Transactions int
+	// Complete: every prediction reflects the current card and the event is SCORED;
+	// running scoring again would change nothing. A run cut short by its time budget
+	// returns Complete false; calling it again continues.
+	Complete bool
+	// Remaining is how many predictions are known still to need a write when the run
+	// returned: a lower bound (predictions the index has not shown yet are counted, but a
+	// prediction is only known to need a write once read). 0 when Complete. A dry run
+	// reports the same figure a real run would start from.
+	Remaining int
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -62,7 +64,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
 	}
-	err = s.transact(ctx, items)
+	err = s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
 	}
@@ -77,67 +79,142 @@ func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
 		Championships: ms.Championships, Teams: ms.Teams}
 }
 
-// loadCard reads an event and its matches consistently from the main table (two reads in
-// parallel), for mutations. Returns NOT_FOUND if there is no such event.
-func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
-	eid, err := parseEventID(id)
-	if err != nil {
-		return domain.Event{}, err
-	}
-	var (
-		evOut   *dynamodb.GetItemOutput
-		matches []domain.Match
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		var err error
-		evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
-		})
-		return err
-	})
-	g.Go(func() error {
-		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventPK(eid))).
-			And(expression.Key(attrSK).BeginsWith(prefixMatch)), 0, true)
-		if err != nil {
-			return err
-		}
-		q.ConsistentRead = aws.Bool(true)
-		return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-			var row matchRow
-			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-				return false, err
-			}
-			matches = append(matches, row.toDomain())
-			return true, nil
-		})
-	})
-	if err := g.Wait(); err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
-	}
-	if evOut.Item == nil {
-		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
-	}
-	var row eventRow
-	if err := attributevalue.UnmarshalMap(evOut.Item, &row); err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
-	}
-	ev, err := row.toDomain()
-	if err != nil {
-		return domain.Event{}, err
-	}
-	sort.Slice(matches, func(i, j int) bool { return matches[i].Position < matches[j].Position })
-	ev.Matches = nonNil(matches)
-	return ev, nil
+// maxCardReads bounds how often readCard reads again when a card change landed between
+// its two reads.
+const maxCardReads = 5
+
+// cardRead is an event with its card as one moment of the main table, and, when asked
+// for, its prediction count.
+type cardRead struct {
+	ev domain.Event
+	// counts is the prediction count by shard (readCard with counts only).
+	counts map[int]int
 }
 
-// commitCard writes items together with a bump of the event's cardVersion, conditioned on
-// the version read. Returns CONFLICT if the card changed meanwhile.
-func (s *Store) commitCard(ctx context.Context, ev domain.Event, set *expression.UpdateBuilder, items ...types.TransactWriteItem) error {
-	upd := expression.Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion+1))
-	if set != nil {
-		upd = set.Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion+1))
+// predictions is the event's prediction count: the sum over its shards.
+func (c cardRead) predictions() int {
+	n := 0
+	for _, v := range c.counts {
+		n += v
 	}
+	return n
+}
+
+// loadCard reads an event and its matches consistently from the main table, for
+// mutations. Returns NOT_FOUND if there is no such event.
+func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
+	r, err := s.readCard(ctx, id, false)
+	return r.ev, err
+}
+
+// readCard reads an event row and its match rows (and its count items if withCounts) with
+// strongly consistent reads of the main table: a GetItem and a Query in parallel. The two
+// reads see two moments; the pair is returned only when the event row's cardHash matches
+// the matches read, so it is one moment of the card (every card change writes the matches
+// and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
+// is no such event, UNAVAILABLE if the card kept changing under the reads.
+func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardRead, error) {
+	eid, err := parseEventID(id)
+	if err != nil {
+		return cardRead{}, err
+	}
+	for attempt := 0; attempt < maxCardReads; attempt++ {
+		var (
+			evOut  *dynamodb.GetItemOutput
+			rows   []matchRow
+			counts map[int]int
+		)
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() error {
+			var err error
+			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
+				TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+			})
+			return err
+		})
+		g.Go(func() error {
+			cond := expression.Key(attrPK).Equal(expression.Value(eventPK(eid)))
+			if !withCounts {
+				cond = cond.And(expression.Key(attrSK).BeginsWith(prefixMatch))
+			}
+			q, err := s.newQuery("", cond, 0, true)
+			if err != nil {
+				return err
+			}
+			q.ConsistentRead = aws.Bool(true)
+			counts = map[int]int{}
+			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				switch itemType(item) {
+				case typeMatch:
+					var row matchRow
+					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+						return false, err
+					}
+					rows = append(rows, row)
+				case typeCount:
+					var row countRow
+					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+						return false, err
+					}
+					var shard int
+					if _, err := fmt.Sscanf(row.SK, prefixCount+"%d", &shard); err != nil {
+						return false, fmt.Errorf("count item %q: %w", row.SK, err)
+					}
+					counts[shard] = row.Predictions
+				}
+				return true, nil
+			})
+		})
+		if err := g.Wait(); err != nil {
+			return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
+		}
+		if evOut.Item == nil {
+			return cardRead{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
+		}
+		var row eventRow
+		if err := attributevalue.UnmarshalMap(evOut.Item, &row); err != nil {
+			return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
+		}
+		ev, ok, err := cardOf(row, rows)
+		if err != nil {
+			return cardRead{}, err
+		}
+		if ok {
+			return cardRead{ev: ev, counts: counts}, nil
+		}
+		// A card change landed between the two reads.
+	}
+	return cardRead{}, domain.Errorf(domain.CodeUnavailable, "the card of event %q kept changing while it was read; try again", id)
+}
+
+// cardOf returns the event of row with the matches of rows in card order, and whether
+// they belong together (the event row's cardHash is the hash of those matches).
+func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
+	ev, err := row.toDomain()
+	if err != nil {
+		return domain.Event{}, false, err
+	}
+	ev.Matches = make([]domain.Match, len(rows))
+	for i, m := range rows {
+		ev.Matches[i] = m.toDomain()
+	}
+	sort.SliceStable(ev.Matches, func(i, j int) bool { return ev.Matches[i].Position < ev.Matches[j].Position })
+	return ev, row.CardHash == cardHash(ev.Matches), nil
+}
+
+// commitCard writes items (the match changes) in one transaction with an update of the
+// event that bumps its cardVersion, sets the cardHash of card (the matches as they will
+// be), and applies set (nil: nothing else), conditioned on the cardVersion read: the card
+// read is one moment (readCard), so a change by anyone else since makes the whole
+// transaction fail and nothing is overwritten. Returns CONFLICT if the card changed
+// meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
+func (s *Store) commitCard(ctx context.Context, ev domain.Event, card []domain.Match, set *expression.UpdateBuilder, items ...types.TransactWriteItem) error {
+	upd := expression.UpdateBuilder{}
+	if set != nil {
+		upd = *set
+	}
+	upd = upd.Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion+1)).
+		Set(expression.Name("cardHash"), expression.Value(cardHash(card)))
 	expr, err := expression.NewBuilder().WithUpdate(upd).
 		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).Build()
 	if err != nil {
@@ -148,7 +225,7 @@ func (s *Store) commitCard(ctx context.Context, ev domain.Event, set *expression
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}}, items...)
-	err = s.transact(ctx, all)
+	err = s.transactRetry(ctx, all)
 	if _, cancelled := cancellationReasons(err); cancelled {
 		return domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", ev.ID)
 	}
@@ -156,6 +233,17 @@ func (s *Store) commitCard(ctx context.Context, ev domain.Event, set *expression
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
 	return nil
+}
+
+// lockOnResult is the update that goes with a result: an event locked only by time is
+// stored BROADCAST, so that once a result exists nothing can make the event look open
+// again, whatever the clocks say.
+func lockOnResult(ev domain.Event) *expression.UpdateBuilder {
+	if ev.Stored != domain.StateUpcoming {
+		return nil
+	}
+	u := expression.Set(expression.Name("state"), expression.Value(string(domain.StateBroadcast)))
+	return &u
 }
 
 // putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
@@ -190,69 +278,92 @@ func (s *Store) deleteMatch(eid eventID, m domain.Match) (types.TransactWriteIte
 	}}, nil
 }
 
-// UpdateEvent changes an event's name, start or state (UPCOMING or BROADCAST only). The
-// start may move within its UTC date only (the id holds the date). A SCORED event may only
-// be renamed. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// UpdateEvent changes an event's name, start or state under the lifecycle rules
+// (domain.PlanEventUpdate): the start stays within its UTC date (the id holds the date) and
+// moves only earlier once the event has locked; a locked event never reopens; a SCORED
+// event may only be renamed. The write is conditioned on the name, state and start the
+// decision was made on (and, when the decision needed the event open, on its start still
+// being ahead), so a change landing in between makes it decide again. The card is not
+// touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
-	ev, err := s.loadCard(ctx, id)
-	if err != nil {
-		return domain.Event{}, err
-	}
-	upd := expression.UpdateBuilder{}
-	changed := false
-	if u.Name != nil {
-		name, err := domain.CleanText("event name", *u.Name, domain.MaxTextLen)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		ev, err := s.loadCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
 		}
-		ev.Name = name
-		upd = upd.Set(expression.Name("name"), expression.Value(name))
-		changed = true
-	}
-	if (u.StartsAt != nil || u.State != nil) && ev.Stored == domain.StateScored {
-		return domain.Event{}, domain.BadInput("event %q is scored: only its name can change", id)
-	}
-	if u.StartsAt != nil {
-		start, err := domain.ValidateStart(*u.StartsAt)
+		now := s.now()
+		change, err := domain.PlanEventUpdate(ev, u, now)
 		if err != nil {
 			return domain.Event{}, err
 		}
-		if err := domain.ValidateEventIDForStart(id, start); err != nil {
-			return domain.Event{}, domain.BadInput("startsAt must stay on %s, the date in the event id", id[:10])
+		if change.Empty() {
+			return ev, nil
 		}
-		ev.StartsAt = start
-		upd = upd.Set(expression.Name("startsAt"), expression.Value(formatTime(start)))
-		changed = true
-	}
-	if u.State != nil {
-		if *u.State != domain.StateUpcoming && *u.State != domain.StateBroadcast {
-			return domain.Event{}, domain.BadInput("state can be set to UPCOMING or BROADCAST only; scoreEvent sets SCORED")
+		done, err := s.writeEventChange(ctx, ev, change, now)
+		if err != nil {
+			return domain.Event{}, err
 		}
-		ev.Stored = *u.State
-		upd = upd.Set(expression.Name("state"), expression.Value(string(*u.State)))
-		changed = true
-	}
-	if !changed {
+		if !done {
+			continue // the event changed since it was read: decide again
+		}
+		ev = change.Apply(ev)
+		if change.Name != nil || change.StartsAt != nil {
+			if err := s.propagateEventRef(ctx, ev); err != nil {
+				return domain.Event{}, err
+			}
+		}
 		return ev, nil
 	}
-	if err := s.commitCard(ctx, ev, &upd); err != nil {
-		return domain.Event{}, err
+	return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q kept changing; try again", id)
+}
+
+// writeEventChange writes change to the event row read as ev, conditioned on the name,
+// state and start read and, if change.RequireOpen, on the start being after now. done is
+// false when the condition failed.
+func (s *Store) writeEventChange(ctx context.Context, ev domain.Event, change domain.EventChange, now time.Time) (bool, error) {
+	var upd expression.UpdateBuilder
+	if change.Name != nil {
+		upd = upd.Set(expression.Name("name"), expression.Value(*change.Name))
 	}
-	ev.CardVersion++
-	if u.Name != nil || u.StartsAt != nil {
-		if err := s.propagateEventRef(ctx, ev); err != nil {
-			return domain.Event{}, err
-		}
+	if change.StartsAt != nil {
+		upd = upd.Set(expression.Name("startsAt"), expression.Value(formatTime(*change.StartsAt)))
 	}
-	return ev, nil
+	if change.State != nil {
+		upd = upd.Set(expression.Name("state"), expression.Value(string(*change.State)))
+	}
+	cond := expression.Name("name").Equal(expression.Value(ev.Name)).
+		And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
+		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
+	if change.RequireOpen {
+		cond = cond.And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now))))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if _, err := s.db.UpdateItem(ctx, in); isConditionFailed(err) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
+	}
+	return true, nil
 }
 
 // propagateEventRef copies an event's name and start onto its predictions, in transactions
-// of at most 100 items. It is idempotent: the next updateEvent repairs a run cut off.
+// of at most 99 predictions and a ConditionCheck that the event still has that name and
+// start: a propagation overtaken by a later updateEvent stops rather than writing an older
+// name over the newer one. The predictions are found through the index, which may lag:
+// one it does not show yet keeps the old copy until the next updateEvent (the copies are
+// for display; nothing is decided on them).
 func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
 	eid := eventID(ev.ID)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).GreaterThan(expression.Value(prefixCard+"~"))), 0, true)
+		And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
@@ -269,13 +380,38 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
 	}
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("eventName"), expression.Value(ev.Name)).
-			Set(expression.Name("eventStartsAt"), expression.Value(formatTime(ev.StartsAt)))).
+			Set(expression.Name("eventStartsAt"), expression.Value(formatTime(ev.StartsAt))).
+			Add(expression.Name("version"), expression.Value(1))).
 		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	if err := s.updateEach(ctx, stale, expr); err != nil {
+	same, err := expression.NewBuilder().WithCondition(expression.Name("name").Equal(expression.Value(ev.Name)).
+		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))).Build()
+	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
+	}
+	check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+		ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values(),
+	}}
+	for start := 0; start < len(stale); start += maxTransactItems - 1 {
+		batch := stale[start:min(start+maxTransactItems-1, len(stale))]
+		items := []types.TransactWriteItem{check}
+		for _, k := range batch {
+			items = append(items, types.TransactWriteItem{Update: &types.Update{
+				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			}})
+		}
+		err := s.transactRetry(ctx, items)
+		if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+			return nil // a later updateEvent changed the event again: its propagation wins
+		}
+		if err != nil {
+			return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
+		}
 	}
 	return nil
 }
@@ -287,8 +423,8 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 	if err != nil {
 		return domain.Match{}, err
 	}
-	if ev.Stored == domain.StateScored {
-		return domain.Match{}, domain.BadInput("event %q is scored: its card cannot change", event)
+	if err := domain.CheckCardEdit(ev, domain.EditAddMatch, s.now()); err != nil {
+		return domain.Match{}, err
 	}
 	if len(ev.Matches) >= domain.MaxMatches {
 		return domain.Match{}, domain.BadInput("a card has at most %d matches", domain.MaxMatches)
@@ -302,7 +438,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
 	}
-	if err := s.commitCard(ctx, ev, nil, put); err != nil {
+	if err := s.commitCard(ctx, ev, append(slices.Clone(ev.Matches), m), nil, put); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil
@@ -318,6 +454,17 @@ func findMatch(ev domain.Event, id string) (domain.Match, error) {
 		return domain.Match{}, domain.Errorf(domain.CodeNotFound, "match %q is not on the card of event %q", id, ev.ID)
 	}
 	return m, nil
+}
+
+// replaceMatch returns the card with the match whose id is old replaced by m.
+func replaceMatch(card []domain.Match, old string, m domain.Match) []domain.Match {
+	out := slices.Clone(card)
+	for i := range out {
+		if out[i].ID == old {
+			out[i] = m
+		}
+	}
+	return out
 }
 
 // UpdateMatch changes a match. Changing its teams replaces it with a new match (new id, no
@@ -357,8 +504,8 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 	updated.Result = m.Result
 	var items []types.TransactWriteItem
 	if u.Teams != nil && !reflect.DeepEqual(clean.Teams, m.Teams) {
-		if ev.Stored == domain.StateScored {
-			return domain.Match{}, domain.BadInput("event %q is scored: the teams of its matches cannot change", event)
+		if err := domain.CheckCardEdit(ev, domain.EditMatchTeams, s.now()); err != nil {
+			return domain.Match{}, err
 		}
 		updated.ID, updated.Result = domain.NewMatchID(), nil
 		del, err := s.deleteMatch(eid, m)
@@ -371,13 +518,16 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 		}
 		items = append(items, del, put)
 	} else {
+		if err := domain.CheckCardEdit(ev, domain.EditMatchDetails, s.now()); err != nil {
+			return domain.Match{}, err
+		}
 		put, err := s.putMatch(eid, updated, true)
 		if err != nil {
 			return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
 		}
 		items = append(items, put)
 	}
-	if err := s.commitCard(ctx, ev, nil, items...); err != nil {
+	if err := s.commitCard(ctx, ev, replaceMatch(ev.Matches, m.ID, updated), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
 	return updated, nil
@@ -394,8 +544,8 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 	if err != nil {
 		return err
 	}
-	if ev.Stored == domain.StateScored {
-		return domain.BadInput("event %q is scored: its card cannot change", event)
+	if err := domain.CheckCardEdit(ev, domain.EditRemoveMatch, s.now()); err != nil {
+		return err
 	}
 	eid := eventID(ev.ID)
 	del, err := s.deleteMatch(eid, m)
@@ -403,6 +553,7 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
 	}
 	items := []types.TransactWriteItem{del}
+	var card []domain.Match
 	pos := 1
 	for _, other := range ev.Matches {
 		if other.ID == m.ID {
@@ -415,9 +566,11 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 			}
 			items = append(items, mv)
 		}
+		other.Position = pos
+		card = append(card, other)
 		pos++
 	}
-	return s.commitCard(ctx, ev, nil, items...)
+	return s.commitCard(ctx, ev, card, nil, items...)
 }
 
 // ReorderMatches sets the card order; ids must name every match of the card exactly once.
@@ -427,8 +580,8 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 	if err != nil {
 		return nil, err
 	}
-	if ev.Stored == domain.StateScored {
-		return nil, domain.BadInput("event %q is scored: its card cannot change", event)
+	if err := domain.CheckCardEdit(ev, domain.EditReorder, s.now()); err != nil {
+		return nil, err
 	}
 	if len(ids) != len(ev.Matches) {
 		return nil, domain.BadInput("matchIds must list all %d matches of the card exactly once", len(ev.Matches))
@@ -458,14 +611,15 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 	if len(items) == 0 {
 		return out, nil
 	}
-	if err := s.commitCard(ctx, ev, nil, items...); err != nil {
+	if err := s.commitCard(ctx, ev, out, nil, items...); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // SetResult sets (or, with nil, clears) a match result. Results are accepted only once the
-// event is locked, so they cannot leak to players still picking; a SCORED event's results
+// event is locked, and an event locked by time alone is stored BROADCAST in the same
+// transaction, so results never reach players who can still pick; a SCORED event's results
 // can be corrected but not cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
 	ev, err := s.loadCard(ctx, event)
@@ -476,11 +630,12 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 	if err != nil {
 		return domain.Match{}, err
 	}
-	if !ev.Locked(s.now()) {
-		return domain.Match{}, domain.BadInput("event %q is still open for picks: lock it (updateEvent state BROADCAST) before entering results", event)
+	edit := domain.EditSetResult
+	if r == nil {
+		edit = domain.EditClearResult
 	}
-	if r == nil && ev.Stored == domain.StateScored {
-		return domain.Match{}, domain.BadInput("event %q is scored: a result can be corrected but not cleared", event)
+	if err := domain.CheckCardEdit(ev, edit, s.now()); err != nil {
+		return domain.Match{}, err
 	}
 	if r != nil {
 		if err := domain.ValidateResult(*r, len(m.Teams)); err != nil {
@@ -492,7 +647,7 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
 	}
-	if err := s.commitCard(ctx, ev, nil, put); err != nil {
+	if err := s.commitCard(ctx, ev, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), put); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil

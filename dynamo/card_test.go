@@ -176,7 +176,7 @@ func TestUpdateEvent(t *testing.T) {
 		f.submit("u-2", ev, 1, 1, 1)
 		got, err := s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{Name: ptr("  Renamed Show ")})
 		mustOK(t, err)
-		if got.Name != "Renamed Show" || got.CardVersion != ev.CardVersion+1 {
+		if got.Name != "Renamed Show" || got.CardVersion != ev.CardVersion { // the card did not change
 			t.Errorf("updated %+v", got)
 		}
 		for _, u := range []string{"u-1", "u-2"} {
@@ -223,10 +223,12 @@ func TestUpdateEvent(t *testing.T) {
 		}
 	})
 
-	t.Run("BroadcastLocksAndUpcomingReopens", func(t *testing.T) {
+	t.Run("BroadcastLocksAndNeverReopens", func(t *testing.T) {
 		t.Parallel()
 		f := f.on(t)
 		ev := f.createEvent("2030-03-22-up-state", 20, standardCard())
+		_, err := s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateUpcoming)})
+		mustOK(t, err) // open: a no-op
 		got, err := s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateBroadcast)})
 		mustOK(t, err)
 		if got.State(t0) != domain.StateBroadcast {
@@ -235,9 +237,16 @@ func TestUpdateEvent(t *testing.T) {
 		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, picks(ev, 0))
 		wantCode(t, err, domain.CodeLocked)
 		_, err = s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateUpcoming)})
-		mustOK(t, err)
+		wantCode(t, err, domain.CodeBadUserInput)
+		_, err = s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{StartsAt: ptr(ev.StartsAt.Add(time.Hour))})
+		wantCode(t, err, domain.CodeBadUserInput) // no later start once locked
+		got, err = s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{StartsAt: ptr(ev.StartsAt.Add(-time.Hour))})
+		mustOK(t, err) // earlier is fine: still locked
+		if !got.StartsAt.Equal(ev.StartsAt.Add(-time.Hour)) || got.Stored != domain.StateBroadcast {
+			t.Errorf("after an earlier start: %s %s", got.StartsAt, got.Stored)
+		}
 		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, picks(ev, 0))
-		mustOK(t, err)
+		wantCode(t, err, domain.CodeLocked)
 	})
 
 	t.Run("ScoredEventOnlyRenamable", func(t *testing.T) {

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/pickem/api/domain"
@@ -15,12 +16,14 @@ import (
 //	match       EVENT#<eid>     MATCH#<uuid>       EVENT#<eid>          CARD#<pos, 3 digits>
 //	prediction  USER#<uid>      EVENT#<eid>        EVENT#<eid>          UNSCORED#<uid> | SCORE#<inv>#<uid>
 //	standing    USER#<uid>      STANDINGS#<yyyy>   STANDINGS#<yyyy>     SCORE#<inv>#<uid>
+//	count       EVENT#<eid>     COUNT#<shard>      -                    -
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
 // ties sort by user id. In an event's GSI partition the card ("CARD#…") sorts before scored
 // predictions ("SCORE#…"), which sort before unscored ones ("UNSCORED#…"): the card is one
 // key range whatever the number of players, and the card plus the top N of the leaderboard
-// is one ascending Query.
+// is one ascending Query. Count items (how many predictions an event has, one item per
+// shard) sit beside the matches in the event's main-table partition and are not indexed.
 const (
 	attrPK    = "PK"
 	attrSK    = "SK"
@@ -40,6 +43,7 @@ const (
 	prefixCard    = "CARD#"
 	prefixScore   = "SCORE#"
 	prefixPending = "UNSCORED#"
+	prefixCount   = "COUNT#"
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.
 	scoreUpper = "SCORE$"
@@ -92,7 +96,22 @@ func seasonGSIPK(season int) string {
 }
 func cardSK(position int) string           { return fmt.Sprintf("%s%03d", prefixCard, position) }
 func pendingSK(u userID) string            { return prefixPending + string(u) }
+func countSK(shard int) string             { return fmt.Sprintf("%s%02d", prefixCount, shard) }
 func seasonEventsPrefix(season int) string { return fmt.Sprintf("%s%04d-", prefixEvent, season) }
+
+// countShards is how many count items an event's prediction count is spread over. A first
+// submit adds one to the shard of its player (countShard), so concurrent first submits
+// rarely write the same item; scoring reads every shard with the card (one consistent
+// Query) and conditions SCORED on all of them. Changing it is safe at any time: only the
+// sum over the shards means anything.
+const countShards = 8
+
+// countShard is the count shard of user u's predictions.
+func countShard(u userID) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(u))
+	return int(h.Sum32() % countShards)
+}
 
 // scoreSK is the GSI sort key of a scored prediction or a standing.
 func scoreSK(points int, u userID) (string, error) {

@@ -182,6 +182,27 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 	}
 }
 
+// addPredictionCounts adds new predictions of users to event's prediction count, as the
+// first submit of each does: for tests that write prediction items in bulk.
+func addPredictionCounts(t testing.TB, db API, table, event string, users []string) {
+	t.Helper()
+	shards := map[int]int{}
+	for _, u := range users {
+		shards[countShard(userID(u))]++
+	}
+	for shard, n := range shards {
+		_, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+			TableName: aws.String(table), Key: pkKey(eventPK(eventID(event)), countSK(shard)),
+			UpdateExpression:          aws.String("SET #t = :t ADD predictions :n"),
+			ExpressionAttributeNames:  map[string]string{"#t": attrType},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(typeCount), ":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
+		})
+		if err != nil {
+			t.Fatalf("add prediction count: %v", err)
+		}
+	}
+}
+
 // marshal turns a row into an item, adding a padding attribute of pad bytes if pad > 0.
 func marshal(t testing.TB, row any, pad int) map[string]types.AttributeValue {
 	t.Helper()

@@ -80,13 +80,16 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		ev := f.createEvent("2030-03-20-one-megabyte", 20, standardCard())
 		items := make([]map[string]types.AttributeValue, players)
 		want := map[string]int{}
+		var users []string
 		for i := range items {
 			user := fmt.Sprintf("mb-%03d", i)
 			teams := []int{i % 2, i / 2 % 2, i / 4 % 2}
 			items[i] = predictionItemPicks(t, user, ev, teams, nil, pad)
 			want[user] = 10*(1-teams[0]) + 5*(1-teams[1]) + 3*(1-teams[2]) // results: team 0 wins everything
+			users = append(users, user)
 		}
 		f.putRaw(items)
+		addPredictionCounts(t, f.db, f.table, ev.ID, users)
 		f.lockAndResult(ev, 0, 0, 0)
 
 		cctx, cost := WithCost(ctx)

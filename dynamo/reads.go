@@ -137,23 +137,21 @@ func (s *Store) readPartition(ctx context.Context, q *dynamodb.QueryInput, maxPr
 }
 
 // toEvent returns the event with its card in card order (the GSI sorts it), or NOT_FOUND.
-func (p *eventPartition) toEvent(id string) (domain.Event, error) {
+// current is false when the index showed rows of two moments: an event row whose cardHash
+// does not match the match rows read with it (the index gets a transaction's writes item
+// by item), or match rows without their event row.
+func (p *eventPartition) toEvent(id string) (ev domain.Event, current bool, err error) {
 	if p.event == nil {
-		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
+		return domain.Event{}, len(p.matches) == 0, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 	}
-	e, err := p.event.toDomain()
-	if err != nil {
-		return e, err
-	}
-	e.Matches = make([]domain.Match, len(p.matches))
-	for i, m := range p.matches {
-		e.Matches[i] = m.toDomain()
-	}
-	return e, nil
+	return cardOf(*p.event, p.matches)
 }
 
-// GetEvent returns an event with its card: one Query of the card's key range, whose cost
-// does not depend on the number of players. Returns NOT_FOUND if there is no such event.
+// GetEvent returns an event with its card: one Query of the card's key range in the
+// index, whose cost does not depend on the number of players. When that read shows the
+// event row and the matches of two different moments (the index lags behind the table),
+// the card is read again from the table with consistent reads (readCard): a card is never
+// returned half old, half new. Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	eid, err := parseEventID(id)
 	if err != nil {
@@ -168,7 +166,11 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	return p.toEvent(id)
+	ev, current, err := p.toEvent(id)
+	if !current {
+		return s.loadCard(ctx, id)
+	}
+	return ev, err
 }
 
 // GetEventWithLeaderboard returns an event with its card and the first page of its
@@ -192,7 +194,12 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err != nil {
 		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	e, err := p.toEvent(id)
+	e, current, err := p.toEvent(id)
+	if !current {
+		// The card is read again consistently (see GetEvent); the leaderboard rows stay
+		// the index's.
+		e, err = s.loadCard(ctx, id)
+	}
 	if err != nil || e.Stored != domain.StateScored {
 		return e, page, err
 	}

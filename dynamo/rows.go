@@ -15,6 +15,7 @@ const (
 	typeMatch      = "match"
 	typePrediction = "prediction"
 	typeStanding   = "standing"
+	typeCount      = "count"
 )
 
 // timeLayout stores instants as fixed-width UTC strings so that they compare as strings in
@@ -56,6 +57,10 @@ type eventRow struct {
 	Season      int    `dynamodbav:"season"`
 	State       string `dynamodbav:"state"`
 	CardVersion int    `dynamodbav:"cardVersion"`
+	// CardHash is cardHash of the matches as of CardVersion, written in the same
+	// transaction as every card change: a reader holding an event row and match rows from
+	// two moments (an index that lags, two reads in parallel) sees the hash disagree.
+	CardHash string `dynamodbav:"cardHash"`
 }
 
 func newEventRow(e domain.Event) eventRow {
@@ -70,6 +75,7 @@ func newEventRow(e domain.Event) eventRow {
 		Season:      e.Season(),
 		State:       string(e.Stored),
 		CardVersion: e.CardVersion,
+		CardHash:    cardHash(e.Matches),
 	}
 }
 
@@ -172,7 +178,36 @@ type predictionRow struct {
 	Points     *int     `dynamodbav:"points,omitempty"`
 	Correct    *int     `dynamodbav:"correct,omitempty"`
 	CorrectIDs []string `dynamodbav:"correctIds,omitempty"`
-	UpdatedAt  string   `dynamodbav:"updatedAt"`
+	// ScoredWith is the event's cardVersion the score was computed from.
+	ScoredWith *int   `dynamodbav:"scoredWith,omitempty"`
+	UpdatedAt  string `dynamodbav:"updatedAt"`
+	// Version grows by one with every write of the prediction (submit, scoring, renames);
+	// every write is conditioned on the version it read. (updatedAt has one-second
+	// resolution and is for display only.)
+	Version int `dynamodbav:"version"`
+}
+
+// storedScore is what scoring last wrote on the row, or nil if it was never scored.
+func (r predictionRow) storedScore() *domain.StoredScore {
+	if r.Points == nil {
+		return nil
+	}
+	s := &domain.StoredScore{Points: *r.Points, CorrectIDs: nonNil(r.CorrectIDs)}
+	if r.Correct != nil {
+		s.Correct = *r.Correct
+	}
+	if r.ScoredWith != nil {
+		s.CardVersion = *r.ScoredWith
+	}
+	return s
+}
+
+func (r predictionRow) domainPicks() []domain.Pick {
+	picks := make([]domain.Pick, len(r.Picks))
+	for i, p := range r.Picks {
+		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
+	}
+	return picks
 }
 
 func (r predictionRow) toDomain() (domain.Prediction, error) {
@@ -226,6 +261,15 @@ func (r standingRow) toDomain() domain.Standing {
 		Correct:      r.Correct,
 		EventsPlayed: r.EventsPlayed,
 	}
+}
+
+// countRow is one shard of an event's prediction count: how many predictions of players
+// of that shard the event has. Only a first submit of a player changes it (+1, in the
+// submit's transaction); predictions are never deleted.
+type countRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	Predictions int    `dynamodbav:"predictions"`
 }
 
 func nonNil[T any](s []T) []T {

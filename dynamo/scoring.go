@@ -3,8 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,161 +20,220 @@ const (
 	// playersPerTransaction keeps a scoring transaction (a prediction and a standing per
 	// player) within DynamoDB's 100 items.
 	playersPerTransaction = maxTransactItems / 2
-	// scoringWorkers is how many scoring transactions run at once.
+	// playersPerChunk is the unit of scoring work: one BatchGetItem of their standings,
+	// then their transactions.
+	playersPerChunk = 2 * playersPerTransaction
+	// scoringWorkers is how many chunks are written at once.
 	scoringWorkers = 4
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
+	// ScoringMargin is the time a scoring run leaves before its request's deadline: it
+	// stops starting new work that much earlier, so that the work in flight and the answer
+	// still fit.
+	ScoringMargin = 3 * time.Second
 )
 
-// scoreJob is one prediction to (re)score: the row as last read and what it should hold.
+// WithScoringBudget bounds the time one ScoreEvent call spends (0: no budget of its own;
+// the request's deadline still bounds it). A call cut short by its budget returns what it
+// did with Complete false; calling again continues.
+func WithScoringBudget(d time.Duration) Option { return func(s *Store) { s.scoringBudget = d } }
+
+// scoreJob is one prediction to (re)score: the row as last read and the decision.
 type scoreJob struct {
-	row        predictionRow
-	score      domain.Score
-	correctIDs []string
-	standing   *standingRow // as last read; nil if the player has none this season
+	row      predictionRow
+	rescore  domain.Rescore
+	standing *standingRow // as last read; nil if the player has none this season
 }
 
-func newScoreJob(row predictionRow, card []domain.Match) *scoreJob {
-	picks := make([]domain.Pick, len(row.Picks))
-	for i, p := range row.Picks {
-		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
-	}
-	j := &scoreJob{row: row, score: domain.ScorePicks(card, picks), correctIDs: []string{}}
-	for _, p := range j.score.Picks {
-		if *p.Correct {
-			j.correctIDs = append(j.correctIDs, p.MatchID)
-		}
-	}
-	return j
+func newScoreJob(row predictionRow, ev domain.Event) *scoreJob {
+	return &scoreJob{row: row, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.domainPicks(), row.storedScore())}
 }
 
-// changed reports whether the stored prediction differs from its score.
-func (j *scoreJob) changed() bool {
-	r := j.row
-	return r.Points == nil || r.Correct == nil || *r.Points != j.score.Points || *r.Correct != j.score.Correct ||
-		!slices.Equal(nonNil(r.CorrectIDs), j.correctIDs)
+// cardOutdated is the error of a run whose card a newer run has overtaken.
+func cardOutdated(ev domain.Event) error {
+	return domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
 }
 
-// delta is what the player's standing gains from this write.
-func (j *scoreJob) delta() (points, correct, events int) {
-	if j.row.Points == nil {
-		return j.score.Points, j.score.Correct, 1
-	}
-	old := 0
-	if j.row.Correct != nil {
-		old = *j.row.Correct
-	}
-	return j.score.Points - *j.row.Points, j.score.Correct - old, 0
-}
-
-func (j *scoreJob) touchesStanding() bool {
-	p, c, e := j.delta()
-	return p != 0 || c != 0 || e != 0 || j.standing == nil
-}
-
-// ScoreEvent scores every prediction of a locked event whose matches all have results, and
+// ScoreEvent scores the predictions of a locked event whose matches all have results, and
 // moves each player's season standing by the difference, prediction and standing together
-// in transactions of at most 100 items guarded by conditions on the values read. Running it
-// again changes nothing; after a corrected result it applies only the difference; concurrent
-// runs and runs cut off halfway converge to the same totals. The event becomes SCORED once
-// every prediction is scored. dryRun computes the report without writing.
+// in transactions of at most 100 items.
 //
-// Returns NOT_FOUND, BAD_USER_INPUT (open event, missing results) or CONFLICT (the card
-// changed while scoring: run it again).
+// What decides a write is consistent or guarded: the card comes from consistent reads of
+// the table (readCard; never from the index); the predictions are enumerated from the index,
+// and each write is conditioned on the version of the prediction it read and the version of
+// the standing, so a stale index row only costs a consistent re-read. A prediction is
+// written only if its score, its correct picks or the card version it reflects differ from
+// what the card says, and never over a score from a newer card. Running it again changes
+// nothing; after a corrected result it moves standings by the difference; concurrent runs
+// and runs cut off halfway converge to the same table.
+//
+// The run stops starting work once its time budget (WithScoringBudget, capped by ctx's
+// deadline minus ScoringMargin) is spent — after at least one chunk of work — and reports
+// Complete false and what Remains; calling again continues. The event becomes SCORED, and
+// the report Complete, only when every prediction the event's consistent prediction count
+// says exists was seen reflecting the card, with a transaction conditioned on that count and
+// on the card version. dryRun computes the report without writing.
+//
+// Returns NOT_FOUND, BAD_USER_INPUT (open event, missing results), CONFLICT (the card or the
+// predictions changed while scoring: run it again) or INTERNAL (standings or counts have
+// drifted from the predictions; see domain.ApplyDelta).
 func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error) {
 	report := domain.ScoreReport{EventID: event, DryRun: dryRun}
+	deadline := s.scoringDeadline(ctx, time.Now())
 	eid, err := parseEventID(event)
 	if err != nil {
 		return report, err
 	}
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))), 0, true)
-	if err != nil {
-		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-	}
-	p, err := s.readPartition(ctx, q, 0)
-	if err != nil {
-		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-	}
-	ev, err := p.toEvent(event)
+	card, err := s.readCard(ctx, event, true)
 	if err != nil {
 		return report, err
 	}
-	if !ev.Locked(s.now()) {
-		return report, domain.BadInput("event %q is still open for picks: it locks at %s or with updateEvent(state: BROADCAST)", event, formatTime(ev.StartsAt))
+	ev := card.ev
+	if err := domain.CheckScorable(ev, s.now()); err != nil {
+		return report, err
 	}
-	if len(ev.Matches) == 0 {
-		return report, domain.BadInput("event %q has no matches", event)
+	rows, err := s.readPredictions(ctx, eid)
+	if err != nil {
+		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
 	}
-	if missing := domain.MissingResults(ev.Matches); len(missing) > 0 {
-		return report, domain.BadInput("event %q has matches without a result: %s", event, strings.Join(missing, ", "))
-	}
-
 	var jobs []*scoreJob
-	known := make(map[string]bool, len(p.predictions))
-	for _, row := range p.predictions {
-		if known[row.UserID] {
-			// Read twice: a concurrent run moved its score key past this paginated read.
-			// Two writes to one item in a transaction would be refused; conditions take
-			// care of which copy is current.
-			continue
+	for _, row := range rows {
+		j := newScoreJob(row, ev)
+		if j.rescore.Newer {
+			return report, cardOutdated(ev)
 		}
-		known[row.UserID] = true
-		if j := newScoreJob(row, ev.Matches); j.changed() {
+		if j.rescore.Write {
 			jobs = append(jobs, j)
 		}
+	}
+	// Predictions the index does not show yet (the count is consistent, the index is not).
+	unseen := card.predictions() - len(rows)
+	if unseen < 0 {
+		return report, domain.Errorf(domain.CodeInternal, "event %q shows %d predictions but its prediction count says %d: the count has drifted", event, len(rows), card.predictions())
 	}
 	if dryRun {
 		report.PredictionsScored = len(jobs)
 		for _, j := range jobs {
-			if p, c, e := j.delta(); p != 0 || c != 0 || e != 0 {
+			if !j.rescore.Delta.Zero() {
 				report.StandingsChanged++
 			}
 		}
 		report.Transactions = (len(jobs) + playersPerTransaction - 1) / playersPerTransaction
+		report.Remaining = len(jobs) + unseen
+		report.Complete = report.Remaining == 0 && ev.Stored == domain.StateScored
 		return report, nil
 	}
 
-	// Read every standing first, then write: reads that do not queue behind transactions
-	// are faster, and each batch then costs one transaction unless it conflicts.
-	if err := s.readAllStandings(ctx, ev.Season(), jobs); err != nil {
-		return report, fmt.Errorf("dynamo: score %s: read standings: %w", event, err)
+	left, err := s.writeJobs(ctx, ev, jobs, deadline, &report)
+	report.Remaining = left + unseen
+	if err != nil || report.Remaining > 0 {
+		return report, err
 	}
+	if ev.Stored == domain.StateScored && report.PredictionsScored == 0 {
+		// Everything was seen reflecting the card (read consistently at the start) and
+		// nothing was written: nothing to confirm.
+		report.Complete = true
+		return report, nil
+	}
+	if err := s.markScored(ctx, ev, card.counts); err != nil {
+		return report, err
+	}
+	report.Complete = true
+	return report, nil
+}
+
+// scoringDeadline is when a scoring run that started at start stops starting work: after
+// the store's budget, and no later than ctx's deadline minus ScoringMargin. Zero: never.
+func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time {
+	var d time.Time
+	if s.scoringBudget > 0 {
+		d = start.Add(s.scoringBudget)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if c := dl.Add(-ScoringMargin); d.IsZero() || c.Before(d) {
+			d = c
+		}
+	}
+	return d
+}
+
+// readPredictions enumerates an event's predictions from the index (everything after the
+// card's key range), once each: a paginated read may meet one twice when a concurrent run
+// moves its score key past the read, and two writes to one item in a transaction would be
+// refused (conditions take care of which copy is current).
+func (s *Store) readPredictions(ctx context.Context, eid eventID) ([]predictionRow, error) {
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.readPartition(ctx, q, 0)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(p.predictions))
+	out := p.predictions[:0]
+	for _, row := range p.predictions {
+		if !seen[row.UserID] {
+			seen[row.UserID] = true
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
+// writeJobs writes jobs in chunks of playersPerChunk (their standings read in one
+// consistent BatchGetItem, then their transactions), scoringWorkers chunks at a time. It
+// starts no new chunk once deadline (if not zero) has passed, but always starts the first.
+// It adds what it wrote to report and returns how many jobs it never started.
+func (s *Store) writeJobs(ctx context.Context, ev domain.Event, jobs []*scoreJob, deadline time.Time, report *domain.ScoreReport) (int, error) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(scoringWorkers)
-	for start := 0; start < len(jobs); start += playersPerTransaction {
-		batch := jobs[start:min(start+playersPerTransaction, len(jobs))]
+	started := 0
+	for started < len(jobs) {
+		if started > 0 && !deadline.IsZero() && !time.Now().Before(deadline) {
+			break
+		}
+		chunk := jobs[started:min(started+playersPerChunk, len(jobs))]
+		started += len(chunk)
 		g.Go(func() error {
-			r, err := s.scoreBatch(gctx, ev, batch)
-			mu.Lock()
-			report.PredictionsScored += r.PredictionsScored
-			report.StandingsChanged += r.StandingsChanged
-			report.Transactions += r.Transactions
-			mu.Unlock()
-			return err
+			if err := s.readStandings(gctx, ev.Season(), chunk); err != nil {
+				return fmt.Errorf("dynamo: score %s: read standings: %w", ev.ID, err)
+			}
+			for b := 0; b < len(chunk); b += playersPerTransaction {
+				r, err := s.scoreBatch(gctx, ev, chunk[b:min(b+playersPerTransaction, len(chunk))])
+				mu.Lock()
+				report.PredictionsScored += r.PredictionsScored
+				report.StandingsChanged += r.StandingsChanged
+				report.Transactions += r.Transactions
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return report, err
-	}
-	return report, s.markScored(ctx, ev, known, report.Transactions > 0)
+	return len(jobs) - started, g.Wait()
 }
 
 // scoreBatch writes one batch of players in one transaction, re-reading and retrying the
-// players whose conditions failed until the batch has nothing left to write.
+// players whose conditions failed until the batch has nothing left to write. It reports
+// only what its successful transaction wrote.
 func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJob) (domain.ScoreReport, error) {
 	var report domain.ScoreReport
 	season := ev.Season()
 	rereads := 0
 	for attempt := 0; len(batch) > 0; attempt++ {
 		if attempt == maxScoreAttempts {
-			return report, domain.Errorf(domain.CodeConflict, "scoring event %q kept conflicting with other writes; run it again", ev.ID)
+			return report, domain.Errorf(domain.CodeUnavailable, "scoring event %q kept conflicting with other writes; run it again", ev.ID)
 		}
 		items := make([]types.TransactWriteItem, 0, 2*len(batch))
 		owner := make([]int, 0, 2*len(batch)) // item index → batch index
 		standings := 0
 		for i, j := range batch {
-			pred, st, err := s.scoreItems(j, season)
+			pred, st, err := s.scoreItems(j, season, ev.CardVersion)
 			if err != nil {
 				return report, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 			}
@@ -200,13 +257,13 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			return report, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		stale := map[int]bool{}
-		conflict := false
+		transient := false
 		for i := range items {
 			switch reasonCode(reasons, i) {
 			case "ConditionalCheckFailed":
 				stale[owner[i]] = true
 			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-				conflict = true
+				transient = true
 			case "", "None":
 			default: // e.g. ValidationError: retrying cannot help
 				return report, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, reasonCode(reasons, i), err)
@@ -215,13 +272,13 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 		// Re-read them all if the engine named no item, or if the batch fails again after a
 		// re-read: an engine may name only the first failing item (minidyn), and re-reading
 		// one player per attempt would not converge within maxScoreAttempts.
-		if (len(stale) == 0 && !conflict) || (len(stale) > 0 && rereads > 0) {
+		if (len(stale) == 0 && !transient) || (len(stale) > 0 && rereads > 0) {
 			for i := range batch {
 				stale[i] = true
 			}
 		}
 		if len(stale) == 0 {
-			if err := sleep(ctx, time.Duration(attempt+1)*10*time.Millisecond); err != nil {
+			if err := sleep(ctx, backoff(attempt+1)); err != nil {
 				return report, err
 			}
 			continue
@@ -234,30 +291,23 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 	return report, nil
 }
 
-// scoreItems builds a job's prediction update and, if the standing moves, its standing
-// write (nil otherwise).
-func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *types.TransactWriteItem, error) {
+// scoreItems builds a job's prediction update, conditioned on the version read, and, if
+// the standing moves (or the player has none yet), its standing write (nil otherwise).
+func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.TransactWriteItem, *types.TransactWriteItem, error) {
 	uid := userID(j.row.UserID)
-	sk, err := scoreSK(j.score.Points, uid)
+	sc := j.rescore.Score
+	sk, err := scoreSK(sc.Points, uid)
 	if err != nil {
 		return types.TransactWriteItem{}, nil, err
 	}
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name("updatedAt").Equal(expression.Value(j.row.UpdatedAt))).
-		And(expression.Name("userNameVersion").Equal(expression.Value(j.row.UserNameVersion)))
-	if j.row.Points == nil {
-		cond = cond.And(expression.AttributeNotExists(expression.Name("points")))
-	} else {
-		cond = cond.And(expression.Name("points").Equal(expression.Value(*j.row.Points)))
-		if j.row.Correct != nil {
-			cond = cond.And(expression.Name("correct").Equal(expression.Value(*j.row.Correct)))
-		}
-	}
-	upd := expression.Set(expression.Name("points"), expression.Value(j.score.Points)).
-		Set(expression.Name("correct"), expression.Value(j.score.Correct)).
-		Set(expression.Name(attrGSISK), expression.Value(sk))
-	if len(j.correctIDs) > 0 {
-		upd = upd.Set(expression.Name("correctIds"), expression.Value(j.correctIDs))
+	cond := expression.AttributeExists(expression.Name(attrPK)).And(versionIs(j.row.Version))
+	upd := expression.Set(expression.Name("points"), expression.Value(sc.Points)).
+		Set(expression.Name("correct"), expression.Value(sc.Correct)).
+		Set(expression.Name("scoredWith"), expression.Value(cardVersion)).
+		Set(expression.Name(attrGSISK), expression.Value(sk)).
+		Set(expression.Name("version"), expression.Value(j.row.Version+1))
+	if len(j.rescore.CorrectIDs) > 0 {
+		upd = upd.Set(expression.Name("correctIds"), expression.Value(j.rescore.CorrectIDs))
 	} else {
 		upd = upd.Remove(expression.Name("correctIds")) // no empty lists: see matchRow
 	}
@@ -270,16 +320,18 @@ func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *t
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}
-	if !j.touchesStanding() {
-		return pred, nil, nil
-	}
-	dp, dc, de := j.delta()
+	d := j.rescore.Delta
 	if j.standing == nil {
+		if j.row.Points != nil {
+			// Scored before, yet no standing: the standing was lost or never written with
+			// the prediction. Report it rather than rebuild it from this event alone.
+			return pred, nil, domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)
+		}
 		row := standingRow{
 			keys:      keys{PK: userPK(uid), SK: seasonSK(season)},
 			indexKeys: indexKeys{GSIPK: seasonGSIPK(season)},
 			Type:      typeStanding, UserID: j.row.UserID, UserName: j.row.UserName, UserNameVersion: j.row.UserNameVersion,
-			Season: season, Points: j.score.Points, Correct: j.score.Correct, EventsPlayed: 1, Version: 1,
+			Season: season, Points: d.Points, Correct: d.Correct, EventsPlayed: d.EventsPlayed, Version: 1,
 		}
 		if row.GSISK, err = scoreSK(row.Points, uid); err != nil {
 			return pred, nil, err
@@ -287,19 +339,22 @@ func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *t
 		put, err := s.put(row, false)
 		return pred, &put, err
 	}
-	st := *j.standing
-	points := st.Points + dp
-	if points < 0 {
-		points = 0
+	if d.Zero() {
+		return pred, nil, nil
 	}
-	stSK, err := scoreSK(points, uid)
+	st := *j.standing
+	next, err := domain.ApplyDelta(st.toDomain(), d)
+	if err != nil {
+		return pred, nil, err
+	}
+	stSK, err := scoreSK(next.Points, uid)
 	if err != nil {
 		return pred, nil, err
 	}
 	sexpr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("points"), expression.Value(points)).
-			Set(expression.Name("correct"), expression.Value(max(st.Correct+dc, 0))).
-			Set(expression.Name("eventsPlayed"), expression.Value(st.EventsPlayed+de)).
+		WithUpdate(expression.Set(expression.Name("points"), expression.Value(next.Points)).
+			Set(expression.Name("correct"), expression.Value(next.Correct)).
+			Set(expression.Name("eventsPlayed"), expression.Value(next.EventsPlayed)).
 			Set(expression.Name(attrGSISK), expression.Value(stSK)).
 			Set(expression.Name("version"), expression.Value(st.Version+1))).
 		WithCondition(expression.Name("version").Equal(expression.Value(st.Version))).Build()
@@ -313,20 +368,8 @@ func (s *Store) scoreItems(j *scoreJob, season int) (types.TransactWriteItem, *t
 	}}, nil
 }
 
-// readAllStandings loads the season standing of every job's player: consistent
-// BatchGetItems of 100 keys, a few at a time.
-func (s *Store) readAllStandings(ctx context.Context, season int, jobs []*scoreJob) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(scoringWorkers)
-	for start := 0; start < len(jobs); start += 100 {
-		chunk := jobs[start:min(start+100, len(jobs))]
-		g.Go(func() error { return s.readStandings(gctx, season, chunk) })
-	}
-	return g.Wait()
-}
-
 // readStandings loads the season standing of every player in batch (one consistent
-// BatchGetItem of at most 100 keys).
+// BatchGetItem per 100 keys).
 func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob) error {
 	keys := make([]map[string]types.AttributeValue, len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
@@ -347,19 +390,18 @@ func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob
 	})
 }
 
-// reread reloads the predictions and standings of the stale players of batch and returns
-// the batch without the players that no longer need a write.
+// reread reloads the predictions and standings of the stale players of batch (consistent
+// reads) and returns the batch without the players that no longer need a write. Returns
+// CONFLICT if a prediction now holds a score from a newer card than ev's.
 func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, stale map[int]bool) ([]*scoreJob, error) {
 	season := ev.Season()
 	var keys []map[string]types.AttributeValue
-	byPK := map[string]*scoreJob{}
 	for i := range stale {
 		j := batch[i]
 		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)))
-		byPK[j.row.PK] = j
-		j.standing = nil
 	}
-	fresh := map[string]*scoreJob{}
+	preds := map[string]predictionRow{}
+	standings := map[string]*standingRow{}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
 		pk := itemString(item, attrPK)
 		switch itemType(item) {
@@ -368,24 +410,13 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			nj := newScoreJob(row, ev.Matches)
-			if old := fresh[pk]; old != nil {
-				nj.standing = old.standing
-			} else if j := byPK[pk]; j != nil {
-				nj.standing = j.standing
-			}
-			fresh[pk] = nj
+			preds[pk] = row
 		case typeStanding:
 			var row standingRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			if j := fresh[pk]; j != nil {
-				j.standing = &row
-			}
-			if j := byPK[pk]; j != nil {
-				j.standing = &row
-			}
+			standings[pk] = &row
 		}
 		return nil
 	})
@@ -398,13 +429,18 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 			out = append(out, j)
 			continue
 		}
-		nj := fresh[j.row.PK]
-		if nj == nil || !nj.changed() {
-			continue // gone, or another run already wrote it
+		row, ok := preds[j.row.PK]
+		if !ok {
+			continue // gone
 		}
-		if nj.standing == nil {
-			nj.standing = byPK[j.row.PK].standing
+		nj := newScoreJob(row, ev)
+		if nj.rescore.Newer {
+			return nil, cardOutdated(ev)
 		}
+		if !nj.rescore.Write {
+			continue // another run already wrote it
+		}
+		nj.standing = standings[j.row.PK]
 		out = append(out, nj)
 	}
 	return out, nil
@@ -415,7 +451,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
 	for start := 0; start < len(keys); start += 100 {
 		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[start:min(start+100, len(keys))], ConsistentRead: aws.Bool(true)}}
-		for attempt := 0; len(req) > 0; attempt++ {
+		for attempt := 1; len(req) > 0; attempt++ {
 			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 			if err != nil {
 				return err
@@ -427,7 +463,7 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 			}
 			req = out.UnprocessedKeys
 			if len(req) > 0 {
-				if err := sleep(ctx, time.Duration(attempt+1)*20*time.Millisecond); err != nil {
+				if err := sleep(ctx, backoff(attempt)); err != nil {
 					return err
 				}
 			}
@@ -436,68 +472,62 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 	return nil
 }
 
-// markScored sets the event SCORED unless a prediction this run did not know of is still
-// unscored (the GSI may lag behind the writes just made, so known players are not
-// re-checked). Returns CONFLICT if the card changed since it was read, also when the event
-// was SCORED already (a re-score after a correction): the scores just written follow the
-// card as read, which another correction may have overtaken.
-//
-// An event already SCORED is not written again: if this run wrote scores, one consistent
-// read checks that the card is still the one scored; if it wrote nothing, there is nothing
-// to check.
-func (s *Store) markScored(ctx context.Context, ev domain.Event, known map[string]bool, wrote bool) error {
+// markScored makes the event SCORED (or, if it is already, confirms it) in one
+// transaction conditioned on the card version scored and on every shard of the prediction
+// count holding what the run read: the run saw that many predictions, each reflecting this
+// card. Returns CONFLICT if the card or the count changed since.
+func (s *Store) markScored(ctx context.Context, ev domain.Event, counts map[int]int) error {
 	eid := eventID(ev.ID)
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).BeginsWith(prefixPending)), 0, true)
-	if err != nil {
-		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
+	var event types.TransactWriteItem
+	if ev.Stored == domain.StateScored {
+		expr, err := expression.NewBuilder().WithCondition(same).Build()
+		if err != nil {
+			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+		}
+		event = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}}
+	} else {
+		expr, err := expression.NewBuilder().
+			WithUpdate(expression.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))).
+			WithCondition(same).Build()
+		if err != nil {
+			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+		}
+		event = types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}}
 	}
-	unknown := false
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		unknown = !known[itemString(item, "userId")]
-		return !unknown, nil
-	})
-	if err != nil {
-		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+	items := []types.TransactWriteItem{event}
+	for shard := range countShards {
+		cond := expression.Name("predictions").Equal(expression.Value(counts[shard]))
+		if counts[shard] == 0 {
+			cond = expression.AttributeNotExists(expression.Name(attrPK)).Or(cond)
+		}
+		expr, err := expression.NewBuilder().WithCondition(cond).Build()
+		if err != nil {
+			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+		}
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.table), Key: pkKey(eventPK(eid), countSK(shard)),
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}})
 	}
-	if unknown {
+	err := s.transactRetry(ctx, items)
+	if reasons, cancelled := cancellationReasons(err); cancelled {
+		if reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+			return cardOutdated(ev)
+		}
 		return domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 	}
-	changed := domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
-	if ev.Stored == domain.StateScored {
-		if !wrote {
-			return nil
-		}
-		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return fmt.Errorf("dynamo: score %s: check card: %w", ev.ID, err)
-		}
-		var row eventRow
-		if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-			return fmt.Errorf("dynamo: score %s: check card: %w", ev.ID, err)
-		}
-		if row.CardVersion != ev.CardVersion {
-			return changed
-		}
-		return nil
-	}
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))).
-		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).Build()
 	if err != nil {
-		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if isConditionFailed(err) {
-		return changed
-	}
-	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeUnavailable {
+			return err
+		}
 		return fmt.Errorf("dynamo: score %s: mark scored: %w", ev.ID, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
 )
 
 // API is the part of the DynamoDB client the store uses. *dynamodb.Client implements it;
@@ -34,6 +37,8 @@ type Store struct {
 	db    API
 	table string
 	now   func() time.Time
+	// scoringBudget bounds one ScoreEvent call (0: none); see WithScoringBudget.
+	scoringBudget time.Duration
 }
 
 // Option configures a Store.
@@ -67,6 +72,56 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
+}
+
+// maxTransactAttempts bounds transactRetry's attempts.
+const maxTransactAttempts = 6
+
+// transactRetry runs one transaction like transact and runs it again, after a short
+// backoff, while it is cancelled only for reasons that retrying can cure: another
+// transaction in flight held one of its items (TransactionConflict) or a partition was
+// throttled. The conditions are evaluated afresh on every attempt, so a retry never
+// overwrites what another writer did meanwhile. When attempts run out the error is
+// UNAVAILABLE (retryable by the client). Any other error, and a cancellation for a failed
+// condition, is returned as it is.
+func (s *Store) transactRetry(ctx context.Context, items []types.TransactWriteItem) error {
+	for attempt := 1; ; attempt++ {
+		err := s.transact(ctx, items)
+		reasons, cancelled := cancellationReasons(err)
+		if !cancelled || !onlyTransient(reasons) {
+			return err
+		}
+		if attempt == maxTransactAttempts {
+			return &domain.Error{Code: domain.CodeUnavailable, Message: "the database is busy with other writes to the same items; try again", Err: err}
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+// onlyTransient reports whether a cancelled transaction failed only for transient reasons
+// (TransactionConflict, throttling) and at least one of them.
+func onlyTransient(reasons []types.CancellationReason) bool {
+	transient := false
+	for i := range reasons {
+		switch reasonCode(reasons, i) {
+		case "", "None":
+		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+			transient = true
+		default:
+			return false
+		}
+	}
+	return transient
+}
+
+// backoff is the wait before attempt+1: exponential from 10 ms, capped at 500 ms, with
+// full jitter.
+func backoff(attempt int) time.Duration {
+	d := 10 * time.Millisecond << min(attempt, 6)
+	d = min(d, 500*time.Millisecond)
+	return time.Duration(rand.Int64N(int64(d)) + 1)
 }
 
 // put is a Put of row conditioned on the item existing (mustExist) or not existing yet.

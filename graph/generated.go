@@ -139,9 +139,11 @@ type ComplexityRoot struct {
 	}
 
 	ScoreReport struct {
+		Complete          func(childComplexity int) int
 		DryRun            func(childComplexity int) int
 		EventID           func(childComplexity int) int
 		PredictionsScored func(childComplexity int) int
+		Remaining         func(childComplexity int) int
 		StandingsChanged  func(childComplexity int) int
 		Transactions      func(childComplexity int) int
 	}
@@ -676,6 +678,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.User(childComplexity, args["id"].(string)), true
 
+	case "ScoreReport.complete":
+		if e.ComplexityRoot.ScoreReport.Complete == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScoreReport.Complete(childComplexity), true
 	case "ScoreReport.dryRun":
 		if e.ComplexityRoot.ScoreReport.DryRun == nil {
 			break
@@ -694,6 +702,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScoreReport.PredictionsScored(childComplexity), true
+	case "ScoreReport.remaining":
+		if e.ComplexityRoot.ScoreReport.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScoreReport.Remaining(childComplexity), true
 	case "ScoreReport.standingsChanged":
 		if e.ComplexityRoot.ScoreReport.StandingsChanged == nil {
 			break
@@ -1103,6 +1117,10 @@ func (ec *executionContext) childFields_ScoreReport(ctx context.Context, field g
 		return ec.fieldContext_ScoreReport_standingsChanged(ctx, field)
 	case "transactions":
 		return ec.fieldContext_ScoreReport_transactions(ctx, field)
+	case "complete":
+		return ec.fieldContext_ScoreReport_complete(ctx, field)
+	case "remaining":
+		return ec.fieldContext_ScoreReport_remaining(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScoreReport", field.Name)
 }
@@ -3720,6 +3738,52 @@ func (ec *executionContext) _ScoreReport_transactions(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ScoreReport_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ScoreReport_complete(ctx context.Context, field graphql.CollectedField, obj *domain.ScoreReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScoreReport_complete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Complete, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScoreReport_complete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ScoreReport_remaining(ctx context.Context, field graphql.CollectedField, obj *domain.ScoreReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScoreReport_remaining(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remaining, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScoreReport_remaining(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -6601,6 +6665,16 @@ func (ec *executionContext) _ScoreReport(ctx context.Context, sel ast.SelectionS
 			}
 		case "transactions":
 			out.Values[i] = ec._ScoreReport_transactions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "complete":
+			out.Values[i] = ec._ScoreReport_complete(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remaining":
+			out.Values[i] = ec._ScoreReport_remaining(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

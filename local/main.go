@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
-	store := dynamo.New(client, cfg.TableName)
+	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget))
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second}
+	srv := &http.Server{Handler: withDeadline(h, writeTimeout-deadlineMargin), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -231,4 +231,21 @@ func dataDescription(dir localdata.Dir, embeddedEngine bool) string {
 		return fmt.Sprintf("%s (dev secret, saved table; -fresh starts over)", dir)
 	}
 	return fmt.Sprintf("%s (dev secret; the table lives in DYNAMODB_ENDPOINT)", dir)
+}
+
+// The local server ends a response after writeTimeout. Each request's context ends
+// deadlineMargin earlier, so long work (scoreEvent: it stops starting work
+// dynamo.ScoringMargin before the deadline) answers before the connection is cut.
+const (
+	writeTimeout   = 60 * time.Second
+	deadlineMargin = 5 * time.Second
+)
+
+// withDeadline gives every request's context a deadline d from its start.
+func withDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }

@@ -210,12 +210,12 @@ func TestMutationSubmitPrediction(t *testing.T) {
 		}
 	})
 	t.Run("LockedOnBroadcast", func(t *testing.T) {
-		mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": ev.ID, "input": map[string]any{"state": "BROADCAST"}})
-		if code := codeOf(t, e, tok, submitOp, map[string]any{"e": ev.ID, "picks": picks(ev, 1)}); code != "LOCKED" {
+		bc := e.createEvent(t, "Dynasty Broadcast", start, threeMatchCard()...)
+		e.submit(t, tok, bc, 1)
+		mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": bc.ID, "input": map[string]any{"state": "BROADCAST"}})
+		if code := codeOf(t, e, tok, submitOp, map[string]any{"e": bc.ID, "picks": picks(bc, 0)}); code != "LOCKED" {
 			t.Fatalf("code %s", code)
 		}
-		mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": ev.ID, "input": map[string]any{"state": "UPCOMING"}})
-		e.submit(t, tok, ev, 1)
 	})
 	t.Run("LockedAfterStart", func(t *testing.T) {
 		defer e.clock.Set(t0)
@@ -400,15 +400,23 @@ func TestMutationUpdateEvent(t *testing.T) {
 			t.Fatalf("prediction event ref %+v", p.Event)
 		}
 	})
-	t.Run("BroadcastAndBack", func(t *testing.T) {
-		got, errs := update(t, ev.ID, map[string]any{"state": "BROADCAST"})
+	t.Run("BroadcastNeverReopens", func(t *testing.T) {
+		bc := e.createEvent(t, "Dynasty Broadcast", start, threeMatchCard()...)
+		got, errs := update(t, bc.ID, map[string]any{"state": "BROADCAST"})
 		noErrors(t, errs)
 		if got.State != "BROADCAST" || !got.Locked {
 			t.Fatalf("state %s locked %v", got.State, got.Locked)
 		}
-		got, errs = update(t, ev.ID, map[string]any{"state": "UPCOMING"})
-		noErrors(t, errs)
-		if got.State != "UPCOMING" || got.Locked {
+		for name, in := range map[string]map[string]any{
+			"Upcoming":   {"state": "UPCOMING"},
+			"LaterStart": {"startsAt": "2030-06-15T23:00:00Z"},
+		} {
+			_, errs = update(t, bc.ID, in)
+			if len(errs) != 1 || errs[0].Code() != "BAD_USER_INPUT" {
+				t.Errorf("%s: errors %v, want BAD_USER_INPUT", name, errs)
+			}
+		}
+		if got := e.event(t, "", bc.ID); got.State != "BROADCAST" || !got.Locked {
 			t.Fatalf("state %s locked %v", got.State, got.Locked)
 		}
 	})
