@@ -27,13 +27,13 @@ type CardEdit int
 
 // Card edits.
 const (
-	EditAddMatch      CardEdit = iota // addMatch
-	EditRemoveMatch                   // removeMatch
-	EditReorder                       // reorderMatches
-	EditMatchDetails                  // updateMatch without new teams
-	EditMatchTeams                    // updateMatch with new teams (the match gets a new id)
-	EditSetResult                     // setResult with a result
-	EditClearResult                   // setResult(null)
+	EditAddMatch     CardEdit = iota // addMatch
+	EditRemoveMatch                  // removeMatch
+	EditReorder                      // reorderMatches
+	EditMatchDetails                 // updateMatch without new teams
+	EditMatchTeams                   // updateMatch with new teams (the match gets a new id)
+	EditSetResult                    // setResult with a result
+	EditClearResult                  // setResult(null)
 )
 
 // CheckCardEdit returns BAD_USER_INPUT if edit is not allowed on ev at now.
