@@ -193,6 +193,7 @@ func (r *eventRow) decode(item map[string]types.AttributeValue) error {
 		Season:      f.int("season"),
 		State:       f.str("state"),
 		CardVersion: f.int("cardVersion"),
+		CardHash:    f.str("cardHash"),
 	}
 	return f.err
 }
@@ -242,7 +243,9 @@ func (r *predictionRow) decode(item map[string]types.AttributeValue) error {
 		Points:          f.intPtr("points"),
 		Correct:         f.intPtr("correct"),
 		CorrectIDs:      f.strings("correctIds"),
+		ScoredWith:      f.intPtr("scoredWith"),
 		UpdatedAt:       f.str("updatedAt"),
+		Version:         f.int("version"),
 	}
 	if picks := f.maps("picks"); picks != nil {
 		r.Picks = make([]pickRow, len(picks))
