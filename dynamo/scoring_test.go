@@ -281,13 +281,6 @@ func scOracle(ev domain.Event, en scEntry) scScore {
 	return s
 }
 
-// scWithResult returns ev with match i's result replaced.
-func scWithResult(ev domain.Event, i int, r domain.MatchResult) domain.Event {
-	ev.Matches = slices.Clone(ev.Matches)
-	ev.Matches[i].Result = &r
-	return ev
-}
-
 // scTotal is a season standing's expected totals.
 type scTotal struct{ Points, Correct, EventsPlayed int }
 
