@@ -179,7 +179,7 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 		if err != nil {
 			return cardRead{}, err
 		}
-		if ok {
+		if ok || row.CardHash == "" {
 			return cardRead{ev: ev, counts: counts}, nil
 		}
 		// A card change landed between the two reads.
@@ -188,7 +188,9 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 }
 
 // cardOf returns the event of row with the matches of rows in card order, and whether
-// they belong together (the event row's cardHash is the hash of those matches).
+// they belong together (the event row's cardHash is the hash of those matches). An event
+// row written before card hashes existed has none: its pair cannot be checked, so only a
+// consistent read (readCard) may use it, as before; its next card edit writes the hash.
 func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 	ev, err := row.toDomain()
 	if err != nil {

@@ -107,7 +107,15 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		}
 	}
 	// Predictions the index does not show yet (the count is consistent, the index is not).
+	// An event whose predictions were all made before prediction counts existed has no
+	// count item: its completeness rests on what the index shows, as it did then.
+	if len(card.counts) == 0 && len(rows) > 0 {
+		card.counts = nil
+	}
 	unseen := card.predictions() - len(rows)
+	if card.counts == nil {
+		unseen = 0
+	}
 	if unseen < 0 {
 		return report, domain.Errorf(domain.CodeInternal, "event %q shows %d predictions but its prediction count says %d: the count has drifted", event, len(rows), card.predictions())
 	}
@@ -474,8 +482,9 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 
 // markScored makes the event SCORED (or, if it is already, confirms it) in one
 // transaction conditioned on the card version scored and on every shard of the prediction
-// count holding what the run read: the run saw that many predictions, each reflecting this
-// card. Returns CONFLICT if the card or the count changed since.
+// count holding what the run read (counts nil: the event has no count items): the run saw
+// that many predictions, each reflecting this card. Returns CONFLICT if the card or the
+// count changed since.
 func (s *Store) markScored(ctx context.Context, ev domain.Event, counts map[int]int) error {
 	eid := eventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
@@ -504,6 +513,9 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, counts map[int]
 	}
 	items := []types.TransactWriteItem{event}
 	for shard := range countShards {
+		if counts == nil {
+			break // no count items (see ScoreEvent)
+		}
 		cond := expression.Name("predictions").Equal(expression.Value(counts[shard]))
 		if counts[shard] == 0 {
 			cond = expression.AttributeNotExists(expression.Name(attrPK)).Or(cond)
