@@ -268,9 +268,21 @@ func TestHandlerRecordedEvents(t *testing.T) {
 				t.Errorf("no access-log line with requestId %q", id)
 			}
 		}
+		perID := map[any]int{}
 		for _, l := range lines {
-			if l["msg"] == "request" && (l["status"] == nil || l["path"] == nil || l["durationMs"] == nil) {
-				t.Errorf("access-log line lacks status/path/durationMs: %v", l)
+			if l["msg"] != "request" {
+				continue
+			}
+			perID[l["requestId"]]++
+			for _, k := range []string{"status", "path", "durationMs", "operation", "dynamodbCalls", "caller", "apiRequestId"} {
+				if _, ok := l[k]; !ok {
+					t.Errorf("access-log line lacks %s: %v", k, l)
+				}
+			}
+		}
+		for id, n := range perID {
+			if n != 1 {
+				t.Errorf("%d access-log lines for requestId %v, want one (the API's, not a second one from Handle)", n, id)
 			}
 		}
 		if s := logs.String(); strings.Contains(s, "Bearer ") || strings.Contains(s, "eyJ") {

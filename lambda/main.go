@@ -84,6 +84,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		Playground:       cfg.Playground,
 		CostExtension:    cfg.CostExtension,
 		Logger:           log,
+		AccessLogAttrs:   apiGatewayAttrs,
 	})
 	if err != nil {
 		return nil, err
@@ -93,29 +94,44 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 
 // Handle serves one API Gateway HTTP API (v2) event. It never returns an error: an event
 // that cannot be turned into an HTTP request (a body marked base64 that is not) gets a 400
-// with extensions.code BAD_USER_INPUT, everything else the API's own response.
+// with extensions.code BAD_USER_INPUT, everything else the API's own response. Each
+// request is logged once: by the API's access log (server.Config.Logger, with
+// apiGatewayAttrs), or here for an event that never reached it.
 func (f *function) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	start := time.Now()
 	resp, err := f.adapter.ProxyWithContext(ctx, ev)
 	if err != nil {
 		// The API's handler always writes a status, so the adapter fails only while
 		// converting the event: the request is malformed.
-		f.log.WarnContext(ctx, "malformed API Gateway event", "error", err.Error())
 		resp = events.APIGatewayV2HTTPResponse{
 			StatusCode: http.StatusBadRequest,
 			Headers:    map[string]string{"Content-Type": "application/json"},
 			Body:       `{"errors":[{"message":"malformed request","extensions":{"code":"BAD_USER_INPUT"}}]}`,
 		}
+		f.log.LogAttrs(ctx, slog.LevelWarn, "request",
+			slog.String("method", ev.RequestContext.HTTP.Method),
+			slog.String("path", ev.RawPath),
+			slog.String("operation", ""),
+			slog.Int("status", resp.StatusCode),
+			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+			slog.Int("dynamodbCalls", 0),
+			slog.String("caller", "unknown"),
+			slog.String("apiRequestId", ev.RequestContext.RequestID),
+			slog.String("error", "malformed API Gateway event: "+err.Error()),
+		)
 	}
-	f.log.LogAttrs(ctx, slog.LevelInfo, "request",
-		slog.String("method", ev.RequestContext.HTTP.Method),
-		slog.String("path", ev.RawPath),
-		slog.Int("status", resp.StatusCode),
-		slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
-		slog.String("apiRequestId", ev.RequestContext.RequestID),
-		slog.Bool("authorizerClaims", hasAuthorizerClaims(ev.RequestContext)),
-	)
 	return resp, nil
+}
+
+// apiGatewayAttrs adds the API Gateway request id, and whether an authorizer attached
+// claims, to a request's access-log line (the Lambda request id comes from
+// requestIDHandler).
+func apiGatewayAttrs(r *http.Request) []slog.Attr {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok {
+		return nil
+	}
+	return []slog.Attr{slog.String("apiRequestId", rc.RequestID), slog.Bool("authorizerClaims", hasAuthorizerClaims(rc))}
 }
 
 // authorizerClaims returns the JWT claims an API Gateway JWT authorizer verified and

@@ -21,7 +21,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
-	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -54,8 +53,13 @@ type Config struct {
 	CostExtension   bool
 	MaxBodyBytes    int64
 	ComplexityLimit int
-	Logger          *slog.Logger
-	Now             func() time.Time
+	// Logger receives the access log (one info line per request, see accesslog.go), CORS
+	// rejections (warn) and internal errors.
+	Logger *slog.Logger
+	// AccessLogAttrs, if set, adds attributes to a request's access-log line (Lambda: the
+	// API Gateway request id).
+	AccessLogAttrs func(*http.Request) []slog.Attr
+	Now            func() time.Time
 }
 
 // New returns the API's http.Handler.
@@ -84,13 +88,10 @@ func New(cfg Config) (http.Handler, error) {
 		mux.Handle("GET /{$}", playground.Handler("Pick'Em API", "/graphql"))
 	}
 	var h http.Handler = mux
+	h = noteCaller(h)
 	h = auth.Middleware(cfg.Verifier, cfg.AuthorizerClaims, h)
-	h = cors.New(cors.Options{
-		AllowedOrigins: cfg.AllowedOrigins,
-		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-		AllowedHeaders: []string{"Authorization", "Content-Type"},
-		MaxAge:         600,
-	}).Handler(h)
+	h = withCORS(cfg.AllowedOrigins, cfg.Logger, h)
+	h = accessLog(cfg.Logger, cfg.AccessLogAttrs, h)
 	return h, nil
 }
 
@@ -121,6 +122,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		return domain.Errorf(domain.CodeInternal, "internal error")
 	})
+	srv.AroundOperations(noteOperation)
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if err := auth.ErrorFromContext(ctx); err != nil {
 			return graphql.OneShot(tokenError(err))
@@ -204,7 +206,10 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
-		ctx, _ := dynamo.WithCost(r.Context())
+		ctx := r.Context()
+		if dynamo.CostFromContext(ctx) == nil { // New's access log counts them already
+			ctx, _ = dynamo.WithCost(ctx)
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
