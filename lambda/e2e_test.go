@@ -22,6 +22,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testlog"
 )
 
 // buildFlags are the Makefile's `lambda` target flags; TestBootstrapBinary checks the
@@ -42,7 +43,7 @@ func TestBootstrapBinary(t *testing.T) {
 	bin := buildBootstrap(t)
 	rt := newFakeRuntime(t)
 
-	var stdout, stderr lockedBuffer
+	var stdout, stderr testlog.Buffer
 	cmd := exec.Command(bin)
 	cmd.Dir = t.TempDir()
 	// Only what Lambda sets plus the function's own variables: nothing leaks in from the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testlog"
 )
 
 // testEnv is the Lambda environment of the in-process tests, as a getenv function.
@@ -70,7 +71,7 @@ func logCost(t *testing.T, what string, g gqlResponse) {
 
 func TestHandlerRecordedEvents(t *testing.T) {
 	table := newTable(t)
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	fn, err := newFunction(t.Context(), testEnv(t, table, "PICKEM_COST_EXTENSION", "true"), logs)
 	if err != nil {
 		t.Fatalf("newFunction: %v", err)
@@ -295,7 +296,7 @@ func TestHandlerRecordedEvents(t *testing.T) {
 // the cost extension.
 func TestHandlerLambdaDefaults(t *testing.T) {
 	table := newTable(t)
-	fn, err := newFunction(t.Context(), testEnv(t, table), &lockedBuffer{})
+	fn, err := newFunction(t.Context(), testEnv(t, table), &testlog.Buffer{})
 	if err != nil {
 		t.Fatalf("newFunction: %v", err)
 	}
@@ -333,7 +334,7 @@ func TestNewFunctionConfig(t *testing.T) {
 		{"BadLogLevel", []string{"LOG_LEVEL", "loud"}, "LOG_LEVEL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newFunction(t.Context(), testEnv(t, "unused", tc.extra...), &lockedBuffer{})
+			_, err := newFunction(t.Context(), testEnv(t, "unused", tc.extra...), &testlog.Buffer{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("newFunction error = %v, want one naming %s", err, tc.want)
 			}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testlog"
 )
 
 // The tests feed recorded API Gateway HTTP API (payload 2.0) events from testdata/ to the
@@ -188,41 +187,8 @@ type createEventData struct {
 	}
 }
 
-// lockedBuffer is an io.Writer safe for concurrent use, for logs.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // logLines decodes JSON log lines; a line that is not JSON fails the test.
-func logLines(t *testing.T, s string) []map[string]any {
-	t.Helper()
-	var lines []map[string]any
-	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(l, &m); err != nil {
-			t.Errorf("log line is not JSON: %s", l)
-			continue
-		}
-		lines = append(lines, m)
-	}
-	return lines
-}
+func logLines(t *testing.T, s string) []map[string]any { return testlog.JSONLines(t, s) }
 
 // requestLogIDs returns the requestId of every "request" access-log line.
 func requestLogIDs(lines []map[string]any) map[string]bool {

@@ -13,12 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/demo"
+	"github.com/pickem/api/internal/testlog"
 )
 
 // localServer is a running `run`, as `go run ./local` runs it.
@@ -26,7 +26,7 @@ type localServer struct {
 	base, playerTok, adminTok string
 	cancel                    context.CancelFunc
 	done                      chan error
-	log                       *syncBuffer
+	log                       *testlog.Buffer
 }
 
 // startLocal runs the local server on a free port with state directory dir and
@@ -34,7 +34,7 @@ type localServer struct {
 func startLocal(t *testing.T, dir string, env map[string]string, args ...string) *localServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	s := &localServer{cancel: cancel, done: make(chan error, 1), log: &syncBuffer{}}
+	s := &localServer{cancel: cancel, done: make(chan error, 1), log: &testlog.Buffer{}}
 	pr, pw := io.Pipe()
 	go func() {
 		err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-data", dir}, args...), func(k string) string { return env[k] }, pw, s.log)
@@ -92,24 +92,6 @@ func (s *localServer) stop(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not return within 30 s of cancel")
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's logger and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}

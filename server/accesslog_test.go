@@ -1,51 +1,17 @@
 package server_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/pickem/api/internal/testlog"
 	"github.com/pickem/api/server"
 )
 
-// logLines collects JSON log lines.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// take returns the lines logged since the last take.
-func (l *logLines) take(t *testing.T) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	l.buf.Reset()
-	return out
-}
-
-func withLog(l *logLines) envOption {
+func withLog(l *testlog.Buffer) envOption {
 	return func(c *server.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
@@ -63,11 +29,11 @@ func only(lines []map[string]any, msg string) []map[string]any {
 }
 
 func TestAccessLogOneLinePerRequest(t *testing.T) {
-	var logs logLines
+	var logs testlog.Buffer
 	e := newEnv(t, withLog(&logs))
 	ev := e.createEvent(t, "Access Night", t0.Add(48*time.Hour), threeMatchCard()...)
 	player := e.token(t, "p1", "Pat")
-	logs.take(t)
+	logs.Take(t)
 
 	tests := []struct {
 		name                string
@@ -84,7 +50,7 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e.request(t, tt.token, tt.query, map[string]any{"id": ev.ID})
-			lines := only(logs.take(t), "request")
+			lines := only(logs.Take(t), "request")
 			if len(lines) != 1 {
 				t.Fatalf("%d access-log lines, want 1: %v", len(lines), lines)
 			}
@@ -101,7 +67,7 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 	}
 	t.Run("OversizedBody", func(t *testing.T) {
 		w := e.do(t, http.MethodPost, "/graphql", strings.NewReader(`{"query":"`+strings.Repeat("x", 70<<10)+`"}`), http.Header{"Content-Type": {"application/json"}})
-		lines := only(logs.take(t), "request")
+		lines := only(logs.Take(t), "request")
 		if w.Code != http.StatusRequestEntityTooLarge || len(lines) != 1 || lines[0]["status"] != float64(413) {
 			t.Fatalf("status %d, lines %v", w.Code, lines)
 		}
@@ -109,14 +75,14 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 }
 
 func TestCORSRejectionsAreLogged(t *testing.T) {
-	var logs logLines
+	var logs testlog.Buffer
 	e := newEnv(t, withLog(&logs)) // allows http://localhost:5173
 	preflight := func(origin, headers string) http.Header {
 		w := e.do(t, http.MethodOptions, "/graphql", nil, http.Header{
 			"Origin": {origin}, "Access-Control-Request-Method": {"POST"}, "Access-Control-Request-Headers": {headers}})
 		return w.Header()
 	}
-	warnings := func() []map[string]any { return only(logs.take(t), "CORS") }
+	warnings := func() []map[string]any { return only(logs.Take(t), "CORS") }
 
 	t.Run("OriginNotAllowed", func(t *testing.T) {
 		e.post(t, "", map[string]any{"query": "{ events { edges { cursor } } }"}, http.Header{"Origin": {"http://localhost:4200"}})
