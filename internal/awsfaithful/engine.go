@@ -1,0 +1,331 @@
+// Package awsfaithful is a DynamoDB endpoint for tests and benchmarks that behaves like
+// AWS where DynamoDB Local does not. It is an HTTP proxy speaking DynamoDB's JSON
+// protocol (X-Amz-Target + JSON body) in front of DynamoDB Local, so the SDK's own
+// retryer, timeouts and error deserialisation run exactly as they would against AWS.
+// What it adds:
+//
+//   - Stale index reads. Query and Scan with an IndexName are answered from a shadow
+//     copy of the table (same key schema and indexes, in DynamoDB Local) that the
+//     table's stream feeds change by change, each change reaching it after a lag, with
+//     no ordering between items (one item's changes stay in order). Tests control it
+//     exactly: HoldIndex keeps the changes that match a predicate out of the index until
+//     released, FreezeIndex holds them all, SetIndexLag sets a seeded random lag, and
+//     SyncIndex lets the index catch up. Limit, pagination, key conditions and ordering
+//     stay DynamoDB Local's.
+//   - Per-partition throttling (Config.Capacity): token buckets per partition key value
+//     on the table and on every index (AWS: 3,000 RCU / 1,000 WCU per second), units
+//     from item sizes (internal/capacity); a short index partition throttles the table
+//     write that feeds it. Errors are AWS's: ProvisionedThroughputExceededException
+//     with a KeyRangeThroughputExceeded reason for plain calls, TransactionCanceledException
+//     with reason ThrottlingError for transactions, UnprocessedKeys/UnprocessedItems for
+//     batches.
+//   - Transaction conflicts: an in-flight TransactWriteItems holds its items; a
+//     transaction touching a held item is cancelled (reason TransactionConflict on that
+//     item), and a plain write to one gets TransactionConflictException. Overlap is made
+//     reproducible by Config.TransactionHold and by PauseTransactions.
+//
+// Network faults (latency, resets, black holes) come from toxiproxy: see [Network].
+//
+// Tables are taken over the first time a request names them: the engine enables a
+// stream (NEW_AND_OLD_IMAGES) on the table in DynamoDB Local and, if it has global
+// secondary indexes, creates the shadow "<table>.shadow" and copies the table into it.
+// A CreateTable through the engine gets the stream at creation. Writes made to DynamoDB
+// Local directly (test fixtures) reach the shadow through the stream too; they are not
+// throttled or charged.
+//
+// Not modelled: stale reads of the base table (eventually consistent GetItem/Query
+// without an index — rare on AWS), local secondary indexes (served as DynamoDB Local
+// does), burst and adaptive capacity, ClientRequestToken semantics beyond DynamoDB
+// Local's.
+package awsfaithful
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pickem/api/internal/capacity"
+)
+
+// Config configures an engine. The zero value (besides Upstream) is DynamoDB Local's
+// behaviour with an index that is current at every read.
+type Config struct {
+	// Upstream is DynamoDB Local's endpoint, e.g. "http://127.0.0.1:8000". Required.
+	Upstream string
+	// Now is the engine's clock for index lag and capacity buckets (default time.Now).
+	// A test clock makes both deterministic.
+	Now func() time.Time
+	// Seed seeds the random index lag (0 = a fixed default seed).
+	Seed uint64
+	// IndexLag is the range each change's index propagation lag is drawn from, uniformly
+	// (zero: every change reaches the index before the next index read).
+	IndexLag Lag
+	// Capacity, if not nil, gives each partition its throughput limit and turns
+	// throttling on; capacity.Uniform(capacity.AWS) is AWS's. Nil: nothing is metered.
+	Capacity func(capacity.Partition) capacity.Rate
+	// ThrottlingException makes plain calls over a partition's limit fail with
+	// ThrottlingException instead of ProvisionedThroughputExceededException.
+	ThrottlingException bool
+	// TransactionHold keeps every TransactWriteItems in flight, holding its items, this
+	// long before it is applied (so that overlapping transactions conflict).
+	TransactionHold time.Duration
+}
+
+// Lag is a range of index propagation lags.
+type Lag struct{ Min, Max time.Duration }
+
+// Engine is a running AWS-faithful endpoint.
+type Engine struct {
+	cfg      Config
+	upstream string
+	http     *http.Client
+	now      func() time.Time
+	meter    *capacity.Meter // nil: no throttling
+	srv      *http.Server
+	ln       net.Listener
+
+	mu      sync.Mutex // guards the fields below
+	tables  map[string]*table
+	holds   []*Hold
+	gates   []*TxGate
+	seq     uint64
+	rng     *rand.Rand
+	lag     Lag
+	txHold  time.Duration
+	locks   map[string]*holder // item key → the request holding it
+	stopped bool
+}
+
+// Start starts an engine in front of cfg.Upstream on a loopback port.
+func Start(cfg Config) (*Engine, error) {
+	if cfg.Upstream == "" {
+		return nil, errors.New("awsfaithful: Config.Upstream is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = 0x5eed
+	}
+	e := &Engine{
+		cfg:      cfg,
+		upstream: strings.TrimRight(cfg.Upstream, "/"),
+		http:     &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}},
+		now:      cfg.Now,
+		tables:   map[string]*table{},
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		lag:      cfg.IndexLag,
+		txHold:   cfg.TransactionHold,
+		locks:    map[string]*holder{},
+	}
+	if cfg.Capacity != nil {
+		e.meter = capacity.NewMeter(cfg.Capacity, cfg.Now)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("awsfaithful: listen: %w", err)
+	}
+	e.ln = ln
+	e.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = e.srv.Serve(ln) }()
+	return e, nil
+}
+
+// Endpoint is the engine's base URL: point the SDK's BaseEndpoint at it.
+func (e *Engine) Endpoint() string { return "http://" + e.ln.Addr().String() }
+
+// Close stops the engine: it releases every hold and paused transaction, stops serving
+// and closes its connections to DynamoDB Local. It does not delete tables.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.stopped = true
+	e.holds = nil
+	gates := append([]*TxGate(nil), e.gates...)
+	e.mu.Unlock()
+	for _, g := range gates {
+		g.Release()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := e.srv.Shutdown(ctx)
+	if err != nil {
+		_ = e.srv.Close()
+	}
+	e.http.CloseIdleConnections()
+	return err
+}
+
+// Used returns the capacity units consumed through the engine so far, by partition (nil
+// without Config.Capacity).
+func (e *Engine) Used() map[capacity.Partition]capacity.Usage {
+	if e.meter == nil {
+		return nil
+	}
+	return e.meter.Used()
+}
+
+// SetTransactionHold changes Config.TransactionHold for transactions that start later.
+func (e *Engine) SetTransactionHold(d time.Duration) {
+	e.mu.Lock()
+	e.txHold = d
+	e.mu.Unlock()
+}
+
+// ServeHTTP answers one DynamoDB request.
+func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	target := r.Header.Get("X-Amz-Target")
+	op, isDynamo := strings.CutPrefix(target, targetPrefix)
+	if !isDynamo || r.Method != http.MethodPost {
+		e.pass(w, r, target, body)
+		return
+	}
+	x := &exchange{e: e, w: w, r: r, op: op, body: body}
+	var aerr *awsError
+	switch op {
+	case "CreateTable":
+		err = x.createTable()
+	case "DeleteTable":
+		err = x.deleteTable()
+	case "Query", "Scan":
+		err = x.read(true)
+	case "GetItem":
+		err = x.read(false)
+	case "BatchGetItem":
+		err = x.batchGet()
+	case "PutItem", "UpdateItem", "DeleteItem":
+		err = x.write()
+	case "TransactWriteItems":
+		err = x.transact()
+	case "BatchWriteItem":
+		err = x.batchWrite()
+	default:
+		e.pass(w, r, target, body)
+		return
+	}
+	switch {
+	case err == nil:
+	case errors.As(err, &aerr):
+		aerr.write(w)
+	case r.Context().Err() != nil:
+		// The client gave up; nobody reads the answer.
+	default:
+		(&awsError{Status: 500, Type: "InternalServerError", Body: map[string]any{"message": "awsfaithful: " + err.Error()}}).write(w)
+	}
+}
+
+// pass relays a request DynamoDB Local answers as it is.
+func (e *Engine) pass(w http.ResponseWriter, r *http.Request, target string, body []byte) {
+	x := &exchange{e: e, w: w, r: r, body: body}
+	status, resp, err := x.upstream(target, body)
+	if err != nil {
+		(&awsError{Status: 500, Type: "InternalServerError", Body: map[string]any{"message": "awsfaithful: " + err.Error()}}).write(w)
+		return
+	}
+	writeJSON(w, status, resp)
+}
+
+// exchange is one request being answered.
+type exchange struct {
+	e    *Engine
+	w    http.ResponseWriter
+	r    *http.Request
+	op   string
+	body []byte
+}
+
+func (x *exchange) ctx() context.Context { return x.r.Context() }
+
+// upstream sends body to DynamoDB Local with the client's headers.
+func (x *exchange) upstream(target string, body []byte) (int, []byte, error) {
+	return x.e.roundTrip(x.ctx(), target, body, x.r.Header)
+}
+
+// forward sends body as this exchange's operation and returns the answer.
+func (x *exchange) forward(body []byte) (int, []byte, error) {
+	return x.upstream(targetPrefix+x.op, body)
+}
+
+// reply writes an answer of DynamoDB Local to the client.
+func (x *exchange) reply(status int, body []byte) { writeJSON(x.w, status, body) }
+
+// relay forwards the request unchanged and replies with the answer.
+func (x *exchange) relay() error {
+	status, resp, err := x.forward(x.body)
+	if err != nil {
+		return err
+	}
+	x.reply(status, resp)
+	return nil
+}
+
+// createTable adds a NEW_AND_OLD_IMAGES stream to the table unless it asks for one.
+func (x *exchange) createTable() error {
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(x.body, &in); err != nil {
+		return x.relay()
+	}
+	if _, ok := in["StreamSpecification"]; !ok {
+		in["StreamSpecification"] = json.RawMessage(`{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}`)
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	status, resp, err := x.forward(body)
+	if err != nil {
+		return err
+	}
+	x.reply(status, resp)
+	return nil
+}
+
+// deleteTable deletes the table and forgets it (and its shadow).
+func (x *exchange) deleteTable() error {
+	var in struct{ TableName string }
+	_ = json.Unmarshal(x.body, &in)
+	status, resp, err := x.forward(x.body)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusOK {
+		x.e.forget(x.ctx(), in.TableName)
+	}
+	x.reply(status, resp)
+	return nil
+}
+
+func newRequestID() string { return uuid.NewString() }
+
+// unmarshalBody decodes the request body into v, answering a ValidationException-like
+// error if it is not JSON.
+func (x *exchange) unmarshalBody(v any) error {
+	if err := json.Unmarshal(x.body, v); err != nil {
+		return &awsError{Status: 400, Type: "SerializationException", Body: map[string]any{"Message": err.Error()}}
+	}
+	return nil
+}
+
+// replaceJSON re-encodes m after a change.
+func replaceJSON(m map[string]json.RawMessage) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m)
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
