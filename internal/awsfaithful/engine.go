@@ -220,6 +220,10 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err == nil:
+		// Written only now, after the handler released what it held: a client that
+		// sends its next request as soon as it has the answer must not find the items
+		// of this one still held.
+		writeJSON(w, x.status, x.out)
 	case errors.As(err, &aerr):
 		aerr.write(w)
 	case r.Context().Err() != nil:
@@ -247,6 +251,9 @@ type exchange struct {
 	r    *http.Request
 	op   string
 	body []byte
+
+	status int    // the answer, set by reply
+	out    []byte // and written once the handler has returned
 }
 
 func (x *exchange) ctx() context.Context { return x.r.Context() }
@@ -261,8 +268,8 @@ func (x *exchange) forward(body []byte) (int, []byte, error) {
 	return x.upstream(targetPrefix+x.op, body)
 }
 
-// reply writes an answer of DynamoDB Local to the client.
-func (x *exchange) reply(status int, body []byte) { writeJSON(x.w, status, body) }
+// reply sets the answer; ServeHTTP writes it once the handler has returned.
+func (x *exchange) reply(status int, body []byte) { x.status, x.out = status, body }
 
 // relay forwards the request unchanged and replies with the answer.
 func (x *exchange) relay() error {

@@ -116,8 +116,8 @@ func TestHeldIndexItemIsStaleUntilReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows(t, "index after SyncIndex (a hold outlasts it)", queryIndex(t, db, table, "EVENT#e1", "v"), "EVENT#e1=2", "MATCH#m1=1")
-	if n := eng.PendingIndexChanges(table); n != 1 {
-		t.Fatalf("pending index changes = %d, want 1", n)
+	if n, err := eng.PendingIndexChanges(ctx, table); n != 1 || err != nil {
+		t.Fatalf("pending index changes = %d, %v; want 1", n, err)
 	}
 	// The base table is current: a consistent read sees the new match.
 	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"PK": str("EVENT#e1"), "SK": str("MATCH#m1")}, ConsistentRead: aws.Bool(true)})
@@ -177,8 +177,11 @@ func TestTakesOverExistingTable(t *testing.T) {
 	eng := awsfaithful.New(t, awsfaithful.Config{})
 	db := eng.Client(t)
 	wantRows(t, "index of a table taken over", queryIndex(t, db, table, "P", "v"), "1=a")
+	// A hold (of nothing) makes index reads come from the shadow.
+	defer eng.HoldIndex(func(awsfaithful.Change) bool { return false }).Release()
+	wantRows(t, "shadow of a table taken over", queryIndex(t, db, table, "P", "v"), "1=a")
 	if _, err := direct.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: row("B", "1", "GSI_PK", "P", "GSI_SK", "2", "v", "b")}); err != nil {
 		t.Fatal(err)
 	}
-	wantRows(t, "index after a direct write", queryIndex(t, db, table, "P", "v"), "1=a", "1=b")
+	wantRows(t, "shadow after a direct write", queryIndex(t, db, table, "P", "v"), "1=a", "1=b")
 }

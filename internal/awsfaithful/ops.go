@@ -55,10 +55,13 @@ func (x *exchange) read(indexable bool) error {
 	}
 	index := rawString(in["IndexName"])
 	_, gsi := t.indexes[index]
-	toShadow := indexable && gsi && t.shadow != ""
+	toShadow := indexable && gsi && t.shadow != "" && x.e.indexActive()
 	if toShadow {
 		t.mu.Lock()
-		err := x.e.catchUp(x.ctx(), t, false)
+		err := t.indexErr
+		if err == nil {
+			err = x.e.catchUp(x.ctx(), t, false)
+		}
 		t.mu.Unlock()
 		if err != nil {
 			return err
@@ -686,14 +689,17 @@ func (x *exchange) batchWrite() error {
 	return nil
 }
 
-// afterWrite reads t's stream right after a write, so that its changes start their way
-// to the index now and are handed to the request for accounting. Nothing to do for a
-// table without index or meter.
+// afterWrite reads t's stream right after a write when that matters: for capacity
+// accounting (the records are handed to the request) and with an index lag (a change's
+// lag starts when it is read). Otherwise the next index read reads the stream.
 func (e *Engine) afterWrite(x *exchange, t *table) error {
-	if t.shadow == "" && e.meter == nil {
-		return nil
-	}
+	e.mu.Lock()
+	lagging := e.lag.Max > 0
+	e.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if e.meter == nil && !(t.shadowReady && lagging) {
+		return nil
+	}
 	return e.drain(x.ctx(), t)
 }

@@ -17,20 +17,23 @@ const shadowSuffix = ".shadow"
 
 // table is a table the engine has taken over.
 type table struct {
-	name, shadow string // shadow is "" if the table has no global secondary index
-	hash, rng    string // key attribute names (rng "" if none)
+	name, shadow string         // shadow is "" if the table has no global secondary index
+	definition   map[string]any // CreateTable input of the shadow
+	hash, rng    string         // key attribute names (rng "" if none)
 	indexes      map[string]keySchema
 	arn          string
 
 	ready chan struct{} // closed once attached (or failed: then err is set)
 	err   error
 
-	mu      sync.Mutex // serialises reading the stream and applying changes
-	stream  string
-	shards  map[string]*shard
-	pending []*change // changes not yet in the shadow, in stream order
-	lastDue map[string]time.Time
-	images  map[string]*capacity.Image // current image of every item, from the stream
+	mu          sync.Mutex // serialises reading the stream and applying changes
+	stream      string
+	shards      map[string]*shard
+	shadowReady bool      // the shadow exists and answers index reads
+	indexErr    error     // a failure to activate the shadow, for the next index read
+	pending     []*change // changes not yet in the shadow, in stream order
+	lastDue     map[string]time.Time
+	images      map[string]*capacity.Image // current image of every item, from the stream
 }
 
 type keySchema struct{ hash, rng string }
@@ -177,22 +180,65 @@ func (e *Engine) attach(ctx context.Context, t *table) error {
 
 	if len(d.Table.GlobalSecondaryIndexes) > 0 {
 		t.shadow = t.name + shadowSuffix
+		t.definition = map[string]any{
+			"TableName": t.shadow, "AttributeDefinitions": d.Table.AttributeDefinitions,
+			"KeySchema": d.Table.KeySchema, "BillingMode": "PAY_PER_REQUEST",
+		}
 		gsis := make([]map[string]any, len(d.Table.GlobalSecondaryIndexes))
 		for i, g := range d.Table.GlobalSecondaryIndexes {
 			gsis[i] = map[string]any{"IndexName": g.IndexName, "KeySchema": g.KeySchema, "Projection": g.Projection}
 		}
-		err := e.call(ctx, targetPrefix+"CreateTable", map[string]any{
-			"TableName": t.shadow, "AttributeDefinitions": d.Table.AttributeDefinitions,
-			"KeySchema": d.Table.KeySchema, "GlobalSecondaryIndexes": gsis, "BillingMode": "PAY_PER_REQUEST",
-		}, nil)
-		if err != nil && !isUpstream(err, "ResourceInUseException") {
-			return fmt.Errorf("create the shadow of %s: %w", t.name, err)
+		t.definition["GlobalSecondaryIndexes"] = gsis
+	}
+	if e.meter != nil {
+		// Item sizes and index keys of what the table holds now; the stream (opened
+		// first) tells every later change.
+		if err := e.scan(ctx, t, func(it Item) { t.images[t.itemKey(it)] = t.image(it) }); err != nil {
+			return err
 		}
 	}
-	// Copy what the table holds now; changes from here on come from the stream (the
-	// stream was opened first, so a change made during the copy is applied again later,
-	// which is harmless: images are whole items).
-	return e.copyTable(ctx, t)
+	if e.indexActive() {
+		return e.activate(ctx, t)
+	}
+	return nil
+}
+
+// activate starts answering t's index reads from its shadow: the stream is read up to
+// now, the shadow created and the table copied into it. Until then (no hold, no lag ever)
+// index reads go to the table itself, whose index DynamoDB Local keeps current: the
+// same answers without the cost of a copy. t.mu must be held (or t not yet shared).
+func (e *Engine) activate(ctx context.Context, t *table) error {
+	if t.shadowReady || t.shadow == "" {
+		return nil
+	}
+	if err := e.drain(ctx, t); err != nil {
+		return err
+	}
+	// The copy below is at least as new as every change read so far.
+	t.pending, t.lastDue = nil, map[string]time.Time{}
+	err := e.call(ctx, targetPrefix+"CreateTable", t.definition, nil)
+	if err != nil && !isUpstream(err, "ResourceInUseException") {
+		return fmt.Errorf("create the shadow of %s: %w", t.name, err)
+	}
+	var batch []Item
+	err = e.scan(ctx, t, func(it Item) { batch = append(batch, it) })
+	if err == nil {
+		err = e.writeShadow(ctx, t, batch, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("copy %s into its shadow: %w", t.name, err)
+	}
+	// Changes made during the copy are read from the stream later and applied again,
+	// which is harmless: images are whole items.
+	t.shadowReady = true
+	return nil
+}
+
+// indexActive reports whether index reads must come from shadows: a hold or a lag.
+func (e *Engine) indexActive() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.holds) > 0 || e.lag.Max > 0
 }
 
 type tableDescriptionUpdate struct {
@@ -226,8 +272,8 @@ func (e *Engine) openShards(ctx context.Context, t *table) error {
 	return nil
 }
 
-// copyTable scans the table (consistently) into the shadow and the image records.
-func (e *Engine) copyTable(ctx context.Context, t *table) error {
+// scan reads the whole table, consistently, and calls fn for each item.
+func (e *Engine) scan(ctx context.Context, t *table, fn func(Item)) error {
 	var start json.RawMessage
 	for {
 		in := map[string]any{"TableName": t.name, "ConsistentRead": true}
@@ -239,17 +285,10 @@ func (e *Engine) copyTable(ctx context.Context, t *table) error {
 			LastEvaluatedKey json.RawMessage
 		}
 		if err := e.call(ctx, targetPrefix+"Scan", in, &out); err != nil {
-			return fmt.Errorf("copy %s: %w", t.name, err)
+			return fmt.Errorf("scan %s: %w", t.name, err)
 		}
-		var puts []Item
 		for _, it := range out.Items {
-			t.images[t.itemKey(it)] = t.image(it)
-			puts = append(puts, it)
-		}
-		if t.shadow != "" {
-			if err := e.writeShadow(ctx, t, puts, nil); err != nil {
-				return err
-			}
+			fn(it)
 		}
 		if len(out.LastEvaluatedKey) == 0 || string(out.LastEvaluatedKey) == "null" {
 			return nil
@@ -400,12 +439,14 @@ func (e *Engine) ingest(t *table, r streamRecord) {
 		c.due = prev
 	}
 	t.lastDue[c.key] = c.due
-	if c.New != nil {
-		t.images[c.key] = t.image(c.New)
-	} else {
-		delete(t.images, c.key)
+	if e.meter != nil {
+		if c.New != nil {
+			t.images[c.key] = t.image(c.New)
+		} else {
+			delete(t.images, c.key)
+		}
 	}
-	if t.shadow != "" {
+	if t.shadowReady {
 		t.pending = append(t.pending, c)
 	}
 }
@@ -413,6 +454,9 @@ func (e *Engine) ingest(t *table, r streamRecord) {
 // catchUp reads the stream and applies to the shadow every pending change that is not
 // held and, unless all is set, is due. t.mu must be held.
 func (e *Engine) catchUp(ctx context.Context, t *table, all bool) error {
+	if err := e.activate(ctx, t); err != nil {
+		return err
+	}
 	if err := e.drain(ctx, t); err != nil {
 		return err
 	}
@@ -493,6 +537,8 @@ type Hold struct {
 //	... write the event and its matches ...   // index: new event row, old match rows
 //	h.Release()                                // the match rows may now arrive
 func (e *Engine) HoldIndex(match func(Change) bool) *Hold {
+	// Changes made so far are not held: read them from the streams first.
+	e.activateAll(context.Background())
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	h := &Hold{e: e, match: match, after: e.seq}
@@ -534,14 +580,30 @@ func Where(name, value string) func(Change) bool {
 
 // SetIndexLag sets the range future changes' index lag is drawn from.
 func (e *Engine) SetIndexLag(l Lag) {
+	e.activateAll(context.Background())
 	e.mu.Lock()
 	e.lag = l
 	e.mu.Unlock()
 }
 
-// SyncIndex lets the index catch up: every change made so far that is not held reaches
-// the index now, whatever its lag. Held changes stay out.
-func (e *Engine) SyncIndex(ctx context.Context) error {
+// activateAll makes every table's index reads come from its shadow, the stream read up
+// to now. An error is kept and returned by the table's next index read.
+func (e *Engine) activateAll(ctx context.Context) {
+	for _, t := range e.readyTables(ctx) {
+		t.mu.Lock()
+		err := e.activate(ctx, t)
+		if err == nil {
+			err = e.drain(ctx, t)
+		}
+		if err != nil && t.indexErr == nil {
+			t.indexErr = err
+		}
+		t.mu.Unlock()
+	}
+}
+
+// readyTables returns the tables taken over, by name.
+func (e *Engine) readyTables(ctx context.Context) []*table {
 	e.mu.Lock()
 	ts := make([]*table, 0, len(e.tables))
 	for _, t := range e.tables {
@@ -549,36 +611,49 @@ func (e *Engine) SyncIndex(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+	out := ts[:0]
 	for _, t := range ts {
 		select {
 		case <-t.ready:
 		case <-ctx.Done():
-			return ctx.Err()
+			return out
 		}
-		if t.err != nil || t.shadow == "" {
+		if t.err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// SyncIndex lets the index catch up: every change made so far that is not held reaches
+// the index now, whatever its lag. Held changes stay out.
+func (e *Engine) SyncIndex(ctx context.Context) error {
+	for _, t := range e.readyTables(ctx) {
+		t.mu.Lock()
+		if !t.shadowReady {
+			t.mu.Unlock()
 			continue
 		}
-		t.mu.Lock()
 		err := e.catchUp(ctx, t, true)
 		t.mu.Unlock()
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // PendingIndexChanges returns how many changes of table have not reached its index yet
-// (held or not yet due), as of the last read of the stream.
-func (e *Engine) PendingIndexChanges(table string) int {
-	e.mu.Lock()
-	t := e.tables[table]
-	e.mu.Unlock()
-	if t == nil {
-		return 0
+// (held, or not yet due).
+func (e *Engine) PendingIndexChanges(ctx context.Context, table string) (int, error) {
+	for _, t := range e.readyTables(ctx) {
+		if t.name != table {
+			continue
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		err := e.drain(ctx, t)
+		return len(t.pending), err
 	}
-	<-t.ready
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.pending)
+	return 0, ctx.Err()
 }
