@@ -1,7 +1,10 @@
 package awsfaithful_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/internal/awsfaithful"
+	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
 )
@@ -184,4 +188,297 @@ func TestTakesOverExistingTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows(t, "shadow after a direct write", queryIndex(t, db, table, "P", "v"), "1=a", "1=b")
+}
+
+// noRetries makes every throttle visible to the test.
+func noRetries(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
+
+// sized is row(pk, sk) padded so that it is exactly kb KB as DynamoDB counts it.
+func sized(pk, sk string, kb int) map[string]types.AttributeValue {
+	pad := kb*1024 - (2 + len(pk)) - (2 + len(sk)) - len("pad")
+	return row(pk, sk, "pad", strings.Repeat("x", pad))
+}
+
+func wantThrottled(t *testing.T, err error, reason string) {
+	t.Helper()
+	var pte *types.ProvisionedThroughputExceededException
+	if !errors.As(err, &pte) {
+		t.Fatalf("err = %v, want ProvisionedThroughputExceededException", err)
+	}
+	if len(pte.ThrottlingReasons) != 1 || aws.ToString(pte.ThrottlingReasons[0].Reason) != reason {
+		t.Fatalf("throttling reasons = %+v, want %s", pte.ThrottlingReasons, reason)
+	}
+}
+
+// 1,000 WCU in one second on one partition pass; the 1,001st unit is throttled; another
+// partition is not; a second later the partition has its 1,000 WCU again.
+func TestWriteThrottlePerPartition(t *testing.T) {
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	eng := awsfaithful.New(t, awsfaithful.Config{Now: clock.Now, Capacity: capacity.Uniform(capacity.AWS)})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	putKB := func(pk, sk string, kb int) error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: sized(pk, sk, kb)})
+		return err
+	}
+	for i := range 4 { // 4 × 250 KB = 1,000 WCU
+		if err := putKB("HOT", fmt.Sprint(i), 250); err != nil {
+			t.Fatalf("write %d (%d WCU so far): %v", i, 250*i, err)
+		}
+	}
+	wantThrottled(t, putKB("HOT", "one-more", 1), "TableWriteKeyRangeThroughputExceeded")
+	if err := putKB("COLD", "1", 1); err != nil {
+		t.Fatalf("another partition: %v", err)
+	}
+	if u := eng.Used()[capacity.Partition{Table: table, Key: "HOT"}]; u.Write != 1000 {
+		t.Fatalf("HOT used %v WCU, want 1000", u.Write)
+	}
+	clock.Advance(time.Second)
+	if err := putKB("HOT", "one-more", 1); err != nil {
+		t.Fatalf("a second later: %v", err)
+	}
+}
+
+// Strongly consistent reads cost 1 RCU per 4 KB, eventually consistent ones half.
+func TestReadThrottlePerPartition(t *testing.T) {
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	eng := awsfaithful.New(t, awsfaithful.Config{Now: clock.Now, Capacity: capacity.Uniform(capacity.Rate{Read: 2})})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: sized("P", "1", 4)}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(consistent bool) error {
+		_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: row("P", "1"), ConsistentRead: aws.Bool(consistent)})
+		return err
+	}
+	for i, consistent := range []bool{true, false, false} { // 1 + 0.5 + 0.5 RCU
+		if err := get(consistent); err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
+	wantThrottled(t, get(false), "TableReadKeyRangeThroughputExceeded")
+	if u := eng.Used()[capacity.Partition{Table: table, Key: "P"}]; u.Read != 2 {
+		t.Fatalf("used %v RCU, want 2", u.Read)
+	}
+}
+
+// A write to an index partition short of capacity is throttled although its table
+// partition has plenty, and the reason names the index.
+func TestShortIndexPartitionThrottlesTableWrite(t *testing.T) {
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	limit := func(p capacity.Partition) capacity.Rate {
+		if p.Index != "" {
+			return capacity.Rate{Write: 2}
+		}
+		return capacity.AWS
+	}
+	eng := awsfaithful.New(t, awsfaithful.Config{Now: clock.Now, Capacity: limit})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	putItem := func(pk, gsiPK string) error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: row(pk, "1", "GSI_PK", gsiPK, "GSI_SK", pk)})
+		return err
+	}
+	for _, pk := range []string{"A", "B"} {
+		if err := putItem(pk, "HOT"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantThrottled(t, putItem("C", "HOT"), "IndexWriteKeyRangeThroughputExceeded")
+	if err := putItem("C", "COLD"); err != nil {
+		t.Fatalf("another index partition: %v", err)
+	}
+	// In a transaction the throttled item is named (and a transaction's write costs 2).
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		put(table, row("D", "1", "GSI_PK", "WARM", "GSI_SK", "D")),
+		put(table, row("E", "1", "GSI_PK", "COLD", "GSI_SK", "E")),
+	}})
+	wantReasons(t, err, "None", "ThrottlingError")
+}
+
+// wantReasons checks a TransactionCanceledException's reason codes.
+func wantReasons(t *testing.T, err error, codes ...string) {
+	t.Helper()
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		t.Fatalf("err = %v, want TransactionCanceledException", err)
+	}
+	var got []string
+	for _, r := range tce.CancellationReasons {
+		got = append(got, aws.ToString(r.Code))
+	}
+	if strings.Join(got, ",") != strings.Join(codes, ",") {
+		t.Fatalf("cancellation reasons = %v, want %v", got, codes)
+	}
+}
+
+// An index key change costs a delete of the old index entry and a put of the new one;
+// entering the index a put; a transaction twice the units.
+func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
+	eng := awsfaithful.New(t, awsfaithful.Config{Capacity: capacity.Uniform(capacity.AWS)})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	update := func(expr string, values ...string) {
+		t.Helper()
+		var vals map[string]types.AttributeValue
+		if len(values) > 0 {
+			vals = map[string]types.AttributeValue{}
+		}
+		for i, v := range values {
+			vals[fmt.Sprintf(":v%d", i)] = str(v)
+		}
+		_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: row("A", "1"),
+			UpdateExpression: aws.String(expr), ExpressionAttributeValues: vals})
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+	}
+	tablePart := capacity.Partition{Table: table, Key: "A"}
+	idx := func(key string) capacity.Partition { return capacity.Partition{Table: table, Index: index, Key: key} }
+	steps := []struct {
+		name string
+		do   func()
+		want map[capacity.Partition]float64 // WCU used so far
+	}{
+		{"NotInIndex", func() { update("SET v = :v0", "x") }, map[capacity.Partition]float64{tablePart: 1}},
+		{"EntersIndex", func() { update("SET GSI_PK = :v0, GSI_SK = :v1", "P", "1") }, map[capacity.Partition]float64{tablePart: 2, idx("P"): 1}},
+		{"SortKeyChanges", func() { update("SET GSI_SK = :v0", "2") }, map[capacity.Partition]float64{tablePart: 3, idx("P"): 3}},
+		{"PartitionChanges", func() { update("SET GSI_PK = :v0", "Q") }, map[capacity.Partition]float64{tablePart: 4, idx("P"): 4, idx("Q"): 1}},
+		{"OtherAttribute", func() { update("SET v = :v0", "y") }, map[capacity.Partition]float64{tablePart: 5, idx("P"): 4, idx("Q"): 2}},
+		{"TransactionDoubles", func() {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(table), Key: row("A", "1"), UpdateExpression: aws.String("SET GSI_SK = :s"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":s": str("3")},
+			}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, map[capacity.Partition]float64{tablePart: 7, idx("P"): 4, idx("Q"): 6}},
+		{"LeavesIndex", func() { update("REMOVE GSI_PK") }, map[capacity.Partition]float64{tablePart: 8, idx("P"): 4, idx("Q"): 7}},
+	}
+	for _, st := range steps {
+		st.do()
+		used := eng.Used()
+		for p, want := range st.want {
+			if used[p].Write != want {
+				t.Errorf("%s: %s used %v WCU, want %v", st.name, p, used[p].Write, want)
+			}
+		}
+	}
+}
+
+// A transaction in flight holds its items: another transaction touching one is cancelled
+// with TransactionConflict on that item, a plain write to one gets
+// TransactionConflictException, other items are free, and the held transaction commits.
+func TestConcurrentTransactionsConflict(t *testing.T) {
+	eng := awsfaithful.New(t, awsfaithful.Config{})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	gate := eng.PauseTransactions(awsfaithful.Touches("A", "1"))
+	first := make(chan error, 1)
+	go func() {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			put(table, row("A", "1", "v", "first")),
+		}})
+		first <- err
+	}()
+	if err := gate.Paused(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		put(table, row("B", "1", "v", "second")),
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: row("A", "1"), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+	}})
+	wantReasons(t, err, "None", "TransactionConflict")
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: row("A", "1", "v", "plain")})
+	var tce *types.TransactionConflictException
+	if !errors.As(err, &tce) {
+		t.Fatalf("plain write to a held item: %v, want TransactionConflictException", err)
+	}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: row("C", "1", "v", "free")}); err != nil {
+		t.Fatalf("plain write to a free item: %v", err)
+	}
+	gate.Release()
+	if err := <-first; err != nil {
+		t.Fatalf("held transaction: %v", err)
+	}
+	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: row("A", "1"), ConsistentRead: aws.Bool(true)})
+	if err != nil || got.Item["v"].(*types.AttributeValueMemberS).Value != "first" {
+		t.Fatalf("A = %v, %v; want the first transaction's", got.Item, err)
+	}
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Count != 2 {
+		t.Fatalf("table holds %d items (%v), want 2 (A, C): nothing of the cancelled writes", out.Count, err)
+	}
+}
+
+// With a hold time, two transactions on one item sent together: one commits, the other
+// is cancelled with TransactionConflict.
+func TestTransactionHoldMakesOverlapConflict(t *testing.T) {
+	eng := awsfaithful.New(t, awsfaithful.Config{TransactionHold: 300 * time.Millisecond})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = db.TransactWriteItems(t.Context(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				put(table, row("A", "1", "v", fmt.Sprint(i))),
+			}})
+		}()
+	}
+	wg.Wait()
+	ok, conflicted := 0, 0
+	for _, err := range errs {
+		var tce *types.TransactionCanceledException
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &tce):
+			wantReasons(t, err, "TransactionConflict")
+			conflicted++
+		default:
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	if ok != 1 || conflicted != 1 {
+		t.Fatalf("%d committed, %d conflicted; want 1 and 1", ok, conflicted)
+	}
+}
+
+// Batches: a throttled partition's requests come back unprocessed.
+func TestBatchesLeaveThrottledItemsUnprocessed(t *testing.T) {
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	eng := awsfaithful.New(t, awsfaithful.Config{Now: clock.Now, Capacity: capacity.Uniform(capacity.Rate{Read: 1, Write: 2})})
+	db := eng.Client(t, noRetries)
+	table := newTable(t, db)
+	ctx := t.Context()
+	var reqs []types.WriteRequest
+	for _, k := range []string{"1", "2", "3"} {
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: row("P", k)}})
+	}
+	reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: row("Q", "1")}})
+	out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.UnprocessedItems[table]); n != 1 {
+		t.Fatalf("%d unprocessed writes, want 1", n)
+	}
+	keys := []map[string]types.AttributeValue{row("P", "1"), row("P", "2"), row("Q", "1")}
+	got, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {Keys: keys, ConsistentRead: aws.Bool(true)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, u := len(got.Responses[table]), len(got.UnprocessedKeys[table].Keys); n != 2 || u != 1 {
+		t.Fatalf("%d items read, %d keys unprocessed; want 2 and 1", n, u)
+	}
 }
