@@ -36,10 +36,10 @@ var (
 // ValidateEventID returns BAD_USER_INPUT unless id is `<yyyy-mm-dd>-<slug>` with a real date.
 func ValidateEventID(id string) error {
 	if len(id) > MaxEventIDLen || !eventIDPattern.MatchString(id) {
-		return BadInput("invalid event id %q: want <yyyy-mm-dd>-<slug> of lowercase letters, digits and dashes", truncate(id, 120))
+		return BadInput("invalid event id %q: want <yyyy-mm-dd>-<slug> of lowercase letters, digits and dashes", truncate(id, 32))
 	}
 	if _, err := time.Parse("2006-01-02", id[:10]); err != nil {
-		return BadInput("invalid event id %q: %s is not a date", id, id[:10])
+		return BadInput("invalid event id %q: %s is not a date", truncate(id, 32), id[:10])
 	}
 	return nil
 }
@@ -47,7 +47,7 @@ func ValidateEventID(id string) error {
 // ValidateUserID returns BAD_USER_INPUT unless id is 1–128 characters of [A-Za-z0-9_.:@-].
 func ValidateUserID(id string) error {
 	if id == "" || len(id) > MaxUserIDLen || !userIDPattern.MatchString(id) {
-		return BadInput("invalid user id %q", truncate(id, 140))
+		return BadInput("invalid user id %q", truncate(id, 32))
 	}
 	return nil
 }
@@ -56,7 +56,7 @@ func ValidateUserID(id string) error {
 func ValidateMatchID(id string) error {
 	u, err := uuid.Parse(id)
 	if err != nil || u.String() != id {
-		return BadInput("invalid match id %q", truncate(id, 60))
+		return BadInput("invalid match id %q", truncate(id, 40))
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func ValidatePicks(card []Match, picks []Pick) ([]Pick, error) {
 	byMatch := make(map[string]Pick, len(picks))
 	for _, p := range picks {
 		if _, dup := byMatch[p.MatchID]; dup {
-			return nil, BadInput("more than one pick for match %q", truncate(p.MatchID, 60))
+			return nil, BadInput("more than one pick for match %q", truncate(p.MatchID, 40))
 		}
 		byMatch[p.MatchID] = Pick{MatchID: p.MatchID, Team: p.Team}
 	}
@@ -227,7 +227,7 @@ func ValidatePicks(card []Match, picks []Pick) ([]Pick, error) {
 		delete(byMatch, m.ID)
 	}
 	for id := range byMatch {
-		return nil, BadInput("match %q is not on this event's card", truncate(id, 60))
+		return nil, BadInput("match %q is not on this event's card", truncate(id, 40))
 	}
 	return out, nil
 }

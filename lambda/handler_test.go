@@ -236,7 +236,7 @@ func TestHandlerRecordedEvents(t *testing.T) {
 			t.Fatalf("status %d, want 400; body %s", resp.StatusCode, resp.Body)
 		}
 		var g gqlResponse
-		if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || g.code() != "BAD_USER_INPUT" {
+		if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || g.code() != "BAD_REQUEST" {
 			t.Errorf("body %s: code %q, err %v", resp.Body, g.code(), err)
 		}
 	})

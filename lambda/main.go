@@ -94,7 +94,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 
 // Handle serves one API Gateway HTTP API (v2) event. It never returns an error: an event
 // that cannot be turned into an HTTP request (a body marked base64 that is not) gets a 400
-// with extensions.code BAD_USER_INPUT, everything else the API's own response. Each
+// with extensions.code BAD_REQUEST, everything else the API's own response. Each
 // request is logged once: by the API's access log (server.Config.Logger, with
 // apiGatewayAttrs), or here for an event that never reached it.
 func (f *function) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
@@ -106,7 +106,7 @@ func (f *function) Handle(ctx context.Context, ev events.APIGatewayV2HTTPRequest
 		resp = events.APIGatewayV2HTTPResponse{
 			StatusCode: http.StatusBadRequest,
 			Headers:    map[string]string{"Content-Type": "application/json"},
-			Body:       `{"errors":[{"message":"malformed request","extensions":{"code":"BAD_USER_INPUT"}}]}`,
+			Body:       `{"errors":[{"message":"malformed request","extensions":{"code":"BAD_REQUEST"}}]}`,
 		}
 		f.log.LogAttrs(ctx, slog.LevelWarn, "request",
 			slog.String("method", ev.RequestContext.HTTP.Method),

@@ -12,14 +12,12 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -50,9 +48,11 @@ type Config struct {
 	Playground bool
 	// CostExtension adds each request's DynamoDB calls and consumed capacity to the
 	// response's extensions.dynamodb.
-	CostExtension   bool
-	MaxBodyBytes    int64
-	ComplexityLimit int
+	CostExtension bool
+	MaxBodyBytes  int64
+	// MaxQueryStringBytes bounds GET query strings (default DefaultMaxQueryStringBytes).
+	MaxQueryStringBytes int
+	ComplexityLimit     int
 	// Logger receives the access log (one info line per request, see accesslog.go), CORS
 	// rejections (warn) and internal errors.
 	Logger *slog.Logger
@@ -80,13 +80,22 @@ func New(cfg Config) (http.Handler, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, gql))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeRequestError(w, r, badRequest(http.StatusMethodNotAllowed, "/healthz answers GET"))
+			return
+		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Pick'Em API", "/graphql"))
 	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeRequestError(w, r, &requestError{status: http.StatusNotFound, code: domain.CodeNotFound,
+			message: "no such path: the API is at /graphql"})
+	})
 	var h http.Handler = mux
 	h = noteCaller(h)
 	h = auth.Middleware(cfg.Verifier, cfg.AuthorizerClaims, h)
@@ -110,9 +119,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 		Complexity: complexity(),
 	})
 	srv := handler.New(schema)
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(Transport{MaxQueryStringBytes: cfg.MaxQueryStringBytes})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
@@ -200,9 +207,7 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 		}
 		if r.ContentLength > max {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			_, _ = fmt.Fprintf(w, `{"errors":[{"message":"request body exceeds %s bytes","extensions":{"code":"BAD_USER_INPUT"}}]}`, strconv.FormatInt(max, 10))
+			writeRequestError(w, r, bodyTooLarge(max))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)

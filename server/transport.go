@@ -1,0 +1,350 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/pickem/api/domain"
+)
+
+// CodeBadRequest is the code of a request that is not a GraphQL request this API serves:
+// wrong method or content type, a body that is not a JSON object, malformed GET
+// parameters, a mutation over GET.
+const CodeBadRequest domain.Code = "BAD_REQUEST"
+
+// DefaultMaxQueryStringBytes bounds a GET request's query string (the GET counterpart of
+// the body limit): the frontend's largest screen is under 1.5 KB URL-encoded.
+const DefaultMaxQueryStringBytes = 8 << 10
+
+// maxExcerpt is the most of a client's input that the transport's own messages quote.
+const maxExcerpt = 32
+
+// maxQuoted bounds each quoted part of any error message: the longest valid id (an event
+// id has at most 100 characters) is quoted whole, anything longer is cut.
+const maxQuoted = 100
+
+// maxMessage bounds every error message the API writes (with maxQuoted, so that no message
+// echoes more than an excerpt of the input).
+const maxMessage = 1024
+
+const (
+	contentTypeJSON            = "application/json"
+	contentTypeGraphQLResponse = "application/graphql-response+json"
+)
+
+// Transport is the API's GraphQL-over-HTTP transport: POST with a JSON body, GET with URL
+// parameters (queries only). It answers every request that reaches /graphql: what it does
+// not serve (other methods and content types, batches, malformed bodies and parameters) is
+// refused with a JSON error carrying extensions.code and the status of statusFor.
+//
+// Responses are JSON: application/graphql-response+json when the client's Accept header
+// names it first, application/json otherwise.
+type Transport struct {
+	// MaxQueryStringBytes bounds a GET query string: longer is 414 (default
+	// DefaultMaxQueryStringBytes). Bodies are bounded by New's body limit.
+	MaxQueryStringBytes int
+}
+
+var _ graphql.Transport = Transport{}
+
+// Supports reports true: Transport answers every method, refusing what it does not serve.
+func (Transport) Supports(*http.Request) bool { return true }
+
+// requestError is a request refused before GraphQL sees it.
+type requestError struct {
+	status  int
+	code    domain.Code
+	message string
+}
+
+func badRequest(status int, format string, args ...any) *requestError {
+	return &requestError{status: status, code: CodeBadRequest, message: fmt.Sprintf(format, args...)}
+}
+
+// Do serves one request.
+func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctype := responseContentType(r)
+	var (
+		params *graphql.RawParams
+		rerr   *requestError
+	)
+	switch r.Method {
+	case http.MethodPost:
+		params, rerr = readPOST(r)
+	case http.MethodGet:
+		params, rerr = t.readGET(r)
+	case http.MethodOptions:
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		rerr = badRequest(http.StatusMethodNotAllowed, "method %s is not allowed: use POST (or GET for queries)", excerpt(r.Method))
+	}
+	if rerr != nil {
+		writeErrors(w, ctype, rerr.status, &gqlerror.Error{Message: rerr.message,
+			Extensions: map[string]any{"code": string(rerr.code)}})
+		return
+	}
+	ctx := r.Context()
+	if ctx.Err() != nil {
+		return // the client left: nothing to answer
+	}
+	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+	params.Headers = r.Header
+	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
+		writeJSON(w, ctype, statusFor(resp.Errors, ctype), resp)
+		return
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", "POST")
+		writeErrors(w, ctype, http.StatusMethodNotAllowed, &gqlerror.Error{
+			Message:    "GET runs queries only: send a " + string(opCtx.Operation.Operation) + " with POST",
+			Extensions: map[string]any{"code": string(CodeBadRequest)}})
+		return
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, opCtx)
+	resp := responses(ctx)
+	if resp == nil { // the client left during execution
+		return
+	}
+	writeJSON(w, ctype, http.StatusOK, resp)
+}
+
+// postBody is the JSON body of a GraphQL POST.
+type postBody struct {
+	Query         *string        `json:"query"`
+	OperationName *string        `json:"operationName"`
+	Variables     map[string]any `json:"variables"`
+	Extensions    map[string]any `json:"extensions"`
+}
+
+func readPOST(r *http.Request) (*graphql.RawParams, *requestError) {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != contentTypeJSON {
+		return nil, badRequest(http.StatusUnsupportedMediaType,
+			"Content-Type must be application/json, got %q", excerpt(r.Header.Get("Content-Type")))
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, bodyTooLarge(tooLarge.Limit)
+		}
+		return nil, badRequest(http.StatusBadRequest, "the request body could not be read")
+	}
+	return decodeBody(body)
+}
+
+// decodeBody parses a POST body: one JSON object with a string query (or a persisted
+// query's hash in extensions), optional operationName, variables and extensions.
+func decodeBody(body []byte) (*graphql.RawParams, *requestError) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, badRequest(http.StatusBadRequest, "batched requests are not supported: send one JSON object per request")
+	}
+	var b postBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&b); err != nil {
+		return nil, badRequest(http.StatusBadRequest, "the request body is not a GraphQL request: %s", jsonProblem(body, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badRequest(http.StatusBadRequest, "the request body has data after its JSON object near %q",
+			excerptAt(body, int(dec.InputOffset())))
+	}
+	p := &graphql.RawParams{Variables: b.Variables, Extensions: b.Extensions}
+	if b.Query != nil {
+		p.Query = *b.Query
+	}
+	if b.OperationName != nil {
+		p.OperationName = *b.OperationName
+	}
+	return p, nil
+}
+
+// jsonProblem describes a JSON decoding error with at most an excerpt of the body.
+func jsonProblem(body []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("invalid JSON at byte %d near %q", syntax.Offset, excerptAt(body, int(syntax.Offset)-1))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("want a JSON object, got a JSON %s", typ.Value)
+		}
+		return fmt.Sprintf("%s must not be a JSON %s", typ.Field, typ.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends too early"
+	}
+	return "invalid JSON"
+}
+
+func (t Transport) readGET(r *http.Request) (*graphql.RawParams, *requestError) {
+	limit := t.MaxQueryStringBytes
+	if limit <= 0 {
+		limit = DefaultMaxQueryStringBytes
+	}
+	if len(r.URL.RawQuery) > limit {
+		return nil, &requestError{status: http.StatusRequestURITooLong, code: domain.CodeBadUserInput,
+			message: fmt.Sprintf("the query string exceeds %d bytes: send large documents with POST", limit)}
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest(http.StatusBadRequest, "the query string is malformed")
+	}
+	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
+	for name, dst := range map[string]*map[string]any{"variables": &p.Variables, "extensions": &p.Extensions} {
+		v := q.Get(name)
+		if v == "" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(dst); err != nil {
+			return nil, badRequest(http.StatusBadRequest, "the %s parameter is not a JSON object: %s", name, jsonProblem([]byte(v), err))
+		}
+	}
+	return p, nil
+}
+
+// bodyTooLarge is the refusal of a body over the limit (413).
+func bodyTooLarge(limit int64) *requestError {
+	return &requestError{status: http.StatusRequestEntityTooLarge, code: domain.CodeBadUserInput,
+		message: fmt.Sprintf("request body exceeds %d bytes", limit)}
+}
+
+// statusFor is the HTTP status of a response refused before execution, from the code of
+// its first error: 422 for a document that does not parse, validate or fit the limits
+// (400 when the client asked for application/graphql-response+json, as the GraphQL over
+// HTTP spec says), 400 for bad input and untrusted documents, 200 for the rest
+// (PERSISTED_QUERY_NOT_FOUND is an answer APQ clients expect with 200).
+func statusFor(errs gqlerror.List, ctype string) int {
+	code := ""
+	if len(errs) > 0 {
+		code, _ = errs[0].Extensions["code"].(string)
+	}
+	switch code {
+	case "GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", CodeLimitExceeded:
+		if ctype == contentTypeGraphQLResponse {
+			return http.StatusBadRequest
+		}
+		return http.StatusUnprocessableEntity
+	case string(domain.CodeBadUserInput), string(CodeBadRequest), CodeUntrustedDocument:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// responseContentType is application/graphql-response+json if the Accept header names it
+// before application/json (or any wildcard), else application/json.
+func responseContentType(r *http.Request) string {
+	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
+		mediaType, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mediaType {
+		case contentTypeGraphQLResponse:
+			return contentTypeGraphQLResponse
+		case contentTypeJSON, "*/*", "application/*":
+			return contentTypeJSON
+		}
+	}
+	return contentTypeJSON
+}
+
+// writeErrors writes a response made of errors only.
+func writeErrors(w http.ResponseWriter, ctype string, status int, errs ...*gqlerror.Error) {
+	writeJSON(w, ctype, status, &graphql.Response{Errors: errs})
+}
+
+// writeJSON writes resp with status. Every message is clipped (clipMessage).
+func writeJSON(w http.ResponseWriter, ctype string, status int, resp *graphql.Response) {
+	for _, e := range resp.Errors {
+		e.Message = clipMessage(e.Message)
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeRequestError writes a request-level refusal outside the GraphQL handler (body
+// limit, unknown paths).
+func writeRequestError(w http.ResponseWriter, r *http.Request, e *requestError) {
+	writeErrors(w, responseContentType(r), e.status, &gqlerror.Error{Message: e.message,
+		Extensions: map[string]any{"code": string(e.code)}})
+}
+
+// excerpt returns at most maxExcerpt bytes of s (whole runes), marked when cut.
+func excerpt(s string) string { return shorten(s, maxExcerpt) }
+
+// excerptAt returns an excerpt of body around offset.
+func excerptAt(body []byte, offset int) string {
+	start := max(0, min(offset, len(body))-maxExcerpt/2)
+	for start > 0 && !utf8.RuneStart(body[start]) {
+		start--
+	}
+	return excerpt(string(body[start:]))
+}
+
+// clipMessage bounds what an error message can quote of the input: every double-quoted
+// part (gqlparser quotes names, tokens and values) is cut to maxQuoted bytes, and the
+// whole message to maxMessage bytes.
+func clipMessage(msg string) string {
+	if !strings.Contains(msg, `"`) {
+		return shorten(msg, maxMessage)
+	}
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(msg, '"')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(msg[open+1:], '"')
+		if end < 0 {
+			break
+		}
+		b.WriteString(msg[:open+1])
+		b.WriteString(shorten(msg[open+1:open+1+end], maxQuoted))
+		b.WriteByte('"')
+		msg = msg[open+1+end+1:]
+	}
+	b.WriteString(msg)
+	return shorten(b.String(), maxMessage)
+}
+
+// shorten cuts s to at most n bytes on a rune boundary, adding "…" when it cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
