@@ -4,6 +4,7 @@ package config
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -43,11 +44,18 @@ type Config struct {
 	// no budget of its own (the request's deadline still bounds it). Default: 20s in Lambda
 	// (API Gateway ends every request at 30 s), none locally.
 	ScoringBudget time.Duration
+	// CursorKeys (PICKEM_CURSOR_KEYS: comma-separated base64 keys of at least 32 bytes)
+	// sign page cursors: the first signs, all verify. Required in Lambda, where every
+	// instance must share them; locally empty means a random key per run.
+	CursorKeys [][]byte
 }
 
 // DefaultLambdaScoringBudget is PICKEM_SCORING_BUDGET's default in Lambda: with the
 // function's 29 s timeout and API Gateway's 30 s, a scoring call returns with time to spare.
 const DefaultLambdaScoringBudget = 20 * time.Second
+
+// MinCursorKeyLen is the shortest key PICKEM_CURSOR_KEYS accepts (decoded bytes).
+const MinCursorKeyLen = 32
 
 // Load reads the configuration from getenv with mode's defaults.
 func Load(mode Mode, getenv func(string) string) (Config, error) {
@@ -91,6 +99,12 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("config: LOG_LEVEL %q: want debug, info, warn or error", lvl)
 		}
 	}
+	if c.CursorKeys, err = cursorKeys(getenv("PICKEM_CURSOR_KEYS")); err != nil {
+		return c, err
+	}
+	if mode == Lambda && len(c.CursorKeys) == 0 {
+		return c, fmt.Errorf("config: PICKEM_CURSOR_KEYS is required in Lambda (every instance must sign page cursors with the same key): generate one with `openssl rand -base64 32`")
+	}
 	if (c.UserPoolID == "") != (c.ClientID == "") {
 		return c, fmt.Errorf("config: COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID go together")
 	}
@@ -120,6 +134,32 @@ func (c Config) Verifier(ctx context.Context) (auth.Verifier, error) {
 		vs = append(vs, auth.NewHS256([]byte(c.DevSecret)))
 	}
 	return auth.Chain(vs...), nil
+}
+
+// cursorKeys parses PICKEM_CURSOR_KEYS. Errors never quote a key.
+func cursorKeys(v string) ([][]byte, error) {
+	var keys [][]byte
+	for i, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		var b []byte
+		var err error
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if b, err = enc.DecodeString(k); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config: PICKEM_CURSOR_KEYS: key %d is not base64", i+1)
+		}
+		if len(b) < MinCursorKeyLen {
+			return nil, fmt.Errorf("config: PICKEM_CURSOR_KEYS: key %d has %d bytes, want at least %d", i+1, len(b), MinCursorKeyLen)
+		}
+		keys = append(keys, b)
+	}
+	return keys, nil
 }
 
 func or(v, def string) string {

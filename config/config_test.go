@@ -3,11 +3,24 @@ package config
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// testKey is a valid PICKEM_CURSOR_KEYS value (32 bytes).
+const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
+// lambdaEnv is the least Lambda needs plus m.
+func lambdaEnv(m map[string]string) func(string) string {
+	all := map[string]string{"PICKEM_CURSOR_KEYS": testKey}
+	for k, v := range m {
+		all[k] = v
+	}
+	return env(all)
+}
 
 func TestLoadDefaults(t *testing.T) {
 	local, err := Load(Local, env(nil))
@@ -20,7 +33,10 @@ func TestLoadDefaults(t *testing.T) {
 	if len(local.AllowedOrigins) == 0 {
 		t.Fatal("local allows no dev-server origin")
 	}
-	lambda, err := Load(Lambda, env(nil))
+	if len(local.CursorKeys) != 0 {
+		t.Fatal("local has cursor keys without PICKEM_CURSOR_KEYS")
+	}
+	lambda, err := Load(Lambda, lambdaEnv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +58,7 @@ func TestLoadScoringBudget(t *testing.T) {
 }
 
 func TestLoadReadsEnvironment(t *testing.T) {
-	c, err := Load(Lambda, env(map[string]string{
+	c, err := Load(Lambda, lambdaEnv(map[string]string{
 		"TABLE_NAME": "t", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000", "LOG_LEVEL": "debug",
 		"PICKEM_ALLOWED_ORIGINS": " https://a.example , https://b.example ", "PICKEM_COST_EXTENSION": "true",
 		"COGNITO_USER_POOL_ID": "eu-west-1_abc", "COGNITO_CLIENT_ID": "client",
@@ -61,7 +77,10 @@ func TestLoadRefuses(t *testing.T) {
 		mode Mode
 		env  map[string]string
 	}{
-		"DevSecretInLambda":   {Lambda, map[string]string{"PICKEM_DEV_SECRET": "s"}},
+		"DevSecretInLambda":   {Lambda, map[string]string{"PICKEM_DEV_SECRET": "s", "PICKEM_CURSOR_KEYS": testKey}},
+		"NoCursorKeyInLambda": {Lambda, map[string]string{}},
+		"CursorKeyNotBase64":  {Local, map[string]string{"PICKEM_CURSOR_KEYS": "not base64!"}},
+		"CursorKeyTooShort":   {Local, map[string]string{"PICKEM_CURSOR_KEYS": testKey + ",c2hvcnQ="}},
 		"PoolWithoutClient":   {Local, map[string]string{"COGNITO_USER_POOL_ID": "eu-west-1_abc"}},
 		"BadBool":             {Local, map[string]string{"PICKEM_PLAYGROUND": "maybe"}},
 		"BadLogLevel":         {Local, map[string]string{"LOG_LEVEL": "loud"}},
@@ -79,5 +98,22 @@ func TestLoadRefuses(t *testing.T) {
 				t.Fatal("accepted")
 			}
 		})
+	}
+}
+
+func TestLoadCursorKeys(t *testing.T) {
+	c, err := Load(Local, env(map[string]string{
+		// Standard, unpadded and URL-safe base64, spaces and empty items.
+		"PICKEM_CURSOR_KEYS": " " + testKey + " ,, MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZn,_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.CursorKeys) != 3 || string(c.CursorKeys[0]) != "0123456789abcdef0123456789abcdef" || len(c.CursorKeys[1]) != 33 {
+		t.Fatalf("keys %q", c.CursorKeys)
+	}
+	_, err = Load(Local, env(map[string]string{"PICKEM_CURSOR_KEYS": "c2VjcmV0LXNlY3JldA=="}))
+	if err == nil || strings.Contains(err.Error(), "c2VjcmV0") {
+		t.Fatalf("error %v quotes the key or is missing", err)
 	}
 }

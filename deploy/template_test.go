@@ -124,7 +124,7 @@ func TestTemplateHeader(t *testing.T) {
 		params = append(params, p)
 	}
 	sort.Strings(params)
-	if want := []string{"AllowedOrigins", "LogLevel", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+	if want := []string{"AllowedOrigins", "CursorKeys", "LogLevel", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
 		t.Errorf("parameters %v, want %v", params, want)
 	}
 	for _, o := range []string{"ApiUrl", "TableName"} {
@@ -239,7 +239,13 @@ func TestTemplateFunction(t *testing.T) {
 
 	t.Run("EnvironmentIsWhatConfigReads", func(t *testing.T) {
 		read := map[string]bool{}
-		if _, err := config.Load(config.Lambda, func(k string) string { read[k] = true; return "" }); err != nil {
+		if _, err := config.Load(config.Lambda, func(k string) string {
+			read[k] = true
+			if k == "PICKEM_CURSOR_KEYS" {
+				return "ZGVwbG95LXRlc3QtY3Vyc29yLWtleS0wMTIzNDU2Nzg5"
+			}
+			return ""
+		}); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{
@@ -249,6 +255,7 @@ func TestTemplateFunction(t *testing.T) {
 			"PICKEM_ALLOWED_ORIGINS": `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
 			"LOG_LEVEL":              `{"Ref":"LogLevel"}`,
 			"PICKEM_SCORING_BUDGET":  `"20s"`,
+			"PICKEM_CURSOR_KEYS":     `{"Ref":"CursorKeys"}`,
 		}
 		for name, v := range fn.Environment.Variables {
 			if !read[name] {

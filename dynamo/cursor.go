@@ -1,8 +1,14 @@
 package dynamo
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
+	"encoding/binary"
+	"hash"
+	"math"
+	"sync"
 
 	"github.com/pickem/api/domain"
 )
@@ -19,47 +25,178 @@ const (
 // page plus the rank state needed to continue ranking on the next page. Keys are rebuilt
 // from validated ids, never taken from the cursor as they are.
 type cursor struct {
-	Kind   string `json:"k"`
-	Owner  string `json:"o"`           // event id, season, user id or events filter
-	ID     string `json:"i"`           // last item: event id or user id
-	Points int    `json:"p,omitempty"` // last item's points (ranked lists)
-	Index  int    `json:"n,omitempty"` // rows before and including the last item
-	Rank   int    `json:"r,omitempty"` // rank of the last item
-}
-
-func (c cursor) encode() string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
+	Kind   string
+	Owner  string // event id, season, user id or events filter: signed, not stored
+	ID     string // last item: event id or user id
+	Points int    // last item's points (ranked lists)
+	Index  int    // rows before and including the last item
+	Rank   int    // rank of the last item
 }
 
 func (c cursor) ranker() domain.Ranker {
 	return domain.Ranker{Index: c.Index, Rank: c.Rank, Points: c.Points}
 }
 
-// decodeCursor parses s and checks it belongs to kind and owner; anything else is
-// BAD_USER_INPUT.
-func decodeCursor(s, kind, owner string) (cursor, error) {
-	bad := domain.BadInput("invalid cursor for this list")
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(s) > 512 {
-		return cursor{}, bad
+// Cursor wire format, version 1, base64url without padding:
+//
+//	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | tag (12 bytes)
+//
+// The rank fields are present for ranked kinds only. tag is the first 12 bytes of
+// HMAC-SHA256(key, everything before the tag || owner): the owner (event, season, user,
+// filter) is bound by the tag without being stored, so a cursor only opens the list it
+// came from, and any edit of any field fails the tag.
+const (
+	cursorVersion    = 1
+	cursorTagLen     = 12
+	maxCursorLen     = 256 // encoded; the longest valid cursor is about 200
+	cursorKeyMinLen  = 32
+	cursorRandKeyLen = 32
+)
+
+var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4}
+
+func rankedKind(kind string) bool { return kind == cursorLeaderboard || kind == cursorStandings }
+
+// cursorCodec signs cursors with its first key and accepts cursors signed by any of its
+// keys (rotation: put the new key first, keep the old one until its cursors are stale).
+type cursorCodec struct {
+	macs []sync.Pool // per key, *macState
+}
+
+// macState is a pooled HMAC-SHA256 (Reset restores its keyed state) with scratch space, so
+// that signing a cursor allocates nothing.
+type macState struct {
+	h       hash.Hash
+	scratch [2 * maxCursorLen]byte
+}
+
+func newCursorCodec(keys [][]byte) *cursorCodec {
+	if len(keys) == 0 {
+		keys = [][]byte{NewCursorKey()}
 	}
-	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.Kind != kind || c.Owner != owner {
-		return cursor{}, bad
+	c := &cursorCodec{macs: make([]sync.Pool, len(keys))}
+	for i, k := range keys {
+		k := append([]byte(nil), k...)
+		c.macs[i].New = func() any { return &macState{h: hmac.New(sha256.New, k)} }
 	}
-	if c.Points < 0 || c.Points > MaxScore || c.Index < 0 || c.Rank < 0 || c.Rank > c.Index {
-		return cursor{}, bad
+	return c
+}
+
+// NewCursorKey returns a fresh random cursor signing key (32 bytes).
+func NewCursorKey() []byte {
+	k := make([]byte, cursorRandKeyLen)
+	_, _ = rand.Read(k)
+	return k
+}
+
+// CursorKeyMinLen is the length a cursor signing key should have at least.
+const CursorKeyMinLen = cursorKeyMinLen
+
+// tag returns the tag of payload||owner under key i.
+func (cc *cursorCodec) tag(i int, payload []byte, owner string) (t [cursorTagLen]byte) {
+	st := cc.macs[i].Get().(*macState)
+	st.h.Reset()
+	// Copy through scratch: handing payload or owner to the hash directly would move the
+	// caller's stack buffers to the heap.
+	for _, part := range [2]string{string(payload), owner} {
+		for len(part) > 0 {
+			n := copy(st.scratch[:], part)
+			st.h.Write(st.scratch[:n])
+			part = part[n:]
+		}
 	}
-	switch kind {
+	copy(t[:], st.h.Sum(st.scratch[:0]))
+	cc.macs[i].Put(st)
+	return t
+}
+
+// encode returns c as an opaque, signed, URL-safe string.
+func (cc *cursorCodec) encode(c cursor) string {
+	var buf [maxCursorLen]byte
+	b := append(buf[:0], cursorVersion, cursorKinds[c.Kind])
+	b = binary.AppendUvarint(b, uint64(len(c.ID)))
+	b = append(b, c.ID...)
+	if rankedKind(c.Kind) {
+		b = binary.AppendUvarint(b, uint64(c.Points))
+		b = binary.AppendUvarint(b, uint64(c.Index))
+		b = binary.AppendUvarint(b, uint64(c.Rank))
+	}
+	t := cc.tag(0, b, c.Owner)
+	b = append(b, t[:]...)
+	var out [2 * maxCursorLen]byte
+	n := base64.RawURLEncoding.EncodedLen(len(b))
+	base64.RawURLEncoding.Encode(out[:n], b)
+	return string(out[:n])
+}
+
+// errBadCursor is the answer to any cursor that does not decode, verify or check.
+var errBadCursor = domain.BadInput("invalid cursor for this list")
+
+// decode parses s and checks that one of the keys signed it for kind and owner;
+// anything else is BAD_USER_INPUT.
+func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
+	if len(s) > maxCursorLen {
+		return cursor{}, errBadCursor
+	}
+	var in, buf [maxCursorLen]byte
+	n, err := base64.RawURLEncoding.Strict().Decode(buf[:], append(in[:0], s...))
+	if err != nil || n < 3+cursorTagLen {
+		return cursor{}, errBadCursor
+	}
+	b, sig := buf[:n-cursorTagLen], buf[n-cursorTagLen:n]
+	if b[0] != cursorVersion || b[1] != cursorKinds[kind] || !cc.verify(b, sig, owner) {
+		return cursor{}, errBadCursor
+	}
+	c := cursor{Kind: kind, Owner: owner}
+	rest := b[2:]
+	idLen, k := binary.Uvarint(rest)
+	if k <= 0 || idLen > uint64(len(rest)-k) {
+		return cursor{}, errBadCursor
+	}
+	c.ID, rest = string(rest[k:k+int(idLen)]), rest[k+int(idLen):]
+	if rankedKind(kind) {
+		var fields [3]uint64
+		for i := range fields {
+			v, k := binary.Uvarint(rest)
+			if k <= 0 || v > math.MaxInt32 {
+				return cursor{}, errBadCursor
+			}
+			fields[i], rest = v, rest[k:]
+		}
+		c.Points, c.Index, c.Rank = int(fields[0]), int(fields[1]), int(fields[2])
+	}
+	if len(rest) != 0 || c.check() != nil {
+		return cursor{}, errBadCursor
+	}
+	return c, nil
+}
+
+// verify reports whether sig is the tag of payload||owner under any key.
+func (cc *cursorCodec) verify(payload, sig []byte, owner string) bool {
+	for i := range cc.macs {
+		if t := cc.tag(i, payload, owner); hmac.Equal(t[:], sig) {
+			return true
+		}
+	}
+	return false
+}
+
+// check validates a signed cursor's fields (defence in depth: a signed cursor was valid
+// when it was made). Ranks stay within GraphQL's 32-bit Int.
+func (c cursor) check() error {
+	bad := errBadCursor
+	if c.Points < 0 || c.Points > MaxScore || c.Index < 0 || c.Rank < 0 || c.Rank > c.Index || c.Index > math.MaxInt32 {
+		return bad
+	}
+	switch c.Kind {
 	case cursorEvents, cursorPredictions:
 		if _, err := parseEventID(c.ID); err != nil {
-			return cursor{}, bad
+			return bad
 		}
 	case cursorLeaderboard, cursorStandings:
 		if _, err := parseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
-			return cursor{}, bad
+			return bad
 		}
 	}
-	return c, nil
+	return nil
 }

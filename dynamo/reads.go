@@ -60,7 +60,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		return page, fmt.Errorf("dynamo: list events: %w", err)
 	}
 	if after != "" {
-		c, err := decodeCursor(after, cursorEvents, owner)
+		c, err := s.cursors.decode(after, cursorEvents, owner)
 		if err != nil {
 			return page, err
 		}
@@ -83,7 +83,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 			return false, err
 		}
 		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}.encode())
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}))
 		return true, nil
 	})
 	if err != nil {
@@ -203,7 +203,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err != nil || e.Stored != domain.StateScored {
 		return e, page, err
 	}
-	page, err = leaderboardPage(eid, p.predictions, first, domain.Ranker{})
+	page, err = s.leaderboardPage(eid, p.predictions, first, domain.Ranker{})
 	return e, page, err
 }
 
@@ -214,7 +214,7 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 	if err != nil {
 		return page, err
 	}
-	c, err := decodeCursor(after, cursorLeaderboard, id)
+	c, err := s.cursors.decode(after, cursorLeaderboard, id)
 	if err != nil {
 		return page, err
 	}
@@ -235,10 +235,10 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 	if err != nil {
 		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
 	}
-	return leaderboardPage(eid, p.predictions, first, c.ranker())
+	return s.leaderboardPage(eid, p.predictions, first, c.ranker())
 }
 
-func leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
+func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	for _, row := range rows {
 		if row.Points == nil {
@@ -255,8 +255,8 @@ func leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Rank
 		rank := r.Next(*p.Points)
 		p.Rank = &rank
 		page.Items = append(page.Items, p)
-		page.Cursors = append(page.Cursors, cursor{Kind: cursorLeaderboard, Owner: string(eid), ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: string(eid), ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank}))
 	}
 	return page, nil
 }
@@ -301,7 +301,7 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 	}
 	var r domain.Ranker
 	if after != "" {
-		c, err := decodeCursor(after, cursorStandings, owner)
+		c, err := s.cursors.decode(after, cursorStandings, owner)
 		if err != nil {
 			return page, err
 		}
@@ -328,8 +328,8 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 		rank := r.Next(st.Points)
 		st.Rank = &rank
 		page.Items = append(page.Items, st)
-		page.Cursors = append(page.Cursors, cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank}.encode())
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank}))
 		return true, nil
 	})
 	if err != nil {
@@ -369,7 +369,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 			}
 			user.Standings = append(user.Standings, row.toDomain())
 		case typePrediction:
-			return addPrediction(&page, item, id, first, includeUnscored)
+			return s.addPrediction(&page, item, id, first, includeUnscored)
 		}
 		return true, nil
 	})
@@ -390,7 +390,7 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	if err != nil {
 		return page, err
 	}
-	c, err := decodeCursor(after, cursorPredictions, id)
+	c, err := s.cursors.decode(after, cursorPredictions, id)
 	if err != nil {
 		return page, err
 	}
@@ -401,7 +401,7 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	}
 	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		return addPrediction(&page, item, id, first, includeUnscored)
+		return s.addPrediction(&page, item, id, first, includeUnscored)
 	})
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
@@ -411,7 +411,7 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 
 // addPrediction appends a profile row to page, or marks the page full; it returns whether
 // to read on.
-func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) (bool, error) {
+func (s *Store) addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) (bool, error) {
 	var row predictionRow
 	if err := row.decode(item); err != nil {
 		return false, err
@@ -428,6 +428,6 @@ func addPrediction(page *domain.Page[domain.Prediction], item map[string]types.A
 		return false, err
 	}
 	page.Items = append(page.Items, p)
-	page.Cursors = append(page.Cursors, cursor{Kind: cursorPredictions, Owner: owner, ID: row.EventID}.encode())
+	page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorPredictions, Owner: owner, ID: row.EventID}))
 	return true, nil
 }

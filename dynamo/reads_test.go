@@ -157,8 +157,8 @@ func TestReads(t *testing.T) {
 			{"AllSeasonsCursorOnSeason", ptr(2030), allPage.EndCursor()},
 			{"OtherSeasonCursor", ptr(2029), seasonPage.EndCursor()},
 			{"StandingsCursor", nil, standings.EndCursor()},
-			{"ForgedCursorOutsideSeason", ptr(2030), cursor{Kind: cursorEvents, Owner: "2030", ID: l.old.ID}.encode()},
-			{"ForgedCursorForgingKey", nil, cursor{Kind: cursorEvents, Owner: "all", ID: "2030-01-01-x#"}.encode()},
+			{"ForgedCursorOutsideSeason", ptr(2030), s.cursors.encode(cursor{Kind: cursorEvents, Owner: "2030", ID: l.old.ID})},
+			{"ForgedCursorForgingKey", nil, s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: "2030-01-01-x#"})},
 			{"TwoDigitSeason", ptr(30), ""},
 			{"FiveDigitSeason", ptr(20300), ""},
 		}
@@ -295,7 +295,7 @@ func TestReads(t *testing.T) {
 			{"StandingsCursor", l.spring.ID, standings.EndCursor()},
 			{"GarbageCursor", l.spring.ID, "AAAA"},
 			{"EmptyCursor", l.spring.ID, ""},
-			{"ForgedUserInCursor", l.spring.ID, cursor{Kind: cursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1}.encode()},
+			{"ForgedUserInCursor", l.spring.ID, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1})},
 			{"MalformedEvent", "spring", springLB.EndCursor()},
 		}
 		for _, tt := range rejects {

@@ -39,6 +39,8 @@ type Store struct {
 	now   func() time.Time
 	// scoringBudget bounds one ScoreEvent call (0: none); see WithScoringBudget.
 	scoringBudget time.Duration
+	cursorKeys    [][]byte
+	cursors       *cursorCodec
 }
 
 // Option configures a Store.
@@ -47,12 +49,22 @@ type Option func(*Store)
 // WithClock sets the clock used for lock checks and timestamps (default time.Now).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithCursorKeys sets the keys that sign page cursors: the first signs, every one verifies
+// (to rotate, put a new key first and drop the old one once its cursors no longer matter).
+// Each key should have at least CursorKeyMinLen random bytes. Without keys the store signs
+// with a random key of its own, so its cursors only open pages on the same store: every
+// instance serving one API must share its keys (in Lambda, PICKEM_CURSOR_KEYS).
+func WithCursorKeys(keys ...[]byte) Option {
+	return func(s *Store) { s.cursorKeys = append([][]byte(nil), keys...) }
+}
+
 // New returns a store over table.
 func New(db API, table string, opts ...Option) *Store {
 	s := &Store{db: db, table: table, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
+	s.cursors = newCursorCodec(s.cursorKeys)
 	return s
 }
 

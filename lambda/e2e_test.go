@@ -65,6 +65,7 @@ func TestBootstrapBinary(t *testing.T) {
 		"HOME=" + cmd.Dir,
 		"TZ=UTC",
 		"TABLE_NAME=" + table,
+		"PICKEM_CURSOR_KEYS=" + testCursorKey,
 		"DYNAMODB_ENDPOINT=" + dynamotest.Endpoint(t),
 		"COGNITO_USER_POOL_ID=" + testPoolID,
 		"COGNITO_CLIENT_ID=" + testClientID,

@@ -17,6 +17,9 @@ import (
 	"github.com/pickem/api/internal/testlog"
 )
 
+// testCursorKey is a PICKEM_CURSOR_KEYS value for the tests (32 bytes, base64).
+const testCursorKey = "bGFtYmRhLXRlc3QtY3Vyc29yLWtleS0wMTIzNDU2Nzg5"
+
 // testEnv is the Lambda environment of the in-process tests, as a getenv function.
 func testEnv(t *testing.T, table string, extra ...string) func(string) string {
 	t.Helper()
@@ -27,6 +30,7 @@ func testEnv(t *testing.T, table string, extra ...string) func(string) string {
 		"COGNITO_CLIENT_ID":      testClientID,
 		"PICKEM_ALLOWED_ORIGINS": fixtureOrigin,
 		"LOG_LEVEL":              "info",
+		"PICKEM_CURSOR_KEYS":     testCursorKey,
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]

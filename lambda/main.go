@@ -4,8 +4,9 @@
 //
 // Configuration comes from the environment through config.Load(config.Lambda, …):
 // TABLE_NAME, DYNAMODB_ENDPOINT (optional: another engine), COGNITO_USER_POOL_ID and
-// COGNITO_CLIENT_ID, PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND
-// (both off by default), PICKEM_SCORING_BUDGET (default 20s), LOG_LEVEL. PICKEM_DEV_SECRET is refused: HS256 development tokens
+// COGNITO_CLIENT_ID, PICKEM_CURSOR_KEYS (required: the keys that sign page cursors),
+// PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND (both off by
+// default), PICKEM_SCORING_BUDGET (default 20s), LOG_LEVEL. PICKEM_DEV_SECRET is refused: HS256 development tokens
 // are never accepted in Lambda.
 //
 // Identity: the HTTP API has no JWT authorizer on its routes (an authorizer cannot be
@@ -77,7 +78,8 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		return nil, err
 	}
 	h, err := server.New(server.Config{
-		Store:            dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget)),
+		Store: dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
+			dynamo.WithCursorKeys(cfg.CursorKeys...)),
 		Verifier:         verifier,
 		AuthorizerClaims: authorizerClaims,
 		AllowedOrigins:   cfg.AllowedOrigins,

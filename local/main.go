@@ -114,7 +114,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
-	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget))
+	if len(cfg.CursorKeys) == 0 {
+		log.Info("PICKEM_CURSOR_KEYS not set: page cursors are signed with a random key for this run")
+	}
+	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
+		dynamo.WithCursorKeys(cfg.CursorKeys...))
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}
