@@ -39,6 +39,7 @@ type Config struct {
 	AllowedOrigins   []string   // PICKEM_ALLOWED_ORIGINS, comma-separated ("*" for any)
 	CostExtension    bool       // PICKEM_COST_EXTENSION
 	Playground       bool       // PICKEM_PLAYGROUND
+	Introspection    bool       // PICKEM_INTROSPECTION
 	LogLevel         slog.Level // LOG_LEVEL: debug, info, warn, error
 	// ScoringBudget (PICKEM_SCORING_BUDGET, a Go duration) bounds one scoreEvent call; 0 =
 	// no budget of its own (the request's deadline still bounds it). Default: 20s in Lambda
@@ -82,6 +83,9 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Playground, err = boolVar(getenv, "PICKEM_PLAYGROUND", mode == Local); err != nil {
+		return c, err
+	}
+	if c.Introspection, err = boolVar(getenv, "PICKEM_INTROSPECTION", mode == Local); err != nil {
 		return c, err
 	}
 	if mode == Lambda {

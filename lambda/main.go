@@ -84,6 +84,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		AuthorizerClaims: authorizerClaims,
 		AllowedOrigins:   cfg.AllowedOrigins,
 		Playground:       cfg.Playground,
+		Introspection:    cfg.Introspection,
 		CostExtension:    cfg.CostExtension,
 		Logger:           log,
 		AccessLogAttrs:   apiGatewayAttrs,

@@ -165,7 +165,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	}
 	h, err := server.New(server.Config{
 		Store: store, Verifier: verifier, AllowedOrigins: cfg.AllowedOrigins,
-		Playground: cfg.Playground, CostExtension: cfg.CostExtension, Logger: log,
+		Playground: cfg.Playground, Introspection: cfg.Introspection, CostExtension: cfg.CostExtension, Logger: log,
 	})
 	if err != nil {
 		return err

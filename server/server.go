@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -32,7 +31,7 @@ import (
 // Defaults for Config's zero values.
 const (
 	DefaultMaxBodyBytes    = 64 << 10
-	DefaultComplexityLimit = 3000
+	DefaultComplexityLimit = 2000
 )
 
 // Config is what the handler needs. Store is required; everything else has a default.
@@ -49,7 +48,12 @@ type Config struct {
 	// CostExtension adds each request's DynamoDB calls and consumed capacity to the
 	// response's extensions.dynamodb.
 	CostExtension bool
-	MaxBodyBytes  int64
+	// Introspection answers __schema and __type (PICKEM_INTROSPECTION). Off, they are
+	// refused before execution; the schema file is the clients' source of truth.
+	Introspection bool
+	// Limits bound one request's document and DynamoDB calls (zero values: defaults).
+	Limits       Limits
+	MaxBodyBytes int64
 	// MaxQueryStringBytes bounds GET query strings (default DefaultMaxQueryStringBytes).
 	MaxQueryStringBytes int
 	ComplexityLimit     int
@@ -116,13 +120,22 @@ func NewGraphQL(cfg Config) *handler.Server {
 	}
 	schema := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  &resolvers.Resolver{Store: cfg.Store, Now: cfg.Now},
-		Complexity: complexity(),
+		Complexity: complexityRoot(),
 	})
+	limits := cfg.Limits.withDefaults()
+	queries := newByteCache(DefaultQueryCacheBytes, queryDocWeight[*ast.QueryDocument])
 	srv := handler.New(schema)
 	srv.AddTransport(Transport{MaxQueryStringBytes: cfg.MaxQueryStringBytes})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.SetQueryCache(queries)
+	srv.SetParserTokenLimit(limits.MaxTokens)
+	if cfg.Introspection {
+		srv.Use(extension.Introspection{})
+	}
+	// Extensions run in the order they are added: APQ resolves a hash to its document,
+	// the guard bounds the document before gqlgen validates it and the DynamoDB calls
+	// before anything runs, then gqlgen computes the complexity.
+	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteCache(DefaultAPQCacheBytes, apqWeight)})
+	srv.Use(&guard{limits: limits, introspection: cfg.Introspection, cache: queries})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
 	srv.SetErrorPresenter(presenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
@@ -143,12 +156,19 @@ func NewGraphQL(cfg Config) *handler.Server {
 				if resp.Extensions == nil {
 					resp.Extensions = map[string]any{}
 				}
-				resp.Extensions["dynamodb"] = c.Snapshot()
+				resp.Extensions["dynamodb"] = costReport{CostSnapshot: c.Snapshot(), PlannedCalls: PlannedCalls(ctx)}
 			}
 			return resp
 		})
 	}
 	return srv
+}
+
+// costReport is extensions.dynamodb: what the request cost, and what the budget planned
+// (FieldCosts; -1 when the request was refused before planning).
+type costReport struct {
+	dynamo.CostSnapshot
+	PlannedCalls int `json:"plannedCalls"`
 }
 
 // tokenError is the response to a request whose bearer token was present but invalid.
@@ -219,13 +239,17 @@ func limitBody(max int64, next http.Handler) http.Handler {
 	})
 }
 
-// complexity counts list fields as first × their selection, so page size bounds the work.
-func complexity() graph.ComplexityRoot {
+// complexityRoot counts list fields as first × their selection, so page size bounds the
+// work. A `first` outside 1..100 counts no rows: the resolver refuses it before reading.
+func complexityRoot() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	page := func(child int, first *int, def int) int {
 		n := def
-		if first != nil && *first > 0 {
+		if first != nil {
 			n = *first
+		}
+		if n < 1 || n > domain.MaxPageSize {
+			n = 0 // refused by the resolver before any read
 		}
 		return 1 + n*child
 	}

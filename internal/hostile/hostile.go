@@ -38,7 +38,134 @@ func Shapes() []Shape {
 		{"IntrospectionDepth40", func(salt int) Request { return IntrospectionDepth(40, salt) }},
 		{"Operations2000", func(salt int) Request { return Operations(2000, salt) }},
 		{"FragmentFanout", func(salt int) Request { return FragmentFanout(salt) }},
+		{"IntrospectionAliases28", func(salt int) Request { return IntrospectionAliases(28, salt) }},
+		// The most expensive documents the default limits let through: what a client can
+		// still make the server do.
+		{"WithinLimitsIntrospectionQuery", func(salt int) Request { return Request{Query: IntrospectionQuery + fmt.Sprintf("#%d", salt)} }},
+		{"WithinLimitsRepeats", func(salt int) Request { return Repeats(8, salt) }},
+		{"WithinLimitsComplexity", func(salt int) Request { return LargestPages(salt) }},
 	}
+}
+
+// IntrospectionQuery is graphql-js 16's getIntrospectionQuery with every option on
+// (descriptions, specifiedByUrl, directiveIsRepeatable, schemaDescription,
+// inputValueDeprecation, oneOf): the superset of what the playground (GraphiQL 4) and other
+// GraphQL tools send where introspection is on.
+const IntrospectionQuery = `query IntrospectionQuery {
+  __schema {
+    description
+    queryType { name kind }
+    mutationType { name kind }
+    subscriptionType { name kind }
+    types { ...FullType }
+    directives {
+      name
+      description
+      isRepeatable
+      locations
+      args(includeDeprecated: true) { ...InputValue }
+    }
+  }
+}
+
+fragment FullType on __Type {
+  kind
+  name
+  description
+  specifiedByURL
+  isOneOf
+  fields(includeDeprecated: true) {
+    name
+    description
+    args(includeDeprecated: true) { ...InputValue }
+    type { ...TypeRef }
+    isDeprecated
+    deprecationReason
+  }
+  inputFields(includeDeprecated: true) { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) {
+    name
+    description
+    isDeprecated
+    deprecationReason
+  }
+  possibleTypes { ...TypeRef }
+}
+
+fragment InputValue on __InputValue {
+  name
+  description
+  type { ...TypeRef }
+  defaultValue
+  isDeprecated
+  deprecationReason
+}
+
+fragment TypeRef on __Type {
+  kind
+  name
+  ofType {
+    kind
+    name
+    ofType {
+      kind
+      name
+      ofType {
+        kind
+        name
+        ofType {
+          kind
+          name
+          ofType {
+            kind
+            name
+            ofType {
+              kind
+              name
+              ofType {
+                kind
+                name
+                ofType {
+                  kind
+                  name
+                  ofType {
+                    kind
+                    name
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+`
+
+// Repeats selects me n times with the same 30-field fragment: every response path is
+// selected n times, and validation compares every pair.
+func Repeats(n, salt int) Request {
+	var b strings.Builder
+	fmt.Fprintf(&b, "query Q%d {", salt)
+	for range n {
+		b.WriteString(" me { ...P }")
+	}
+	b.WriteString(` }
+fragment P on User { id name standings { season points correct eventsPlayed user { id name } }
+  predictions(first: 5) { edges { cursor node { eventId points correct rank updatedAt
+    picks { matchId team correct } event { id name startsAt } user { id name } } }
+    pageInfo { hasNextPage endCursor } } }`)
+	return Request{Query: b.String()}
+}
+
+// LargestPages asks for the largest pages the complexity limit lets through.
+func LargestPages(salt int) Request {
+	return Request{Query: fmt.Sprintf(`query Q%d($s: Int!) {
+  a: standings(season: $s, first: 100) { edges { cursor node { rank points correct eventsPlayed user { id name } } } pageInfo { hasNextPage endCursor } }
+  b: standings(season: $s, first: 50) { edges { cursor node { rank points correct eventsPlayed user { id name } } } }
+}`, salt), Variables: map[string]any{"s": 2025}}
 }
 
 // Aliases is row 1: n aliases of event(id: $e) { id } in one anonymous request (n = 1,499
@@ -85,7 +212,7 @@ func IntrospectionAliases(n, salt int) Request {
 	var b strings.Builder
 	b.WriteString("{")
 	for i := range n {
-		fmt.Fprintf(&b, " s%d: __schema { types { name fields { name type { name } } } }", i)
+		fmt.Fprintf(&b, " s%d: __schema { types { name fields { name } } }", i)
 	}
 	fmt.Fprintf(&b, " } #%d", salt)
 	return Request{Query: b.String()}

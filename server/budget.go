@@ -1,0 +1,195 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/pickem/api/domain"
+)
+
+// DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts):
+// the frontend's largest operations plan 3 (submitPrediction; the event card with the
+// caller's picks plans 2), the admin command's 4 (updateEvent), and there is no margin
+// above that: every screen is one request, and a client that wants more sends more
+// requests, each paying API Gateway's throttle.
+const DefaultMaxDynamoDBCalls = 4
+
+// plannedCallsStat is the operation stats key of the calls the budget planned.
+const plannedCallsStat = "PickemPlannedCalls"
+
+// PlannedCalls returns the DynamoDB calls the budget planned for ctx's operation, or -1.
+func PlannedCalls(ctx context.Context) int {
+	if !graphql.HasOperationContext(ctx) {
+		return -1
+	}
+	n, ok := graphql.GetOperationContext(ctx).Stats.GetExtension(plannedCallsStat).(int)
+	if !ok {
+		return -1
+	}
+	return n
+}
+
+// wholeBudget marks a field that takes a request's whole budget: it must be alone.
+const wholeBudget = -1
+
+// FieldCost is what resolving one field costs in DynamoDB calls. The table FieldCosts is
+// the cost model of the budget and the README's table of costs (a test keeps them equal).
+type FieldCost struct {
+	Field string // "Type.field"
+	Calls int    // planned calls; wholeBudget for a field that needs a request to itself
+	// FreeUnder names the root field whose own read serves this field's first page
+	// (no `after`, the `first` of the first such selection).
+	FreeUnder []string
+	// ZeroUnder names parents under which the field never reads (the resolver refuses it,
+	// as on list rows).
+	ZeroUnder []string
+	Note      string
+}
+
+// FieldCosts lists every field that calls DynamoDB. Fields not listed cost nothing.
+// Conflict retries (optimistic concurrency) and the per-100-items transactions of renames
+// and scoring are not planned: they are bounded by the store (a few attempts) and, for
+// scoring, by its own budget.
+var FieldCosts = []FieldCost{
+	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
+	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, or the card and the first leaderboard page"},
+	{Field: "Query.prediction", Calls: 1, Note: "1 GetItem"},
+	{Field: "Query.standings", Calls: 1, Note: "1 Query (GSI `STANDINGS#<season>`)"},
+	{Field: "Query.user", Calls: 1, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page"},
+	{Field: "Query.me", Calls: 1, Note: "as `user`; none when signed out"},
+	{Field: "Event.leaderboard", Calls: 1, FreeUnder: []string{"Query.event"}, ZeroUnder: []string{"EventEdge.node"},
+		Note: "free in `event(id)`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query; refused on `events` rows"},
+	{Field: "User.predictions", Calls: 1, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query"},
+	{Field: "Mutation.register", Calls: 3, Note: "GetItem, PutItem or UpdateItem, Query; a rename adds 1 TransactWriteItems per 100 predictions and standings"},
+	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ GetItem, TransactWriteItems"},
+	{Field: "Mutation.createEvent", Calls: 1, Note: "TransactWriteItems"},
+	{Field: "Mutation.updateEvent", Calls: 4, Note: "GetItem ∥ Query, TransactWriteItems, Query of the predictions (new name or start; then 1 TransactWriteItems per 100 predictions)"},
+	{Field: "Mutation.addMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.updateMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.removeMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.reorderMatches", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.setResult", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
+}
+
+var fieldCosts = func() map[string]FieldCost {
+	m := make(map[string]FieldCost, len(FieldCosts))
+	for _, c := range FieldCosts {
+		m[c.Field] = c
+	}
+	return m
+}()
+
+// listBound is what a field under a list is multiplied by: no list the API returns is
+// longer than a page (matches, teams and seasons are shorter).
+const listBound = domain.MaxPageSize
+
+// plannedCalls returns the DynamoDB calls opCtx's operation plans, as the resolvers
+// will make them: fields are collected as the executor collects them (fragments,
+// @skip/@include, merged aliases), each field of FieldCosts adds its calls, and a field
+// under a list counts once per possible row. It stops counting past limit.
+func plannedCalls(opCtx *graphql.OperationContext, limit int) int {
+	op := opCtx.Operation
+	root := "Query"
+	if op.Operation == ast.Mutation {
+		root = "Mutation"
+	}
+	return collectCalls(opCtx, op.SelectionSet, root, "", 1, limit)
+}
+
+func collectCalls(opCtx *graphql.OperationContext, sel ast.SelectionSet, typ, parent string, mult, limit int) int {
+	total := 0
+	fields := graphql.CollectFields(opCtx, sel, []string{typ})
+	// The first page of a child list that the parent's own read serves: the `first` of
+	// the first selection of it, when that one has no `after`.
+	freeFirst := map[string]int{}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if f.Definition == nil || f.Definition.Type == nil {
+			continue
+		}
+		key := typ + "." + f.Name
+		cost, ok := fieldCosts[key]
+		if ok {
+			calls := cost.Calls
+			if calls == wholeBudget {
+				calls = limit
+			}
+			if slices.Contains(cost.ZeroUnder, parent) {
+				calls = 0
+			}
+			if slices.Contains(cost.FreeUnder, parent) {
+				first, hasAfter := pageArgs(f, opCtx.Variables)
+				if !seen[key] && !hasAfter {
+					freeFirst[key] = first
+				}
+				seen[key] = true
+				if n, free := freeFirst[key]; free && n == first && !hasAfter {
+					calls = 0
+				}
+			}
+			total = addCapped(total, mulCapped(calls, mult))
+		}
+		if len(f.Selections) > 0 {
+			childMult := mult
+			if f.Definition.Type.Elem != nil {
+				childMult = mulCapped(mult, listBound)
+			}
+			total = addCapped(total, collectCalls(opCtx, f.Selections, f.Definition.Type.Name(), key, childMult, limit))
+		}
+		if total > limit {
+			return total
+		}
+	}
+	return total
+}
+
+// pageArgs returns a list field's `first` (-1 when absent or not a number) and whether it
+// has an `after`.
+func pageArgs(f graphql.CollectedField, vars map[string]any) (first int, hasAfter bool) {
+	args := f.ArgumentMap(vars)
+	first = -1
+	if n, ok := asInt64(args["first"]); ok {
+		first = int(max(min(n, math.MaxInt32), math.MinInt32))
+	}
+	a, ok := args["after"]
+	return first, ok && a != nil
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == math.Trunc(n) && math.Abs(n) < 1<<62
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
+
+func addCapped(a, b int) int { return int(min(int64(a)+int64(b), math.MaxInt32)) }
+
+func mulCapped(a, b int) int { return int(min(int64(a)*int64(b), math.MaxInt32)) }
+
+// limitError is the refusal of a request over one of the limits: COMPLEXITY_LIMIT_EXCEEDED
+// with the limit's name, its maximum and what the request would need (when known).
+func limitError(limit string, maxValue, got int, format string, args ...any) *gqlerror.Error {
+	ext := map[string]any{"code": CodeLimitExceeded, "limit": limit, "max": maxValue}
+	if got >= 0 {
+		ext["requested"] = got
+	}
+	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: ext}
+}

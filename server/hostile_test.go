@@ -1,0 +1,309 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pickem/api/internal/hostile"
+	"github.com/pickem/api/server"
+)
+
+// postJSON sends body as a GraphQL POST and returns the recorder.
+func (e *env) postJSON(t *testing.T, token string, body any) *httptest.ResponseRecorder {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return e.do(t, http.MethodPost, "/graphql", bytes.NewReader(b), h)
+}
+
+// limitOf returns extensions.limit of the first error.
+func limitOf(r gqlResponse) string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	l, _ := r.Errors[0].Extensions["limit"].(string)
+	return l
+}
+
+// TestHostileRow1Aliases: 1,499 aliases of event(id) in one anonymous request made 1,499
+// DynamoDB Queries; now the document is refused before anything runs, and below the
+// token limit the DynamoDB budget refuses what it would cost.
+func TestHostileRow1Aliases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	before := e.calls.Load()
+	r := refused(t, e, before, e.postJSON(t, "", hostile.Aliases(1499)), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+	if limitOf(r) != "tokens" {
+		t.Fatalf("limit %q", limitOf(r))
+	}
+	t.Run("OverTheBudget", func(t *testing.T) {
+		before := e.calls.Load()
+		r := refused(t, e, before, e.postJSON(t, "", hostile.Aliases(server.DefaultMaxDynamoDBCalls+1)), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(server.DefaultMaxDynamoDBCalls+1) {
+			t.Fatalf("errors %+v", r.Errors)
+		}
+	})
+	t.Run("WithinTheBudget", func(t *testing.T) {
+		before := e.calls.Load()
+		resp := e.request(t, "", hostile.Aliases(server.DefaultMaxDynamoDBCalls).Query, map[string]any{"e": hostile.EventID})
+		noErrors(t, resp.Errors)
+		if n := e.calls.Load() - before; n != int64(server.DefaultMaxDynamoDBCalls) {
+			t.Fatalf("%d calls", n)
+		}
+	})
+}
+
+// TestHostileDocumentShapes: every hostile shape (rows 2 and 10 of the issue, and the
+// others found since) is refused before validation and execution, with a code, and
+// without a DynamoDB call.
+func TestHostileDocumentShapes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *server.Config) { c.Introspection = true })
+	want := map[string]string{
+		"Row1Aliases1499":         "tokens",
+		"Row2SameField6000":       "tokens",
+		"Row2RepeatedRoot7000":    "tokens",
+		"Row10FragmentDoubling24": "fields",
+		"Directives3000":          "tokens",
+		"IntrospectionAliases300": "tokens",
+		"IntrospectionDepth40":    "depth",
+		"Operations2000":          "tokens",
+		"FragmentFanout":          "tokens",
+		"IntrospectionAliases28":  "introspection",
+	}
+	for _, shape := range hostile.Shapes() {
+		if strings.HasPrefix(shape.Name, "WithinLimits") {
+			continue
+		}
+		t.Run(shape.Name, func(t *testing.T) {
+			if want[shape.Name] == "" {
+				t.Fatalf("no expectation for shape %s", shape.Name)
+			}
+			before := e.calls.Load()
+			r := refused(t, e, before, e.postJSON(t, "", shape.Build(1)), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+			if got := limitOf(r); got != want[shape.Name] {
+				t.Fatalf("limit %q, want %q", got, want[shape.Name])
+			}
+		})
+	}
+	t.Run("SmallerShapesHitTheirOwnLimits", func(t *testing.T) {
+		for name, c := range map[string]struct {
+			req   hostile.Request
+			limit string
+		}{
+			"SameField":        {hostile.SameField(400, 1), "repeats"},
+			"RepeatedRoot":     {hostile.RepeatedRoot(40, 1), "repeats"},
+			"FragmentDoubling": {hostile.FragmentDoubling(12, 1), "fields"},
+			"Directives":       {hostile.Directives(40, 1), "directives"},
+			"Aliases":          {hostile.Request{Query: aliasesOfTypename(server.DefaultMaxAliases + 1)}, "aliases"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				before := e.calls.Load()
+				r := refused(t, e, before, e.postJSON(t, "", c.req), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+				if got := limitOf(r); got != c.limit {
+					t.Fatalf("limit %q, want %q", got, c.limit)
+				}
+			})
+		}
+	})
+	t.Run("FragmentCycle", func(t *testing.T) {
+		before := e.calls.Load()
+		q := "{ me { ...A } } fragment A on User { id ...B } fragment B on User { name ...A }"
+		refused(t, e, before, e.postJSON(t, "", hostile.Request{Query: q}), http.StatusUnprocessableEntity, "GRAPHQL_VALIDATION_FAILED")
+	})
+	t.Run("WithinLimitsRun", func(t *testing.T) {
+		for _, shape := range hostile.Shapes() {
+			if !strings.HasPrefix(shape.Name, "WithinLimits") {
+				continue
+			}
+			resp := e.request(t, "", shape.Build(1).Query, shape.Build(1).Variables)
+			noErrors(t, resp.Errors)
+		}
+	})
+}
+
+// TestHostileRow8Introspection: introspection is refused where it is off (the Lambda
+// default), before anything runs; __typename is not introspection.
+func TestHostileRow8Introspection(t *testing.T) {
+	t.Parallel()
+	off := newEnv(t)
+	for name, q := range map[string]string{
+		"Schema":         "{ __schema { types { name } } }",
+		"Type":           `{ __type(name: "Query") { fields { name } } }`,
+		"InFragment":     "query { ...F } fragment F on Query { __schema { queryType { name } } }",
+		"Introspection":  hostile.IntrospectionQuery,
+		"BesideAQuery":   "{ events { edges { cursor } } __schema { types { name } } }",
+		"InInlineOnRoot": "{ ... on Query { __type(name: \"Event\") { name } } }",
+	} {
+		t.Run("Off"+name, func(t *testing.T) {
+			before := off.calls.Load()
+			refused(t, off, before, off.postJSON(t, "", hostile.Request{Query: q}), http.StatusUnprocessableEntity, "GRAPHQL_VALIDATION_FAILED")
+		})
+	}
+	t.Run("OffTypename", func(t *testing.T) {
+		d := mustGQL[struct{ Typename string }](t, off, "", "{ typename: __typename }", nil)
+		if d.Typename != "Query" {
+			t.Fatalf("%+v", d)
+		}
+	})
+	on := newEnv(t, func(c *server.Config) { c.Introspection = true })
+	t.Run("OnIntrospectionQuery", func(t *testing.T) {
+		resp := on.request(t, "", hostile.IntrospectionQuery, nil)
+		noErrors(t, resp.Errors)
+		if !bytes.Contains(resp.Data, []byte(`"submitPrediction"`)) {
+			t.Fatalf("data %.200s", resp.Data)
+		}
+	})
+	t.Run("OnTwice", func(t *testing.T) {
+		r := refused(t, on, on.calls.Load(), on.postJSON(t, "", hostile.Request{Query: "{ a: __schema { queryType { name } } b: __schema { queryType { name } } }"}),
+			http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+		if limitOf(r) != "introspection" {
+			t.Fatalf("limit %q", limitOf(r))
+		}
+	})
+}
+
+// TestHostileRow11Int32: Int literals and variables beyond 32 bits are refused before any
+// resolver, the complexity function or DynamoDB sees them.
+func TestHostileRow11Int32(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const huge = "4611686018427387904"
+	player := e.token(t, "p-int", "Int")
+	for name, c := range map[string]struct {
+		query string
+		vars  string
+	}{
+		"Literal":                  {`{ events(first: ` + huge + `) { edges { cursor } } }`, ""},
+		"LiteralJustOver":          {`{ events(first: 2147483648) { edges { cursor } } }`, ""},
+		"NegativeLiteral":          {`{ events(first: -2147483649) { edges { cursor } } }`, ""},
+		"Variable":                 {`query($n: Int) { events(first: $n) { edges { cursor } } }`, `{"n": ` + huge + `}`},
+		"NestedLeaderboard":        {`query($n: Int) { event(id: "2030-01-01-x") { leaderboard(first: $n) { edges { cursor } } } }`, `{"n": ` + huge + `}`},
+		"NestedLiteral":            {`{ event(id: "2030-01-01-x") { leaderboard(first: ` + huge + `) { edges { cursor } } } }`, ""},
+		"SeasonVariable":           {`query($s: Int!) { standings(season: $s) { edges { cursor } } }`, `{"s": -` + huge + `}`},
+		"InputObjectVariable":      {`mutation($p: [PickInput!]!) { submitPrediction(eventId: "2030-01-01-x", picks: $p) { eventId } }`, `{"p": [{"matchId": "00000000-0000-4000-8000-000000000000", "team": ` + huge + `}]}`},
+		"InputObjectLiteral":       {`mutation { submitPrediction(eventId: "2030-01-01-x", picks: [{matchId: "00000000-0000-4000-8000-000000000000", team: ` + huge + `}]) { eventId } }`, ""},
+		"VariableDefaultLiteral":   {`query($n: Int = ` + huge + `) { events(first: $n) { edges { cursor } } }`, ""},
+		"SingleValueCoercedToList": {`mutation($p: [PickInput!]!) { submitPrediction(eventId: "2030-01-01-x", picks: $p) { eventId } }`, `{"p": {"matchId": "00000000-0000-4000-8000-000000000000", "team": 2147483648}}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := `{"query": ` + string(mustJSON(t, c.query))
+			if c.vars != "" {
+				body += `, "variables": ` + c.vars
+			}
+			body += "}"
+			before := e.calls.Load()
+			w := e.do(t, http.MethodPost, "/graphql", strings.NewReader(body),
+				http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + player}})
+			refused(t, e, before, w, http.StatusBadRequest, "BAD_USER_INPUT")
+		})
+	}
+	t.Run("Int32MaxReachesTheResolver", func(t *testing.T) {
+		before := e.calls.Load()
+		_, errs := gql[json.RawMessage](t, e, "", `{ events(first: 2147483647) { edges { cursor } } }`, nil)
+		wantCode(t, errs, "BAD_USER_INPUT") // first must be 1..100
+		if n := e.calls.Load() - before; n != 0 {
+			t.Fatalf("%d calls", n)
+		}
+	})
+}
+
+func aliasesOfTypename(n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, " a%d: __typename", i)
+	}
+	return b.String() + " }"
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestHostileClientLeft: a request whose client is gone does no work (local server: the
+// request context is cancelled when the connection closes).
+func TestHostileClientLeft(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	before := e.calls.Load()
+	r := newRequest(t, http.MethodPost, "/graphql", strings.NewReader(`{"query": "{ events { edges { cursor } } me { id } }"}`)).WithContext(ctx)
+	r.Header.Set("Content-Type", "application/json")
+	w := newRecorder()
+	e.h.ServeHTTP(w, r)
+	if n := e.calls.Load() - before; n != 0 {
+		t.Fatalf("%d DynamoDB calls for a client that left", n)
+	}
+	if w.Body.Len() != 0 {
+		t.Fatalf("wrote %q to a client that left", w.Body.String())
+	}
+}
+
+// TestDynamoDBBudgetPlansAtLeastWhatRuns: for every screen and several combinations, the
+// calls the budget plans (extensions.dynamodb.plannedCalls) are at least the calls made.
+func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := newScoredFixture(t, e, "Budget Bash")
+	tok := f.tokens[f.players[0]]
+	type costExt struct {
+		Calls        int `json:"calls"`
+		PlannedCalls int `json:"plannedCalls"`
+	}
+	for name, c := range map[string]struct {
+		query   string
+		vars    map[string]any
+		planned int
+	}{
+		"Events":                 {`{ events(first: 5) { edges { cursor } } }`, nil, 1},
+		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1},
+		"EventAndPrediction":     {`query($id: ID!) { event(id: $id) { id } prediction(eventId: $id) { points } }`, map[string]any{"id": f.ev.ID}, 2},
+		"LeaderboardAfter":       {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 1) { pageInfo { endCursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 2},
+		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1},
+		"ProfileWithPredictions": {`query($u: ID!) { user(id: $u) { name predictions(first: 2) { edges { cursor } } } }`, map[string]any{"u": f.players[1]}, 1},
+		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 2},
+		"MergedAliases":          {`query($id: ID!) { event(id: $id) { id } event(id: $id) { name } }`, map[string]any{"id": f.ev.ID}, 1},
+		"SkippedField":           {`query($id: ID!) { event(id: $id) { id } standings(season: 2030) @skip(if: true) { edges { cursor } } }`, map[string]any{"id": f.ev.ID}, 1},
+		"ListRowLeaderboard":     {`{ events(first: 2) { edges { node { id } } } }`, nil, 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := e.request(t, tok, c.query, c.vars)
+			noErrors(t, resp.Errors)
+			var ext costExt
+			if err := json.Unmarshal(resp.Extensions["dynamodb"], &ext); err != nil {
+				t.Fatalf("extensions %s", resp.Extensions["dynamodb"])
+			}
+			if ext.PlannedCalls != c.planned || ext.Calls > ext.PlannedCalls {
+				t.Fatalf("planned %d (want %d), made %d", ext.PlannedCalls, c.planned, ext.Calls)
+			}
+		})
+	}
+	t.Run("ConfiguredBudget", func(t *testing.T) {
+		small := newEnv(t, func(c *server.Config) { c.Limits.MaxDynamoDBCalls = 1 })
+		before := small.calls.Load()
+		q := fmt.Sprintf(`{ events { edges { cursor } } standings(season: %d) { edges { cursor } } }`, 2030)
+		r := refused(t, small, before, small.postJSON(t, "", hostile.Request{Query: q}), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+		if limitOf(r) != "dynamodbCalls" {
+			t.Fatalf("limit %q", limitOf(r))
+		}
+	})
+}

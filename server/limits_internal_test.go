@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/complexity"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/lexer"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/graph"
+	"github.com/pickem/api/internal/hostile"
+	"github.com/pickem/api/resolvers"
+)
+
+// legitimateDocuments are the documents the limits must admit: the frontend's screens
+// (with the variables it sends) and the introspection query.
+func legitimateDocuments() map[string]frontend.Request {
+	return map[string]frontend.Request{
+		"EventList":          {Query: frontend.EventList, Variables: map[string]any{"first": 20}},
+		"EventCard":          {Query: frontend.EventCard, Variables: map[string]any{"id": "2025-07-06-x"}},
+		"ScoredEvent":        {Query: frontend.ScoredEvent, Variables: map[string]any{"id": "2025-07-06-x", "first": 100}},
+		"Standings":          {Query: frontend.Standings, Variables: map[string]any{"season": 2025, "first": 100}},
+		"Profile":            {Query: frontend.Profile, Variables: map[string]any{"id": "u1"}},
+		"SubmitPrediction":   {Query: frontend.SubmitPrediction, Variables: map[string]any{"eventId": "2025-07-06-x", "picks": []any{}}},
+		"ScoreEvent":         {Query: frontend.ScoreEvent, Variables: map[string]any{"eventId": "2025-07-06-x"}},
+		"IntrospectionQuery": {Query: hostile.IntrospectionQuery},
+	}
+}
+
+func countTokens(q string) int {
+	l := lexer.New(&ast.Source{Input: q})
+	n := 0
+	for {
+		tok, err := l.ReadToken()
+		if err != nil || tok.Kind == lexer.EOF {
+			return n
+		}
+		n++
+	}
+}
+
+// TestLimitsAdmitLegitimateDocuments measures every legitimate document against the
+// default limits (the figures Limits' comments quote are logged here), and checks each
+// one passes with room to spare.
+func TestLimitsAdmitLegitimateDocuments(t *testing.T) {
+	es := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}, Complexity: complexityRoot()})
+	l := Limits{}.withDefaults()
+	for name, req := range legitimateDocuments() {
+		t.Run(name, func(t *testing.T) {
+			doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: req.Query}, l.MaxTokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if errs := validator.Validate(es.Schema(), doc); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			vars := map[string]any{}
+			if req.Variables != nil {
+				b, _ := json.Marshal(req.Variables)
+				dec := json.NewDecoder(strings.NewReader(string(b)))
+				dec.UseNumber()
+				_ = dec.Decode(&vars)
+			}
+			op := doc.Operations[0]
+			coerced, err := validator.VariableValues(es.Schema(), op, vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opCtx := &graphql.OperationContext{RawQuery: req.Query, Doc: doc, Operation: op, Variables: coerced}
+			s := measure(doc, l.MaxFields)
+			tokens := countTokens(req.Query)
+			calls := plannedCalls(opCtx, l.MaxDynamoDBCalls)
+			cplx := complexity.Calculate(context.Background(), es, op, coerced)
+			t.Logf("%-18s tokens %3d fields %3d depth %2d repeats %d aliases %d directives %d complexity %4d DynamoDB calls %d",
+				name, tokens, s.fields, s.depth, s.repeats, s.aliases, s.directives, cplx, calls)
+			for what, c := range map[string][2]int{
+				"tokens": {tokens, l.MaxTokens}, "fields": {s.fields, l.MaxFields}, "depth": {s.depth, l.MaxDepth},
+				"repeats": {s.repeats, l.MaxRepeats}, "aliases": {s.aliases, l.MaxAliases},
+				"directives": {s.directives, l.MaxDirectives}, "complexity": {cplx, DefaultComplexityLimit},
+			} {
+				if c[0]*5 > c[1]*4 {
+					t.Errorf("%s: %d is within 20%% of the limit %d", what, c[0], c[1])
+				}
+			}
+			if calls > l.MaxDynamoDBCalls && op.Operation != ast.Mutation {
+				t.Errorf("plans %d DynamoDB calls, over %d", calls, l.MaxDynamoDBCalls)
+			}
+		})
+	}
+}
