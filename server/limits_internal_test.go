@@ -58,7 +58,7 @@ func TestLimitsAdmitLegitimateDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if errs := validator.Validate(es.Schema(), doc); len(errs) > 0 {
+			if errs := validator.ValidateWithRules(es.Schema(), doc, nil); len(errs) > 0 {
 				t.Fatal(errs)
 			}
 			vars := map[string]any{}
@@ -93,5 +93,34 @@ func TestLimitsAdmitLegitimateDocuments(t *testing.T) {
 				t.Errorf("plans %d DynamoDB calls, over %d", calls, l.MaxDynamoDBCalls)
 			}
 		})
+	}
+}
+
+// TestFieldCostsCoverTheSchema: every root field reads DynamoDB, so each has a cost; and
+// every cost names a field of the schema.
+func TestFieldCostsCoverTheSchema(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}}).Schema()
+	for _, root := range []*ast.Definition{schema.Query, schema.Mutation} {
+		for _, f := range root.Fields {
+			if strings.HasPrefix(f.Name, "__") {
+				continue
+			}
+			if _, ok := fieldCosts[root.Name+"."+f.Name]; !ok {
+				t.Errorf("%s.%s has no entry in FieldCosts", root.Name, f.Name)
+			}
+		}
+	}
+	for _, c := range FieldCosts {
+		typ, field, _ := strings.Cut(c.Field, ".")
+		def := schema.Types[typ]
+		if def == nil || def.Fields.ForName(field) == nil {
+			t.Errorf("FieldCosts names %s, which the schema does not have", c.Field)
+		}
+		for _, p := range append(c.FreeUnder, c.ZeroUnder...) {
+			pt, pf, _ := strings.Cut(p, ".")
+			if d := schema.Types[pt]; d == nil || d.Fields.ForName(pf) == nil {
+				t.Errorf("%s: parent %s is not in the schema", c.Field, p)
+			}
+		}
 	}
 }

@@ -137,7 +137,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteCache(DefaultAPQCacheBytes, apqWeight)})
 	srv.Use(&guard{limits: limits, introspection: cfg.Introspection, cache: queries})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
-	srv.SetErrorPresenter(presenter(cfg.Logger))
+	srv.SetErrorPresenter(presenter(cfg.Logger, cfg.ComplexityLimit))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		return domain.Errorf(domain.CodeInternal, "internal error")
@@ -189,7 +189,7 @@ func tokenError(err error) *graphql.Response {
 
 // presenter maps domain errors to extensions.code with their safe message, keeps gqlgen's
 // own codes (parse, validation, complexity), and turns anything else into INTERNAL, logged.
-func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+func presenter(log *slog.Logger, complexityLimit int) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var de *domain.Error
@@ -201,7 +201,11 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Extensions = map[string]any{"code": string(de.Code)}
 			return gqlErr
 		}
-		if _, ok := gqlErr.Extensions["code"]; ok {
+		if code, ok := gqlErr.Extensions["code"]; ok {
+			if code == CodeLimitExceeded && gqlErr.Extensions["limit"] == nil {
+				gqlErr.Extensions["limit"] = "complexity" // gqlgen's complexity limit
+				gqlErr.Extensions["max"] = complexityLimit
+			}
 			return gqlErr
 		}
 		var inner *gqlerror.Error

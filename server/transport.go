@@ -25,8 +25,10 @@ import (
 const CodeBadRequest domain.Code = "BAD_REQUEST"
 
 // DefaultMaxQueryStringBytes bounds a GET request's query string (the GET counterpart of
-// the body limit): the frontend's largest screen is under 1.5 KB URL-encoded.
-const DefaultMaxQueryStringBytes = 8 << 10
+// the body limit): the frontend's largest screen is under 1.5 KB URL-encoded, and API
+// Gateway refuses a request line and headers over 10,240 bytes together, so a signed-in
+// GET just over this limit still reaches the function and gets its coded 414.
+const DefaultMaxQueryStringBytes = 4 << 10
 
 // maxExcerpt is the most of a client's input that the transport's own messages quote.
 const maxExcerpt = 32
