@@ -50,7 +50,7 @@ func TestLoadDefaults(t *testing.T) {
 
 func TestLoadScoringBudget(t *testing.T) {
 	for v, want := range map[string]time.Duration{"2s": 2 * time.Second, "0": 0, "1m30s": 90 * time.Second} {
-		c, err := Load(Lambda, env(map[string]string{"PICKEM_SCORING_BUDGET": v}))
+		c, err := Load(Lambda, lambdaEnv(map[string]string{"PICKEM_SCORING_BUDGET": v}))
 		if err != nil || c.ScoringBudget != want {
 			t.Errorf("PICKEM_SCORING_BUDGET=%s: %s %v, want %s", v, c.ScoringBudget, err, want)
 		}

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,7 +116,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		return err
 	}
 	if len(cfg.CursorKeys) == 0 {
-		log.Info("PICKEM_CURSOR_KEYS not set: page cursors are signed with a random key for this run")
+		// Cursors stay valid across restarts, like the data they point into.
+		key, _, err := dir.Key(cursorKeyFile)
+		if err != nil {
+			return err
+		}
+		b, err := hex.DecodeString(key)
+		if err != nil || len(b) < config.MinCursorKeyLen {
+			return fmt.Errorf("local: %s is not a key of %d hex bytes: delete it to get a new one", dir.Path(cursorKeyFile), config.MinCursorKeyLen)
+		}
+		cfg.CursorKeys = [][]byte{b}
 	}
 	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
 		dynamo.WithCursorKeys(cfg.CursorKeys...))
@@ -229,6 +239,10 @@ func seedDemo(ctx context.Context, client *dynamodb.Client, table string, log *s
 	log.Info("demo data loaded", "table", table)
 	return nil
 }
+
+// cursorKeyFile is the file in the state directory of the key that signs page cursors
+// when PICKEM_CURSOR_KEYS is not set.
+const cursorKeyFile = "cursor-key"
 
 func dataDescription(dir localdata.Dir, embeddedEngine bool) string {
 	if embeddedEngine {
