@@ -28,6 +28,7 @@ import (
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/embedded"
 	"github.com/pickem/api/internal/localdata"
+	"github.com/pickem/api/internal/playground"
 	"github.com/pickem/api/server"
 )
 
@@ -175,7 +176,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	}
 	h, err := server.New(server.Config{
 		Store: store, Verifier: verifier, AllowedOrigins: cfg.AllowedOrigins,
-		Playground: cfg.Playground, Introspection: cfg.Introspection, CostExtension: cfg.CostExtension, Logger: log,
+		Playground: cfg.Playground, PlaygroundHandler: playground.Handler(playground.Config{
+			Title: "Pick'Em API (local)", Endpoint: "/graphql", SignIn: signInHint,
+		}),
+		Introspection: cfg.Introspection, CostExtension: cfg.CostExtension, Logger: log,
 	})
 	if err != nil {
 		return err
@@ -222,6 +226,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	}
 	return nil
 }
+
+// signInHint is shown above the playground's editor.
+const signInHint = "Signed out you can read events, leaderboards, standings and profiles. To sign in, copy a line " +
+	`{"Authorization": "Bearer …"} printed where the local server runs into Headers (bottom left): ` +
+	"the player and admin tokens there last 30 days and survive restarts. More: go run ./admin token -sub ID -name NAME [-admin]."
 
 // seedDemo loads the demo data into table if it holds nothing at all.
 func seedDemo(ctx context.Context, client *dynamodb.Client, table string, log *slog.Logger) error {

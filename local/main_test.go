@@ -173,8 +173,14 @@ func TestRunServesDemoData(t *testing.T) {
 		if code, body := get(t, "/healthz"); code != http.StatusOK || strings.TrimSpace(body) != "ok" {
 			t.Fatalf("GET /healthz: %d %q", code, body)
 		}
-		if code, body := get(t, "/"); code != http.StatusOK || !strings.Contains(body, "/graphql") {
-			t.Fatalf("GET /: %d", code)
+		// The vendored playground (internal/playground), not gqlgen's CDN page.
+		code, body := get(t, "/")
+		if code != http.StatusOK || !strings.Contains(body, `src="/playground/graphiql.min.js"`) || !strings.Contains(body, "admin token -sub") ||
+			strings.Contains(body, "cdn.jsdelivr.net") {
+			t.Fatalf("GET /: %d\n%s", code, body)
+		}
+		if code, body := get(t, "/playground/graphiql.min.js"); code != http.StatusOK || len(body) < 1<<20 {
+			t.Fatalf("GET /playground/graphiql.min.js: %d, %d bytes", code, len(body))
 		}
 	})
 	t.Run("EventsIncludeScoredAndUpcoming", func(t *testing.T) {

@@ -45,6 +45,10 @@ type Config struct {
 	AllowedOrigins []string
 	// Playground serves the GraphQL playground at GET /.
 	Playground bool
+	// PlaygroundHandler, if set, is the playground: it gets every request no other route
+	// takes (the local server's serves GraphiQL from vendored files,
+	// internal/playground). Nil uses gqlgen's page, which loads GraphiQL from a CDN.
+	PlaygroundHandler http.Handler
 	// CostExtension adds each request's DynamoDB calls and consumed capacity to the
 	// response's extensions.dynamodb.
 	CostExtension bool
@@ -93,7 +97,10 @@ func New(cfg Config) (http.Handler, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	if cfg.Playground {
+	switch {
+	case cfg.Playground && cfg.PlaygroundHandler != nil:
+		mux.Handle("/", cfg.PlaygroundHandler)
+	case cfg.Playground:
 		mux.Handle("GET /{$}", playground.Handler("Pick'Em API", "/graphql"))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
