@@ -324,6 +324,10 @@ func TestRestartKeepsDataAndTokens(t *testing.T) {
 	if len(before.Events.Edges) == 0 || upcoming == "" || len(card.Event.Matches) == 0 {
 		t.Fatalf("demo data: events %+v, card %+v", before, card)
 	}
+	var page struct {
+		Events struct{ PageInfo struct{ EndCursor string } }
+	}
+	gql(t, first.base, "", `{ events(first: 1) { pageInfo { endCursor } } }`, nil, &page)
 	gql(t, first.base, first.playerTok, `mutation { register(name: "Player Before Restart") { id } }`, nil, nil)
 	gql(t, first.base, first.playerTok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { updatedAt } }`,
 		map[string]any{"e": upcoming, "m": card.Event.Matches[0].ID}, nil)
@@ -348,6 +352,13 @@ func TestRestartKeepsDataAndTokens(t *testing.T) {
 	gql(t, second.base, first.playerTok, `query($e: ID!) { me { id name } prediction(eventId: $e) { picks { matchId } } }`, map[string]any{"e": upcoming}, &d)
 	if d.Me.ID != "demo-player" || d.Me.Name != "Player Before Restart" || len(d.Prediction.Picks) != 1 {
 		t.Errorf("after the restart, with the first run's token: %+v", d)
+	}
+	// A cursor from the first run still pages (the cursor key is kept in -data too).
+	var next events
+	gql(t, second.base, "", `query($c: String) { events(first: 50, after: $c) { edges { node { id state } } } }`,
+		map[string]any{"c": page.Events.PageInfo.EndCursor}, &next)
+	if len(next.Events.Edges) != len(before.Events.Edges)-1 {
+		t.Errorf("after the restart, the first run's cursor gave %d events, want %d", len(next.Events.Edges), len(before.Events.Edges)-1)
 	}
 	if !strings.Contains(second.log.String(), "demo data not loaded") {
 		t.Errorf("the second run did not say it left the demo data alone:\n%s", second.log)

@@ -28,6 +28,9 @@ import (
 	"github.com/pickem/api/resolvers"
 )
 
+// PlaygroundAssetsPath is where a Config.PlaygroundHandler serves its files.
+const PlaygroundAssetsPath = "/playground/"
+
 // Defaults for Config's zero values.
 const (
 	DefaultMaxBodyBytes    = 64 << 10
@@ -45,8 +48,8 @@ type Config struct {
 	AllowedOrigins []string
 	// Playground serves the GraphQL playground at GET /.
 	Playground bool
-	// PlaygroundHandler, if set, is the playground: it gets every request no other route
-	// takes (the local server's serves GraphiQL from vendored files,
+	// PlaygroundHandler, if set, is the playground: it gets GET / and GET
+	// PlaygroundAssetsPath… (the local server's serves GraphiQL from vendored files,
 	// internal/playground). Nil uses gqlgen's page, which loads GraphiQL from a CDN.
 	PlaygroundHandler http.Handler
 	// CostExtension adds each request's DynamoDB calls and consumed capacity to the
@@ -99,7 +102,8 @@ func New(cfg Config) (http.Handler, error) {
 	})
 	switch {
 	case cfg.Playground && cfg.PlaygroundHandler != nil:
-		mux.Handle("/", cfg.PlaygroundHandler)
+		mux.Handle("GET /{$}", cfg.PlaygroundHandler)
+		mux.Handle("GET "+PlaygroundAssetsPath, cfg.PlaygroundHandler)
 	case cfg.Playground:
 		mux.Handle("GET /{$}", playground.Handler("Pick'Em API", "/graphql"))
 	}
