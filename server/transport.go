@@ -127,7 +127,7 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	if resp == nil { // the client left during execution
 		return
 	}
-	writeJSON(w, ctype, http.StatusOK, resp)
+	writeResponse(w, ctype, http.StatusOK, resp) // response.go: data is not re-encoded
 }
 
 // postBody is the JSON body of a GraphQL POST.
