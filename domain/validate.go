@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Limits on what the API accepts. They keep every item well under DynamoDB's 400 KB and
@@ -98,17 +99,58 @@ func NewEventID(name string, startsAt time.Time) (string, error) {
 	return EventDate(startsAt) + "-" + slug, nil
 }
 
-// CleanText trims s and checks it has 1..max characters; field names the input in errors.
+// CleanText trims s, normalises it to Unicode NFC and checks it has 1..max characters and
+// no character that is invisible or changes how text around it reads (see invisible);
+// field names the input in errors.
 func CleanText(field, s string, max int) (string, error) {
-	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
-	if n == 0 || n > max || !utf8.ValidString(s) {
+	if !utf8.ValidString(s) {
+		return "", BadInput("%s is not valid UTF-8", field)
+	}
+	if len(s) > 4*max+64 { // no need to normalise what cannot fit
 		return "", BadInput("%s must have 1 to %d characters", field, max)
 	}
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return "", BadInput("%s must not contain control characters", field)
+	s = strings.TrimSpace(norm.NFC.String(s))
+	n := utf8.RuneCountInString(s)
+	if n == 0 || n > max {
+		return "", BadInput("%s must have 1 to %d characters", field, max)
+	}
+	if i := strings.IndexFunc(s, invisible); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return "", BadInput("%s must not contain control, format or private-use characters (U+%04X)", field, r)
 	}
 	return s, nil
+}
+
+// invisible reports runes a name must not hold: controls (Cc), format characters (Cf:
+// bidi overrides and isolates, zero-width space and joiners, the BOM, soft hyphen), line
+// and paragraph separators (Zl, Zp), private use (Co) and noncharacters. They make
+// look-alike names, reorder the text around them, or show as nothing.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co) ||
+		unicode.Is(unicode.Noncharacter_Code_Point, r)
+}
+
+// ParseTime parses a strict RFC 3339 time with an explicit offset ("Z" or ±hh:mm within
+// ±23:59, as RFC 3339 allows); anything else is BAD_USER_INPUT.
+func ParseTime(s string) (time.Time, error) {
+	bad := func() (time.Time, error) {
+		return time.Time{}, BadInput("Time %q is not RFC 3339 with an offset within ±23:59 (e.g. 2026-03-01T23:00:00Z)", truncate(s, 40))
+	}
+	if len(s) > 64 {
+		return bad()
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return bad()
+	}
+	if !strings.HasSuffix(s, "Z") {
+		off := s[len(s)-6:] // time.Parse checked the shape: ±hh:mm
+		hh, mm := (off[1]-'0')*10+off[2]-'0', (off[4]-'0')*10+off[5]-'0'
+		if hh > 23 || mm > 59 {
+			return bad()
+		}
+	}
+	return t, nil
 }
 
 // ValidateStart checks an event start time (a four-digit UTC year, whole seconds are kept).
@@ -197,6 +239,32 @@ func ValidateResult(r MatchResult, teams int) error {
 		}
 	default:
 		return BadInput("unknown outcome %q", r.Outcome)
+	}
+	return nil
+}
+
+// CheckPicks checks what picks can be checked without the card: 1 to MaxMatches picks,
+// canonical match ids, one pick per match, team indices that some match could have. The
+// API calls it before reading anything.
+func CheckPicks(picks []Pick) error {
+	if len(picks) == 0 {
+		return BadInput("a prediction needs at least one pick")
+	}
+	if len(picks) > MaxMatches {
+		return BadInput("a card has at most %d matches: %d picks is too many", MaxMatches, len(picks))
+	}
+	seen := make(map[string]bool, len(picks))
+	for _, p := range picks {
+		if err := ValidateMatchID(p.MatchID); err != nil {
+			return err
+		}
+		if seen[p.MatchID] {
+			return BadInput("more than one pick for match %q", p.MatchID)
+		}
+		seen[p.MatchID] = true
+		if p.Team < 0 || p.Team >= MaxTeams {
+			return BadInput("pick for match %q: team must be between 0 and %d", p.MatchID, MaxTeams-1)
+		}
 	}
 	return nil
 }

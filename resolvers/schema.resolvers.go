@@ -74,6 +74,9 @@ func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string,
 	for i, p := range picks {
 		in[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
 	}
+	if err := domain.CheckPicks(in); err != nil {
+		return nil, err
+	}
 	p, err := r.Store.SubmitPrediction(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, eventID, in)
 	if err != nil {
 		return nil, err

@@ -3,12 +3,14 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pickem/api/internal/hostile"
 	"github.com/pickem/api/server"
@@ -304,6 +306,174 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		r := refused(t, small, before, small.postJSON(t, "", hostile.Request{Query: q}), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
 		if limitOf(r) != "dynamodbCalls" {
 			t.Fatalf("limit %q", limitOf(r))
+		}
+	})
+}
+
+// tamperCursor flips one bit in the middle of a cursor's bytes.
+func tamperCursor(t *testing.T, cursor string, byteIndex int) string {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		t.Fatalf("cursor %q is not base64url: %v", cursor, err)
+	}
+	b[byteIndex%len(b)] ^= 0x10
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// TestHostileRow6Cursors: a cursor edited in any way, or presented for another event,
+// season or user, is BAD_USER_INPUT, and no page is read for it.
+func TestHostileRow6Cursors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := newScoredFixture(t, e, "Cursor Clash A")
+	b := newScoredFixture(t, e, "Cursor Clash B")
+	lbOp := `query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 1, after: $after) { edges { node { rank user { id } } } pageInfo { endCursor } } } }`
+	type lbData struct {
+		Event struct{ Leaderboard tConn[tPrediction] }
+	}
+	first := mustGQL[lbData](t, e, "", lbOp, map[string]any{"id": a.ev.ID})
+	cur := *first.Event.Leaderboard.PageInfo.EndCursor
+	// The genuine cursor works on its own list.
+	next := mustGQL[lbData](t, e, "", lbOp, map[string]any{"id": a.ev.ID, "after": cur})
+	if n := nodes(&next.Event.Leaderboard); len(n) != 1 || *n[0].Rank != 2 {
+		t.Fatalf("second page %+v", n)
+	}
+	leaderboardRefused := func(t *testing.T, event, after string) {
+		t.Helper()
+		before := e.calls.Load()
+		_, errs := gql[json.RawMessage](t, e, "", lbOp, map[string]any{"id": event, "after": after})
+		wantCode(t, errs, "BAD_USER_INPUT")
+		if n := e.calls.Load() - before; n > 1 { // the event itself, never the page
+			t.Fatalf("%d DynamoDB calls", n)
+		}
+	}
+	t.Run("LeaderboardOfAnotherEvent", func(t *testing.T) { leaderboardRefused(t, b.ev.ID, cur) })
+	t.Run("LeaderboardEveryByteEdited", func(t *testing.T) {
+		raw, _ := base64.RawURLEncoding.DecodeString(cur)
+		for i := range raw {
+			leaderboardRefused(t, a.ev.ID, tamperCursor(t, cur, i))
+		}
+	})
+	t.Run("ForgedOldFormat", func(t *testing.T) {
+		for name, forged := range forgedCursors() {
+			t.Run(name, func(t *testing.T) { leaderboardRefused(t, a.ev.ID, forged) })
+		}
+	})
+	t.Run("StandingsEdited", func(t *testing.T) {
+		st := mustGQL[standingsData](t, e, "", `query($after: String) { standings(season: 2030, first: 1, after: $after) { edges { cursor } pageInfo { endCursor } } }`, nil)
+		sc := *st.Standings.PageInfo.EndCursor
+		for _, forged := range []string{tamperCursor(t, sc, 3), tamperCursor(t, sc, 9), cur} {
+			before := e.calls.Load()
+			_, errs := gql[json.RawMessage](t, e, "", `query($after: String) { standings(season: 2030, after: $after) { edges { cursor } } }`, map[string]any{"after": forged})
+			wantCode(t, errs, "BAD_USER_INPUT")
+			if n := e.calls.Load() - before; n != 0 {
+				t.Fatalf("%d DynamoDB calls", n)
+			}
+		}
+		_, errs := gql[json.RawMessage](t, e, "", `query($after: String) { standings(season: 2029, after: $after) { edges { cursor } } }`, map[string]any{"after": sc})
+		wantCode(t, errs, "BAD_USER_INPUT")
+	})
+	t.Run("ProfileOfAnotherPlayer", func(t *testing.T) {
+		profile := `query($u: ID!, $after: String) { user(id: $u) { predictions(first: 1, after: $after) { edges { cursor } pageInfo { endCursor } } } }`
+		type pData struct {
+			User struct{ Predictions tConn[tPrediction] }
+		}
+		// Each player has one scored prediction per fixture: two in all.
+		p := mustGQL[pData](t, e, "", profile, map[string]any{"u": a.players[0]})
+		pc := *p.User.Predictions.PageInfo.EndCursor
+		mustGQL[pData](t, e, "", profile, map[string]any{"u": a.players[0], "after": pc})
+		for _, c := range []struct{ user, after string }{{a.players[1], pc}, {a.players[0], tamperCursor(t, pc, 5)}} {
+			before := e.calls.Load()
+			_, errs := gql[json.RawMessage](t, e, "", profile, map[string]any{"u": c.user, "after": c.after})
+			wantCode(t, errs, "BAD_USER_INPUT")
+			if n := e.calls.Load() - before; n > 1 { // the profile itself, never the page
+				t.Fatalf("%d DynamoDB calls", n)
+			}
+		}
+	})
+}
+
+// TestHostileRow7TimeOffsets: RFC 3339 offsets run to ±23:59; +24:00 is BAD_USER_INPUT,
+// refused before the resolver.
+func TestHostileRow7TimeOffsets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	admin := e.admin(t)
+	for name, startsAt := range map[string]string{"Plus24": "2026-12-21T10:00:00+24:00", "Minus24": "2026-12-21T10:00:00-24:00", "Minutes60": "2026-12-21T10:00:00+05:60"} {
+		t.Run(name, func(t *testing.T) {
+			before := e.calls.Load()
+			_, errs := gql[json.RawMessage](t, e, admin, createEventOp, map[string]any{"input": map[string]any{"name": "Offset Overload", "startsAt": startsAt}})
+			wantCode(t, errs, "BAD_USER_INPUT")
+			lit := `mutation { createEvent(input: {name: "Offset Overload", startsAt: "` + startsAt + `"}) { id } }`
+			_, errs = gql[json.RawMessage](t, e, admin, lit, nil)
+			wantCode(t, errs, "BAD_USER_INPUT")
+			if n := e.calls.Load() - before; n != 0 {
+				t.Fatalf("%d DynamoDB calls", n)
+			}
+		})
+	}
+	ev := e.createEvent(t, "Offset Edge", time.Date(2030, 12, 21, 10, 0, 0, 0, time.FixedZone("", -(23*3600+59*60))))
+	if ev.StartsAt != "2030-12-22T09:59:00Z" {
+		t.Fatalf("startsAt %s", ev.StartsAt)
+	}
+}
+
+// TestHostileRow9Names: names with bidi overrides or zero-width characters are refused
+// before anything is written; names are stored in NFC.
+func TestHostileRow9Names(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := e.token(t, "p-names", "Names")
+	registerOp := `mutation($n: String!) { register(name: $n) { id name } }`
+	for name, n := range map[string]string{
+		"RightToLeftOverride": "Evil\u202eNomad",
+		"ZeroWidthSpace":      "Ad\u200bmin",
+		"ZeroWidthJoiner":     "Ad\u200dmin",
+		"ByteOrderMark":       "\ufeffAdmin",
+		"Isolate":             "Adm\u2067in",
+	} {
+		t.Run("Register"+name, func(t *testing.T) {
+			before := e.calls.Load()
+			_, errs := gql[json.RawMessage](t, e, tok, registerOp, map[string]any{"n": n})
+			wantCode(t, errs, "BAD_USER_INPUT")
+			if c := e.calls.Load() - before; c != 0 {
+				t.Fatalf("%d DynamoDB calls", c)
+			}
+		})
+	}
+	t.Run("EventAndMatchNames", func(t *testing.T) {
+		before := e.calls.Load()
+		for _, in := range []map[string]any{
+			{"name": "Double\u202eOr Nothing", "startsAt": t0.Add(time.Hour).Format(time.RFC3339)},
+			{"name": "Dynamite", "startsAt": t0.Add(time.Hour).Format(time.RFC3339), "matches": []any{match("Main\u200b Event", 10, "A", "B")}},
+			{"name": "Dynamite", "startsAt": t0.Add(time.Hour).Format(time.RFC3339), "matches": []any{match("Main Event", 10, "Hang\u2066man", "B")}},
+		} {
+			_, errs := gql[json.RawMessage](t, e, e.admin(t), createEventOp, map[string]any{"input": in})
+			wantCode(t, errs, "BAD_USER_INPUT")
+		}
+		if c := e.calls.Load() - before; c != 0 {
+			t.Fatalf("%d DynamoDB calls", c)
+		}
+	})
+	t.Run("StoredInNFC", func(t *testing.T) {
+		d := mustGQL[struct{ Register tUser }](t, e, tok, registerOp, map[string]any{"n": "Rey Fe\u0301nix"})
+		if d.Register.Name != "Rey F\u00e9nix" {
+			t.Fatalf("name %q", d.Register.Name)
+		}
+	})
+	t.Run("PicksCheckedBeforeReading", func(t *testing.T) {
+		many := make([]any, 31)
+		for i := range many {
+			many[i] = map[string]any{"matchId": fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "team": 0}
+		}
+		before := e.calls.Load()
+		for _, picks := range [][]any{many, {map[string]any{"matchId": "not-a-uuid", "team": 0}}, {}} {
+			_, errs := gql[json.RawMessage](t, e, tok, submitOp, map[string]any{"e": "2030-06-16-x", "picks": picks})
+			wantCode(t, errs, "BAD_USER_INPUT")
+		}
+		if c := e.calls.Load() - before; c != 0 {
+			t.Fatalf("%d DynamoDB calls", c)
 		}
 	})
 }

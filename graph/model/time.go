@@ -36,9 +36,9 @@ func UnmarshalTime(v any) (time.Time, error) {
 			return time.Time{}, domain.BadInput("Time must be an RFC 3339 string such as 2026-03-01T23:00:00Z")
 		}
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := domain.ParseTime(s)
 	if err != nil {
-		return time.Time{}, domain.BadInput("Time %q is not RFC 3339 with an offset (e.g. 2026-03-01T23:00:00Z)", s)
+		return time.Time{}, err
 	}
 	return t.UTC(), nil
 }

@@ -1,0 +1,161 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+func TestParseTimeOffsets(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"2026-12-21T10:00:00Z":          true,
+		"2026-12-21T10:00:00+23:59":     true,
+		"2026-12-21T10:00:00-23:59":     true,
+		"2026-12-21T10:00:00+00:00":     true,
+		"2026-12-21T10:00:00.123+05:30": true,
+		"2026-12-21T10:00:00+24:00":     false, // issue 9, row 7
+		"2026-12-21T10:00:00-24:00":     false,
+		"2026-12-21T10:00:00+99:00":     false,
+		"2026-12-21T10:00:00+05:60":     false,
+		"2026-12-21T10:00:00+05:99":     false,
+		"2026-12-21T10:00:00":           false, // no offset
+		"2026-12-21 10:00:00Z":          false,
+		"2026-12-21":                    false,
+		"":                              false,
+		"2026-12-21T10:00:00+0530":      false,
+		"2026-12-21T10:00:00Z" + strings.Repeat(" ", 100): false,
+	} {
+		_, err := ParseTime(s)
+		if (err == nil) != ok {
+			t.Errorf("ParseTime(%q): err %v, want ok=%v", s, err, ok)
+		}
+		if err != nil && ErrorCode(err) != CodeBadUserInput {
+			t.Errorf("ParseTime(%q): code %s", s, ErrorCode(err))
+		}
+	}
+	got, err := ParseTime("2026-12-21T10:00:00-23:59")
+	if err != nil || !got.Equal(time.Date(2026, 12, 22, 9, 59, 0, 0, time.UTC)) {
+		t.Errorf("-23:59: %v %v", got.UTC(), err)
+	}
+}
+
+func TestCleanTextRefusesInvisibleCharacters(t *testing.T) {
+	for name, s := range map[string]string{
+		"RightToLeftOverride": "Evil\u202eNomad",
+		"LeftToRightIsolate":  "Ace\u2066x",
+		"ZeroWidthSpace":      "A\u200bce",
+		"ZeroWidthJoiner":     "A\u200dce",
+		"ZeroWidthNonJoiner":  "A\u200cce",
+		"ByteOrderMark":       "\ufeffAce",
+		"SoftHyphen":          "A\u00adce",
+		"WordJoiner":          "A\u2060ce",
+		"LineSeparator":       "Ace\u2028Bea",
+		"ParagraphSeparator":  "Ace\u2029Bea",
+		"PrivateUse":          "Ace\ue000",
+		"Noncharacter":        "Ace\ufdd0",
+		"Control":             "Ace\x07",
+		"Tab":                 "Ace\tBea",
+		"InvalidUTF8":         "Ace\xff",
+		"TagCharacter":        "Ace\U000e0041",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := CleanText("name", s, MaxUserNameLen); ErrorCode(err) != CodeBadUserInput {
+				t.Fatalf("CleanText(%q) = %v, want BAD_USER_INPUT", s, err)
+			}
+		})
+	}
+}
+
+func TestCleanTextNormalisesToNFC(t *testing.T) {
+	decomposed := "Rey Fe\u0301nix" // e + combining acute
+	got, err := CleanText("name", "  "+decomposed+" ", MaxUserNameLen)
+	if err != nil || got != "Rey F\u00e9nix" {
+		t.Fatalf("CleanText = %q, %v", got, err)
+	}
+	for _, s := range []string{"Rey Fénix", "Ōkami", "ジェイ・ホワイト", "Ilja Dragunov 🐻", "Ἀθηνᾶ", "Æon"} {
+		got, err := CleanText("name", s, MaxUserNameLen)
+		if err != nil || got != norm.NFC.String(s) {
+			t.Errorf("CleanText(%q) = %q, %v", s, got, err)
+		}
+	}
+	// The limit counts characters after normalisation.
+	if _, err := CleanText("name", strings.Repeat("e\u0301", MaxUserNameLen), MaxUserNameLen); err != nil {
+		t.Errorf("40 decomposed é: %v", err)
+	}
+}
+
+// FuzzParseTime: never panics; what it accepts is RFC 3339 with an offset within
+// ±23:59 and survives a round trip.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"2026-12-21T10:00:00Z", "2026-12-21T10:00:00+24:00", "2026-12-21T10:00:00.5-23:59", "", "2026-12-21T10:00:00+05:60"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTime(s)
+		if err != nil {
+			if ErrorCode(err) != CodeBadUserInput {
+				t.Fatalf("code %s", ErrorCode(err))
+			}
+			return
+		}
+		if _, off := got.Zone(); off <= -24*3600 || off >= 24*3600 {
+			t.Fatalf("accepted offset %d s in %q", off, s)
+		}
+		back, err := ParseTime(got.Format(time.RFC3339Nano))
+		if err != nil || !back.Equal(got) {
+			t.Fatalf("%q: round trip %v %v", s, back, err)
+		}
+	})
+}
+
+// FuzzCleanText: never panics; what it accepts is NFC, trimmed, within the limit and
+// free of invisible characters, and cleaning it again changes nothing.
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"Ace", " Rey Fe\u0301nix ", "Evil\u202eNomad", "A\u200bce", "\xff", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := CleanText("name", s, MaxUserNameLen)
+		if err != nil {
+			if ErrorCode(err) != CodeBadUserInput {
+				t.Fatalf("code %s", ErrorCode(err))
+			}
+			return
+		}
+		n := utf8.RuneCountInString(got)
+		if n == 0 || n > MaxUserNameLen || !norm.NFC.IsNormalString(got) || strings.IndexFunc(got, invisible) >= 0 || got != strings.TrimSpace(got) {
+			t.Fatalf("accepted %q as %q", s, got)
+		}
+		if again, err := CleanText("name", got, MaxUserNameLen); err != nil || again != got {
+			t.Fatalf("not idempotent: %q → %q → %q, %v", s, got, again, err)
+		}
+	})
+}
+
+func TestCheckPicks(t *testing.T) {
+	id := func(i int) string { return "00000000-0000-4000-8000-" + strings.Repeat("0", 10) + string(rune('0'+i/10)) + string(rune('0'+i%10)) }
+	ok := []Pick{{MatchID: id(1), Team: 0}, {MatchID: id(2), Team: MaxTeams - 1}}
+	if err := CheckPicks(ok); err != nil {
+		t.Fatal(err)
+	}
+	tooMany := make([]Pick, MaxMatches+1)
+	for i := range tooMany {
+		tooMany[i] = Pick{MatchID: id(i), Team: 0}
+	}
+	for name, picks := range map[string][]Pick{
+		"None":         nil,
+		"TooMany":      tooMany,
+		"NotAUUID":     {{MatchID: "m1", Team: 0}},
+		"UpperCase":    {{MatchID: strings.ToUpper("0000000a-0000-4000-8000-000000000001"), Team: 0}},
+		"Twice":        {{MatchID: id(1), Team: 0}, {MatchID: id(1), Team: 1}},
+		"NegativeTeam": {{MatchID: id(1), Team: -1}},
+		"TeamTooHigh":  {{MatchID: id(1), Team: MaxTeams}},
+	} {
+		if err := CheckPicks(picks); ErrorCode(err) != CodeBadUserInput {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
