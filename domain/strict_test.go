@@ -11,21 +11,21 @@ import (
 
 func TestParseTimeOffsets(t *testing.T) {
 	for s, ok := range map[string]bool{
-		"2026-12-21T10:00:00Z":          true,
-		"2026-12-21T10:00:00+23:59":     true,
-		"2026-12-21T10:00:00-23:59":     true,
-		"2026-12-21T10:00:00+00:00":     true,
-		"2026-12-21T10:00:00.123+05:30": true,
-		"2026-12-21T10:00:00+24:00":     false, // issue 9, row 7
-		"2026-12-21T10:00:00-24:00":     false,
-		"2026-12-21T10:00:00+99:00":     false,
-		"2026-12-21T10:00:00+05:60":     false,
-		"2026-12-21T10:00:00+05:99":     false,
-		"2026-12-21T10:00:00":           false, // no offset
-		"2026-12-21 10:00:00Z":          false,
-		"2026-12-21":                    false,
-		"":                              false,
-		"2026-12-21T10:00:00+0530":      false,
+		"2026-12-21T10:00:00Z":                            true,
+		"2026-12-21T10:00:00+23:59":                       true,
+		"2026-12-21T10:00:00-23:59":                       true,
+		"2026-12-21T10:00:00+00:00":                       true,
+		"2026-12-21T10:00:00.123+05:30":                   true,
+		"2026-12-21T10:00:00+24:00":                       false, // issue 9, row 7
+		"2026-12-21T10:00:00-24:00":                       false,
+		"2026-12-21T10:00:00+99:00":                       false,
+		"2026-12-21T10:00:00+05:60":                       false,
+		"2026-12-21T10:00:00+05:99":                       false,
+		"2026-12-21T10:00:00":                             false, // no offset
+		"2026-12-21 10:00:00Z":                            false,
+		"2026-12-21":                                      false,
+		"":                                                false,
+		"2026-12-21T10:00:00+0530":                        false,
 		"2026-12-21T10:00:00Z" + strings.Repeat(" ", 100): false,
 	} {
 		_, err := ParseTime(s)
@@ -136,7 +136,9 @@ func FuzzCleanText(f *testing.F) {
 }
 
 func TestCheckPicks(t *testing.T) {
-	id := func(i int) string { return "00000000-0000-4000-8000-" + strings.Repeat("0", 10) + string(rune('0'+i/10)) + string(rune('0'+i%10)) }
+	id := func(i int) string {
+		return "00000000-0000-4000-8000-" + strings.Repeat("0", 10) + string(rune('0'+i/10)) + string(rune('0'+i%10))
+	}
 	ok := []Pick{{MatchID: id(1), Team: 0}, {MatchID: id(2), Team: MaxTeams - 1}}
 	if err := CheckPicks(ok); err != nil {
 		t.Fatal(err)
