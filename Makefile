@@ -84,16 +84,18 @@ bench-ab:
 	bench/ab.sh $(BASE) $(COUNT)
 
 # The Lambda package for deploy/template.yaml (CodeUri: ../dist/lambda.zip): bootstrap for
-# the provided.al2023 runtime on arm64, static and stripped, zipped by a small Go helper
-# that also checks the zip holds an executable aarch64 ELF named bootstrap and prints the
-# sizes (no zip or file tools needed). lambda/e2e_test.go builds the same package with the
-# same flags for the host and runs it against a fake Lambda Runtime API.
+# the provided.al2023 runtime on arm64, static and stripped, zipped by aws-lambda-go's
+# build-lambda-zip (a go tool pinned in go.mod), then checked by lambda/internal/zipcheck
+# (one executable entry named bootstrap, a static aarch64 ELF; prints the sizes), which
+# build-lambda-zip does not do. No zip or file tools needed. lambda/e2e_test.go builds the
+# same package with the same flags for the host and runs it against a fake Lambda Runtime API.
 LAMBDA_ZIP := dist/lambda.zip
 
 lambda:
 	@mkdir -p dist/lambda
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags "-s -w" -o dist/lambda/bootstrap ./lambda
-	go run ./lambda/internal/pack -arch arm64 -o $(LAMBDA_ZIP) dist/lambda/bootstrap
+	go tool build-lambda-zip -o $(LAMBDA_ZIP) dist/lambda/bootstrap
+	go run ./lambda/internal/zipcheck -arch arm64 $(LAMBDA_ZIP)
 
 lint:
 	@files=$$(git ls-files -co --exclude-standard -- '*.go'); \

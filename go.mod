@@ -4,6 +4,7 @@ go 1.26.8
 
 tool (
 	github.com/99designs/gqlgen
+	github.com/aws/aws-lambda-go/cmd/build-lambda-zip
 	golang.org/x/perf/cmd/benchstat
 	honnef.co/go/tools/cmd/staticcheck
 )
