@@ -67,7 +67,7 @@ func TestParityWithDynamoDBLocal(t *testing.T) {
 		}
 	}
 
-	const writes, checkEvery = 400, 40
+	const writes, checkEvery = 400, 80
 	for i := 1; i <= writes; i++ {
 		e.write(ctx, i)
 		if i%checkEvery == 0 {
