@@ -30,16 +30,19 @@ const DefaultLocalOrigins = "http://localhost:3000,http://localhost:5173,http://
 // Config is the service configuration.
 type Config struct {
 	Mode             Mode
-	Addr             string     // PICKEM_ADDR (local only), default 127.0.0.1:8080
-	TableName        string     // TABLE_NAME, default "pickem"
-	DynamoDBEndpoint string     // DYNAMODB_ENDPOINT: DynamoDB Local or another engine; empty = AWS (Lambda) or the embedded engine (local)
-	DevSecret        string     // PICKEM_DEV_SECRET: HS256 secret for dev tokens (local only)
-	UserPoolID       string     // COGNITO_USER_POOL_ID: verify Cognito ID tokens of this pool
-	ClientID         string     // COGNITO_CLIENT_ID: the app client id tokens must be issued to
-	AllowedOrigins   []string   // PICKEM_ALLOWED_ORIGINS, comma-separated ("*" for any)
-	CostExtension    bool       // PICKEM_COST_EXTENSION
-	Playground       bool       // PICKEM_PLAYGROUND
-	Introspection    bool       // PICKEM_INTROSPECTION
+	Addr             string   // PICKEM_ADDR (local only), default 127.0.0.1:8080
+	TableName        string   // TABLE_NAME, default "pickem"
+	DynamoDBEndpoint string   // DYNAMODB_ENDPOINT: DynamoDB Local or another engine; empty = AWS (Lambda) or the embedded engine (local)
+	DevSecret        string   // PICKEM_DEV_SECRET: HS256 secret for dev tokens (local only)
+	UserPoolID       string   // COGNITO_USER_POOL_ID: verify Cognito ID tokens of this pool
+	ClientID         string   // COGNITO_CLIENT_ID: the app client id tokens must be issued to
+	AllowedOrigins   []string // PICKEM_ALLOWED_ORIGINS, comma-separated ("*" for any)
+	CostExtension    bool     // PICKEM_COST_EXTENSION
+	Playground       bool     // PICKEM_PLAYGROUND
+	Introspection    bool     // PICKEM_INTROSPECTION
+	// TrustedDocuments (PICKEM_TRUSTED_DOCUMENTS): "builtin" or a manifest file; only its
+	// documents run. Lambda only: the local server accepts any document.
+	TrustedDocuments string
 	LogLevel         slog.Level // LOG_LEVEL: debug, info, warn, error
 	// ScoringBudget (PICKEM_SCORING_BUDGET, a Go duration) bounds one scoreEvent call; 0 =
 	// no budget of its own (the request's deadline still bounds it). Default: 20s in Lambda
@@ -66,6 +69,7 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 		TableName:        or(getenv("TABLE_NAME"), "pickem"),
 		DynamoDBEndpoint: getenv("DYNAMODB_ENDPOINT"),
 		DevSecret:        getenv("PICKEM_DEV_SECRET"),
+		TrustedDocuments: getenv("PICKEM_TRUSTED_DOCUMENTS"),
 		UserPoolID:       getenv("COGNITO_USER_POOL_ID"),
 		ClientID:         getenv("COGNITO_CLIENT_ID"),
 	}

@@ -124,7 +124,7 @@ func TestTemplateHeader(t *testing.T) {
 		params = append(params, p)
 	}
 	sort.Strings(params)
-	if want := []string{"AllowedOrigins", "CursorKeys", "LogLevel", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+	if want := []string{"AllowedOrigins", "CursorKeys", "LogLevel", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
 		t.Errorf("parameters %v, want %v", params, want)
 	}
 	for _, o := range []string{"ApiUrl", "TableName"} {
@@ -249,13 +249,14 @@ func TestTemplateFunction(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]string{
-			"TABLE_NAME":             `{"Ref":"Table"}`,
-			"COGNITO_USER_POOL_ID":   `{"Ref":"UserPoolId"}`,
-			"COGNITO_CLIENT_ID":      `{"Ref":"UserPoolClientId"}`,
-			"PICKEM_ALLOWED_ORIGINS": `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
-			"LOG_LEVEL":              `{"Ref":"LogLevel"}`,
-			"PICKEM_SCORING_BUDGET":  `"20s"`,
-			"PICKEM_CURSOR_KEYS":     `{"Ref":"CursorKeys"}`,
+			"TABLE_NAME":               `{"Ref":"Table"}`,
+			"COGNITO_USER_POOL_ID":     `{"Ref":"UserPoolId"}`,
+			"COGNITO_CLIENT_ID":        `{"Ref":"UserPoolClientId"}`,
+			"PICKEM_ALLOWED_ORIGINS":   `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
+			"LOG_LEVEL":                `{"Ref":"LogLevel"}`,
+			"PICKEM_SCORING_BUDGET":    `"20s"`,
+			"PICKEM_CURSOR_KEYS":       `{"Ref":"CursorKeys"}`,
+			"PICKEM_TRUSTED_DOCUMENTS": `{"Ref":"TrustedDocuments"}`,
 		}
 		for name, v := range fn.Environment.Variables {
 			if !read[name] {

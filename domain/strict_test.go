@@ -161,3 +161,51 @@ func TestCheckPicks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidateInput feeds the card and pick validators arbitrary names, points, team
+// counts, match ids and team indices: they never panic, refuse with BAD_USER_INPUT only,
+// and what they accept is within every limit.
+func FuzzValidateInput(f *testing.F) {
+	f.Add("Main Event", "Hangman Page", 10, 2, "00000000-0000-4000-8000-000000000001", 0)
+	f.Add("Ev\u202eil", "A\u200bB", 1001, 17, "not-a-uuid", -1)
+	f.Add(" ", "", 0, 1, "", 16)
+	f.Add(strings.Repeat("x", 101), strings.Repeat("é", 100), MaxMatchPoints, MaxTeams, "00000000-0000-4000-8000-00000000000A", MaxTeams-1)
+	f.Fuzz(func(t *testing.T, name, member string, points, teams int, matchID string, team int) {
+		teams = min(max(teams, -1), MaxTeams+2) // keep allocations small
+		spec := MatchSpec{Name: name, Points: points, Championships: []string{member}}
+		for range max(teams, 0) {
+			spec.Teams = append(spec.Teams, Team{Name: &member, Members: []string{member, name}})
+		}
+		clean, err := CleanMatch(spec)
+		if err != nil {
+			if ErrorCode(err) != CodeBadUserInput {
+				t.Fatalf("CleanMatch code %s", ErrorCode(err))
+			}
+		} else {
+			if clean.Points < 1 || clean.Points > MaxMatchPoints || len(clean.Teams) < MinTeams || len(clean.Teams) > MaxTeams {
+				t.Fatalf("accepted %+v", clean)
+			}
+			for _, s := range append([]string{clean.Name, *clean.Teams[0].Name}, clean.Teams[0].Members...) {
+				if again, err := CleanText("x", s, MaxTextLen); err != nil || again != s {
+					t.Fatalf("accepted an unclean name %q", s)
+				}
+			}
+		}
+		err = CheckPicks([]Pick{{MatchID: matchID, Team: team}})
+		if err != nil {
+			if ErrorCode(err) != CodeBadUserInput {
+				t.Fatalf("CheckPicks code %s", ErrorCode(err))
+			}
+		} else if ValidateMatchID(matchID) != nil || team < 0 || team >= MaxTeams || strings.Contains(matchID, "#") {
+			t.Fatalf("accepted pick %q/%d", matchID, team)
+		}
+		for _, id := range []string{name, member, matchID} {
+			if ValidateEventID(id) == nil && (len(id) > MaxEventIDLen || strings.ContainsAny(id, "# ")) {
+				t.Fatalf("accepted event id %q", id)
+			}
+			if ValidateUserID(id) == nil && (id == "" || len(id) > MaxUserIDLen || strings.ContainsAny(id, "# ")) {
+				t.Fatalf("accepted user id %q", id)
+			}
+		}
+	})
+}

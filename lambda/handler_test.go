@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/pickem/api/auth"
+	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testlog"
 )
@@ -336,6 +337,8 @@ func TestNewFunctionConfig(t *testing.T) {
 		{"PoolWithoutClient", []string{"COGNITO_CLIENT_ID", ""}, "COGNITO_CLIENT_ID"},
 		{"MalformedPool", []string{"COGNITO_USER_POOL_ID", "not-a-pool"}, "COGNITO_USER_POOL_ID"},
 		{"BadLogLevel", []string{"LOG_LEVEL", "loud"}, "LOG_LEVEL"},
+		{"NoCursorKeys", []string{"PICKEM_CURSOR_KEYS", ""}, "PICKEM_CURSOR_KEYS"},
+		{"MissingTrustedDocuments", []string{"PICKEM_TRUSTED_DOCUMENTS", "/nonexistent/manifest.json"}, "trusted documents"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := newFunction(t.Context(), testEnv(t, "unused", tc.extra...), &testlog.Buffer{})
@@ -343,5 +346,27 @@ func TestNewFunctionConfig(t *testing.T) {
 				t.Errorf("newFunction error = %v, want one naming %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestHandlerTrustedDocuments: with PICKEM_TRUSTED_DOCUMENTS=builtin the function runs the
+// frontend's documents and refuses any other before parsing it.
+func TestHandlerTrustedDocuments(t *testing.T) {
+	table := newTable(t)
+	fn, err := newFunction(t.Context(), testEnv(t, table, "PICKEM_TRUSTED_DOCUMENTS", "builtin"), &testlog.Buffer{})
+	if err != nil {
+		t.Fatalf("newFunction: %v", err)
+	}
+	in := &invoker{h: lambda.NewHandler(fn.Handle)}
+	ev := anonymous(fixture(t, fixtureBase64POST))
+	resp, _ := in.invoke(t, marshal(t, withBody(t, ev, frontend.EventList, map[string]any{"first": 3})))
+	if g := graphQL(t, resp); len(g.Errors) != 0 {
+		t.Fatalf("the frontend's EventList: %s", resp.Body)
+	}
+	resp, _ = in.invoke(t, marshal(t, withBody(t, ev, "{ events { edges { cursor } } }", nil)))
+	var g gqlResponse
+	if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || resp.StatusCode != 400 || len(g.Errors) != 1 ||
+		g.Errors[0].Extensions["code"] != "UNTRUSTED_DOCUMENT" {
+		t.Fatalf("an ad-hoc document: status %d %s", resp.StatusCode, resp.Body)
 	}
 }

@@ -6,7 +6,8 @@
 // TABLE_NAME, DYNAMODB_ENDPOINT (optional: another engine), COGNITO_USER_POOL_ID and
 // COGNITO_CLIENT_ID, PICKEM_CURSOR_KEYS (required: the keys that sign page cursors),
 // PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND (both off by
-// default), PICKEM_SCORING_BUDGET (default 20s), LOG_LEVEL. PICKEM_DEV_SECRET is refused: HS256 development tokens
+// default), PICKEM_INTROSPECTION (default off), PICKEM_TRUSTED_DOCUMENTS ("builtin": only
+// the frontend's documents run), PICKEM_SCORING_BUDGET (default 20s), LOG_LEVEL. PICKEM_DEV_SECRET is refused: HS256 development tokens
 // are never accepted in Lambda.
 //
 // Identity: the HTTP API has no JWT authorizer on its routes (an authorizer cannot be
@@ -77,7 +78,14 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 	if err != nil {
 		return nil, err
 	}
+	var trusted map[string]string
+	if cfg.TrustedDocuments != "" {
+		if trusted, err = server.LoadTrustedDocuments(cfg.TrustedDocuments); err != nil {
+			return nil, err
+		}
+	}
 	h, err := server.New(server.Config{
+		TrustedDocuments: trusted,
 		Store: dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
 			dynamo.WithCursorKeys(cfg.CursorKeys...)),
 		Verifier:         verifier,

@@ -116,6 +116,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
+	if cfg.TrustedDocuments != "" {
+		log.Warn("PICKEM_TRUSTED_DOCUMENTS ignored: the local server runs any document")
+	}
 	if len(cfg.CursorKeys) == 0 {
 		// Cursors stay valid across restarts, like the data they point into.
 		key, _, err := dir.Key(cursorKeyFile)

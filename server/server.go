@@ -58,6 +58,10 @@ type Config struct {
 	// Introspection answers __schema and __type (PICKEM_INTROSPECTION). Off, they are
 	// refused before execution; the schema file is the clients' source of truth.
 	Introspection bool
+	// TrustedDocuments, when not nil, is the only documents that run (by hex SHA-256, see
+	// LoadTrustedDocuments); callers in the admin group may send any. Automatic persisted
+	// queries are off then: a client sends a trusted document or its hash.
+	TrustedDocuments map[string]string
 	// Limits bound one request's document and DynamoDB calls (zero values: defaults).
 	Limits       Limits
 	MaxBodyBytes int64
@@ -142,10 +146,15 @@ func NewGraphQL(cfg Config) *handler.Server {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
-	// Extensions run in the order they are added: APQ resolves a hash to its document,
+	// Extensions run in the order they are added: trusted documents (or else APQ) resolve
+	// a hash to its document,
 	// the guard bounds the document before gqlgen validates it and the DynamoDB calls
 	// before anything runs, then gqlgen computes the complexity.
-	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteCache(DefaultAPQCacheBytes, apqWeight)})
+	if cfg.TrustedDocuments != nil {
+		srv.Use(trustedDocuments{byHash: cfg.TrustedDocuments})
+	} else {
+		srv.Use(extension.AutomaticPersistedQuery{Cache: newByteCache(DefaultAPQCacheBytes, apqWeight)})
+	}
 	srv.Use(&guard{limits: limits, introspection: cfg.Introspection, cache: queries})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
 	srv.SetErrorPresenter(presenter(cfg.Logger, cfg.ComplexityLimit))

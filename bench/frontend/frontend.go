@@ -3,6 +3,11 @@
 // texts so that what is measured is what players cause.
 package frontend
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // EventList is screen 1: the 20 newest events (no card, no leaderboard).
 const EventList = `query EventList($first: Int) {
   events(first: $first) {
@@ -71,6 +76,27 @@ const SubmitPrediction = `mutation SubmitPrediction($eventId: ID!, $picks: [Pick
 const ScoreEvent = `mutation ScoreEvent($eventId: ID!) {
   scoreEvent(eventId: $eventId) { eventId predictionsScored standingsChanged transactions }
 }`
+
+// Documents are every operation the frontend sends (and the admin screen that scores),
+// by operation name: the trusted documents of a production deployment.
+func Documents() map[string]string {
+	return map[string]string{
+		"EventList": EventList, "EventCard": EventCard, "ScoredEvent": ScoredEvent, "Standings": Standings,
+		"Profile": Profile, "SubmitPrediction": SubmitPrediction, "ScoreEvent": ScoreEvent,
+	}
+}
+
+// Manifest is the trusted-documents manifest of Documents: each document under the hex
+// SHA-256 of its exact text (the format of GraphQL Codegen's persisted documents and of
+// Apollo's persisted queries hash).
+func Manifest() map[string]string {
+	m := map[string]string{}
+	for _, doc := range Documents() {
+		sum := sha256.Sum256([]byte(doc))
+		m[hex.EncodeToString(sum[:])] = doc
+	}
+	return m
+}
 
 // Request is the JSON body of a GraphQL POST.
 type Request struct {

@@ -1,0 +1,26 @@
+// Command trusted-documents writes the trusted-documents manifest of the frontend's
+// operations (bench/frontend) as JSON: `make trusted-documents` writes
+// server/trusted-documents.json, which the function embeds (PICKEM_TRUSTED_DOCUMENTS=builtin).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/pickem/api/bench/frontend"
+)
+
+func main() {
+	out := flag.String("o", "server/trusted-documents.json", "output file")
+	flag.Parse()
+	b, err := json.MarshalIndent(frontend.Manifest(), "", "  ") // map keys come out sorted
+	if err == nil {
+		err = os.WriteFile(*out, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trusted-documents:", err)
+		os.Exit(1)
+	}
+}
