@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -27,6 +29,9 @@ const (
 	scoringWorkers = 4
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
+	// maxDriftRereads is how many consistent re-reads a player's apparent drift must
+	// survive before it is reported (see driftError).
+	maxDriftRereads = 3
 	// ScoringMargin is the time a scoring run leaves before its request's deadline: it
 	// stops starting new work that much earlier, so that the work in flight and the answer
 	// still fit.
@@ -43,7 +48,19 @@ type scoreJob struct {
 	row      predictionRow
 	rescore  domain.Rescore
 	standing *standingRow // as last read; nil if the player has none this season
+	// driftRereads counts the consistent re-reads made because the prediction and the
+	// standing as read did not add up.
+	driftRereads int
 }
+
+// driftError is a standing that does not add up with the prediction read: it would fall
+// below zero, or is missing though the prediction is scored. The two were read at different
+// moments (the prediction possibly from the index), so it is real drift only if consistent
+// re-reads keep showing it.
+type driftError struct{ err error }
+
+func (d *driftError) Error() string { return d.err.Error() }
+func (d *driftError) Unwrap() error { return d.err }
 
 func newScoreJob(row predictionRow, ev domain.Event) *scoreJob {
 	return &scoreJob{row: row, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.domainPicks(), row.storedScore())}
@@ -132,6 +149,12 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, nil
 	}
 
+	// Start at a random chunk: concurrent calls then mostly work on different players
+	// instead of all conflicting on the first ones.
+	if n := (len(jobs) + playersPerChunk - 1) / playersPerChunk; n > 1 {
+		k := rand.IntN(n) * playersPerChunk
+		jobs = append(jobs[k:], jobs[:k]...)
+	}
 	left, err := s.writeJobs(ctx, ev, jobs, deadline, &report)
 	report.Remaining = left + unseen
 	if err != nil || report.Remaining > 0 {
@@ -158,7 +181,7 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 		d = start.Add(s.scoringBudget)
 	}
 	if dl, ok := ctx.Deadline(); ok {
-		if c := dl.Add(-ScoringMargin); d.IsZero() || c.Before(d) {
+		if c := dl.Add(-s.scoringMargin); d.IsZero() || c.Before(d) {
 			d = c
 		}
 	}
@@ -240,8 +263,14 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 		items := make([]types.TransactWriteItem, 0, 2*len(batch))
 		owner := make([]int, 0, 2*len(batch)) // item index → batch index
 		standings := 0
+		drift := map[int]bool{}
 		for i, j := range batch {
 			pred, st, err := s.scoreItems(j, season, ev.CardVersion)
+			var de *driftError
+			if errors.As(err, &de) && j.driftRereads < maxDriftRereads {
+				drift[i] = true
+				continue
+			}
 			if err != nil {
 				return report, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 			}
@@ -252,6 +281,21 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 				owner = append(owner, i)
 				standings++
 			}
+		}
+		if len(drift) > 0 {
+			// Read those players again, consistently (after a pause: a transaction of
+			// another run may be committing them), and build the batch again.
+			for i := range drift {
+				batch[i].driftRereads++
+			}
+			if err := sleep(ctx, backoff(attempt+1)); err != nil {
+				return report, err
+			}
+			var err error
+			if batch, err = s.reread(ctx, ev, batch, drift); err != nil {
+				return report, err
+			}
+			continue
 		}
 		err := s.transact(ctx, items)
 		if err == nil {
@@ -333,7 +377,7 @@ func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.Transact
 		if j.row.Points != nil {
 			// Scored before, yet no standing: the standing was lost or never written with
 			// the prediction. Report it rather than rebuild it from this event alone.
-			return pred, nil, domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)
+			return pred, nil, &driftError{domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)}
 		}
 		row := standingRow{
 			keys:      keys{PK: userPK(uid), SK: seasonSK(season)},
@@ -353,7 +397,7 @@ func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.Transact
 	st := *j.standing
 	next, err := domain.ApplyDelta(st.toDomain(), d)
 	if err != nil {
-		return pred, nil, err
+		return pred, nil, &driftError{err}
 	}
 	stSK, err := scoreSK(next.Points, uid)
 	if err != nil {
@@ -449,6 +493,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 			continue // another run already wrote it
 		}
 		nj.standing = standings[j.row.PK]
+		nj.driftRereads = j.driftRereads
 		out = append(out, nj)
 	}
 	return out, nil

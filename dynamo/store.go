@@ -41,6 +41,8 @@ type Store struct {
 	scoringBudget time.Duration
 	cursorKeys    [][]byte
 	cursors       *cursorCodec
+	// scoringMargin is ScoringMargin (tests change it).
+	scoringMargin time.Duration
 }
 
 // Option configures a Store.
@@ -60,7 +62,7 @@ func WithCursorKeys(keys ...[]byte) Option {
 
 // New returns a store over table.
 func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now}
+	s := &Store{db: db, table: table, now: time.Now, scoringMargin: ScoringMargin}
 	for _, o := range opts {
 		o(s)
 	}
@@ -86,8 +88,9 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 	return err
 }
 
-// maxTransactAttempts bounds transactRetry's attempts.
-const maxTransactAttempts = 6
+// maxTransactAttempts bounds transactRetry's attempts: with backoff, about a second and
+// a half of waiting at most, typically under one.
+const maxTransactAttempts = 8
 
 // transactRetry runs one transaction like transact and runs it again, after a short
 // backoff, while it is cancelled only for reasons that retrying can cure: another
@@ -128,11 +131,10 @@ func onlyTransient(reasons []types.CancellationReason) bool {
 	return transient
 }
 
-// backoff is the wait before attempt+1: exponential from 10 ms, capped at 500 ms, with
-// full jitter.
+// backoff is the wait before attempt+1: exponential from 25 ms, capped at 1 s, with full
+// jitter.
 func backoff(attempt int) time.Duration {
-	d := 10 * time.Millisecond << min(attempt, 6)
-	d = min(d, 500*time.Millisecond)
+	d := min(25*time.Millisecond<<min(attempt-1, 6), time.Second)
 	return time.Duration(rand.Int64N(int64(d)) + 1)
 }
 
