@@ -114,6 +114,8 @@ type Machine struct {
 	GoVersion     string `json:"goVersion"`
 	LoadAvgBefore string `json:"loadAvgBefore"`
 	LoadAvgAfter  string `json:"loadAvgAfter"`
+	// GC is the Go GC setting the process (API, SDK clients, load generator) ran with.
+	GC string `json:"gc,omitempty"`
 	// DynamoDBLocalJavaOpts are the JVM flags DynamoDB Local ran with.
 	DynamoDBLocalJavaOpts string `json:"dynamoDBLocalJavaOpts,omitempty"`
 }
@@ -291,11 +293,20 @@ func (r *Results) goals() []Goal {
 			Met: len(bad) == 0, Detail: fmt.Sprintf("worst %.2f ms: %s", worst, worstAt) + orEmpty(bad)})
 	}
 
-	// 4. Standings of 100 rows: GraphQL execution under 1 ms.
+	// 4. Standings of 100 rows: GraphQL execution under 1 ms of CPU, with Go's default GC
+	// settings and with the Lambda function's (BenchmarkGraphQLDeployedGC).
 	for _, b := range r.GoBench {
 		if strings.Contains(b.Name, "Standings100") {
-			gs = append(gs, Goal{Goal: "Standings page of 100 rows: GraphQL execution < 1 ms", Met: b.NsPerOp < 1e6,
-				Detail: fmt.Sprintf("%.0f µs/op wall, %.0f µs/op CPU, %.0f allocs/op (%s)", b.NsPerOp/1e3, b.CPUNsPerOp/1e3, b.AllocsPerOp, b.Name)})
+			cpu, what := b.CPUNsPerOp, "CPU"
+			if cpu == 0 {
+				cpu, what = b.NsPerOp, "wall"
+			}
+			gc := "Go's default GC settings"
+			if strings.Contains(b.Name, "DeployedGC") {
+				gc = "the GC settings of deploy/template.yaml"
+			}
+			gs = append(gs, Goal{Goal: fmt.Sprintf("Standings page of 100 rows: GraphQL execution < 1 ms %s per op (%s)", what, gc), Met: cpu < 1e6,
+				Detail: fmt.Sprintf("%.0f µs/op CPU, %.0f µs/op wall, %.0f allocs/op (%s)", b.CPUNsPerOp/1e3, b.NsPerOp/1e3, b.AllocsPerOp, b.Name)})
 		}
 	}
 
@@ -378,6 +389,9 @@ func (r *Results) Markdown() string {
 	if r.Machine.DynamoDBLocalJavaOpts != "" {
 		p(" DynamoDB Local ran with `%s`.", r.Machine.DynamoDBLocalJavaOpts)
 	}
+	if r.Machine.GC != "" {
+		p(" The process ran with `%s`.", r.Machine.GC)
+	}
 	p("\n\n")
 	p("Every screen is the frontend's query (bench/frontend) sent over HTTP (127.0.0.1, keep-alive) to the real handler (`server.New`, cost extension on) as a signed-in player; ")
 	p("its floor is the bare SDK call(s) the screen cannot avoid (bench/floor.go), timed in the same loop, alternating which goes first. Latencies in ms.\n\n")
@@ -451,7 +465,7 @@ func (r *Results) Markdown() string {
 
 	if len(r.GoBench) > 0 {
 		p("\n## GraphQL execution alone (`go test -bench ./bench/gqlexec`, fake store, no network)\n\n")
-		p("The gqlgen handler (`server.NewGraphQL`) called with httptest.NewRecorder over canned pages (10-match cards, realistic rows). cpu-ns/op is the process's CPU time per op: steadier than wall time on a shared machine.\n\n")
+		p("The gqlgen handler (`server.NewGraphQL`) called with httptest.NewRecorder over canned pages (10-match cards, realistic rows). cpu-ns/op is the process's CPU time per op: steadier than wall time on a shared machine. BenchmarkGraphQL runs with Go's default GC settings, BenchmarkGraphQLDeployedGC with the Lambda function's (GOGC and GOMEMLIMIT in deploy/template.yaml). Before/after comparisons of the same screens: `make bench-ab` (bench/README.md).\n\n")
 		p("| benchmark | µs/op | CPU µs/op | B/op | allocs/op |\n|---|---|---|---|---|\n")
 		for _, g := range r.GoBench {
 			p("| %s | %.1f | %.1f | %.0f | %.0f |\n", g.Name, g.NsPerOp/1e3, g.CPUNsPerOp/1e3, g.BytesPerOp, g.AllocsPerOp)

@@ -258,7 +258,18 @@ func TestTemplateFunction(t *testing.T) {
 			"PICKEM_CURSOR_KEYS":       `{"Ref":"CursorKeys"}`,
 			"PICKEM_TRUSTED_DOCUMENTS": `{"Ref":"TrustedDocuments"}`,
 		}
+		// Read by the Go runtime itself; bench/gqlexec's BenchmarkGraphQLDeployedGC uses
+		// the same values.
+		runtimeVars := map[string]string{"GOGC": `"400"`, "GOMEMLIMIT": `"400MiB"`}
+		for name, w := range runtimeVars {
+			if got := js(fn.Environment.Variables[name]); got != w {
+				t.Errorf("%s = %s, want %s", name, got, w)
+			}
+		}
 		for name, v := range fn.Environment.Variables {
+			if _, ok := runtimeVars[name]; ok {
+				continue
+			}
 			if !read[name] {
 				t.Errorf("environment variable %s is not read by config.Load", name)
 			}

@@ -50,3 +50,27 @@ func TestAnswersAreByteIdentical(t *testing.T) {
 		})
 	}
 }
+
+func TestParseGC(t *testing.T) {
+	for _, c := range []struct {
+		gogc, limit string
+		want        GC
+		ok          bool
+	}{
+		{"400", "400MiB", GC{400, 400 << 20}, true},
+		{"off", "1GiB", GC{-1, 1 << 30}, true},
+		{"100", "1048576", GC{100, 1 << 20}, true},
+		{"100", "64KiB", GC{100, 64 << 10}, true},
+		{"-5", "1MiB", GC{}, false},
+		{"400", "400MB", GC{}, false},
+		{"400", "", GC{}, false},
+	} {
+		got, err := ParseGC(c.gogc, c.limit)
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("ParseGC(%q, %q) = %v, %v; want %v ok=%v", c.gogc, c.limit, got, err, c.want, c.ok)
+		}
+	}
+	if _, err := DeployedGC(filepath.Join("..", "..", "deploy", "template.yaml")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -134,8 +135,22 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkGraphQL measures one request per screen through the gqlgen handler alone.
-func BenchmarkGraphQL(b *testing.B) {
+// BenchmarkGraphQL measures one request per screen through the gqlgen handler alone, with
+// the process's GC settings (Go's defaults unless GOGC/GOMEMLIMIT are set).
+func BenchmarkGraphQL(b *testing.B) { benchmarkScreens(b) }
+
+// BenchmarkGraphQLDeployedGC is BenchmarkGraphQL with the GC settings the Lambda function
+// is deployed with (GOGC and GOMEMLIMIT in deploy/template.yaml).
+func BenchmarkGraphQLDeployedGC(b *testing.B) {
+	gc, err := DeployedGC(filepath.Join("..", "..", "deploy", "template.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gc.Apply()()
+	benchmarkScreens(b)
+}
+
+func benchmarkScreens(b *testing.B) {
 	s := NewStore()
 	h := newHandler(s)
 	for _, sc := range screens(s) {

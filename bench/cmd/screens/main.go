@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/bench"
+	"github.com/pickem/api/bench/gqlexec"
 )
 
 func main() {
@@ -44,6 +45,7 @@ func run(ctx context.Context, args []string) error {
 	scaleFlags(fs, "embedded-", "the embedded engine", opts.Scales, bench.EngineEmbedded)
 	fs.IntVar(&opts.LoadWorkers, "workers", opts.LoadWorkers, "load test concurrency")
 	fs.StringVar(&opts.Answers, "answers", "", "write the first answer of every screen to this directory (to compare two versions byte for byte)")
+	gcSetting := fs.String("gc", "deployed", "Go GC settings of the process: deployed (GOGC and GOMEMLIMIT of deploy/template.yaml, as the Lambda function runs) or env (the environment's, Go's defaults if unset)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API, engine if embedded, client) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -60,11 +62,25 @@ func run(ctx context.Context, args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	opts.Engines = strings.Split(*engines, ",")
+	gcNote := "GOGC=" + envOr("GOGC", "100") + " GOMEMLIMIT=" + envOr("GOMEMLIMIT", "none") + " (environment)"
+	switch *gcSetting {
+	case "deployed":
+		gc, err := gqlexec.DeployedGC(filepath.Join("deploy", "template.yaml"))
+		if err != nil {
+			return fmt.Errorf("-gc deployed (run from the repository root): %w", err)
+		}
+		defer gc.Apply()()
+		gcNote = gc.String() + " (deploy/template.yaml)"
+	case "env":
+	default:
+		return fmt.Errorf("-gc %q: want deployed or env", *gcSetting)
+	}
 
 	res, err := bench.Run(ctx, opts, os.Stderr)
 	if err != nil {
 		return err
 	}
+	res.Machine.GC = gcNote
 	if *goBench != "" {
 		f, err := os.Open(*goBench)
 		if err != nil {
@@ -145,4 +161,11 @@ func scaleFlags(fs *flag.FlagSet, prefix, what string, scales map[string]bench.S
 		s.LoadDuration = d
 		return err
 	}))
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
