@@ -18,7 +18,8 @@ import (
 // Time is the GraphQL Time scalar.
 type Time = time.Time
 
-// MarshalTime writes t as RFC 3339 in UTC ("Z").
+// MarshalTime writes t as RFC 3339 in UTC ("Z"). It never returns graphql.Null and never
+// fails: internal/gqlpost marshals Time fields with it directly, without a field context.
 func MarshalTime(t time.Time) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
 		_, _ = io.WriteString(w, strconv.Quote(t.UTC().Format(time.RFC3339)))
