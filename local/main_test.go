@@ -18,6 +18,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/demo"
+	"github.com/pickem/api/internal/embedded"
 	"github.com/pickem/api/internal/testlog"
 )
 
@@ -435,5 +436,33 @@ func TestHelpPrintsNoSecret(t *testing.T) {
 	}
 	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), "-data") {
 		t.Fatalf("help:\n%s", out.String())
+	}
+}
+
+// TestWithAnEndpointOnlyKeysPersist: with DYNAMODB_ENDPOINT the data lives in that engine;
+// -data keeps the keys and no snapshot, and demo data is off unless asked for.
+func TestWithAnEndpointOnlyKeysPersist(t *testing.T) {
+	eng, err := embedded.Start() // stands in for DynamoDB Local
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Stop(context.Background())
+	dir := t.TempDir()
+	s := startLocal(t, dir, map[string]string{"DYNAMODB_ENDPOINT": eng.Endpoint})
+	var d struct {
+		Events struct{ Edges []struct{ Node struct{ ID string } } }
+	}
+	gql(t, s.base, "", `{ events { edges { node { id } } } }`, nil, &d)
+	s.stop(t)
+	if len(d.Events.Edges) != 0 {
+		t.Errorf("demo data loaded into DYNAMODB_ENDPOINT without -seed: %v", d.Events.Edges)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "cursor-key dev-secret" {
+		t.Errorf("-data holds %v, want the keys only", names)
 	}
 }
