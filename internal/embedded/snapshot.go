@@ -132,24 +132,30 @@ func (e *Engine) Load(table, path string) (int, error) {
 }
 
 // AutoSave saves table to path every interval after a change, and once more when ctx
-// ends if anything changed since the last save. It returns when that final save is done,
-// with its error; errors of the periodic saves go to report and are retried next time.
+// ends if anything changed since the last save. A save makes writes wait while the table
+// is read, so after a save that took d the next one waits at least 10×d: writes never
+// wait more than a tenth of the time, however large the table. It returns when the final
+// save is done, with its error; errors of the periodic saves go to report and are retried.
 func (e *Engine) AutoSave(ctx context.Context, table, path string, interval time.Duration, report func(error)) error {
 	saved := e.changes.Load()
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	wait := interval
 	for {
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
+			wait = interval
 			if e.changes.Load() == saved {
 				continue
 			}
+			began := time.Now()
 			if _, c, err := e.Save(table, path); err != nil {
 				report(err)
 			} else {
 				saved = c
 			}
+			wait = max(interval, 10*time.Since(began))
 		case <-ctx.Done():
+			t.Stop()
 			if e.changes.Load() == saved {
 				return nil
 			}

@@ -425,7 +425,7 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 				TableName:      t.Name,
 				Expression:     input.KeyConditionExpression,
 				ExpressionType: interpreter.ExpressionTypeKey,
-				Item:           stored,
+				Item:           keyAttributes(ks, stored),
 				Aliases:        input.Aliases,
 				Attributes:     input.ExpressionAttributeValues,
 			})
@@ -461,6 +461,22 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 	}
 
 	return items, t.getLastKey(last, input.Limit, count, count, int64(keys.n), idx), nil
+}
+
+// keyAttributes returns the attributes of item a key condition on ks may name: its hash and
+// range key. The interpreter converts every attribute it is given, so handing it the key
+// alone keeps a Query's cost per item independent of the item's size.
+func keyAttributes(ks keySchema, item map[string]*types.Item) map[string]*types.Item {
+	keys := make(map[string]*types.Item, 2)
+	if v, ok := item[ks.HashKey]; ok {
+		keys[ks.HashKey] = v
+	}
+
+	if v, ok := item[ks.RangeKey]; ok && ks.RangeKey != "" {
+		keys[ks.RangeKey] = v
+	}
+
+	return keys
 }
 
 // searchResult applies the filter expression to a stored item that matched the key
