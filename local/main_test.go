@@ -450,7 +450,9 @@ func TestWithAnEndpointOnlyKeysPersist(t *testing.T) {
 	dir := t.TempDir()
 	s := startLocal(t, dir, map[string]string{"DYNAMODB_ENDPOINT": eng.Endpoint})
 	var d struct {
-		Events struct{ Edges []struct{ Node struct{ ID string } } }
+		Events struct {
+			Edges []struct{ Node struct{ ID string } }
+		}
 	}
 	gql(t, s.base, "", `{ events { edges { node { id } } } }`, nil, &d)
 	s.stop(t)
