@@ -60,9 +60,12 @@ func WithCursorKeys(keys ...[]byte) Option {
 	return func(s *Store) { s.cursorKeys = append([][]byte(nil), keys...) }
 }
 
-// New returns a store over table.
+// New returns a store over table. Every DynamoDB error that trying again later can cure
+// (throttling, TransactionConflict, timeouts, resets, the request's deadline; see
+// retryable), once the client's own retries are spent, reaches the store's callers as
+// UNAVAILABLE.
 func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, scoringMargin: ScoringMargin}
+	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin}
 	for _, o := range opts {
 		o(s)
 	}

@@ -116,6 +116,7 @@ func New(cfg Config) (http.Handler, error) {
 			message: "no such path: the API is at /graphql"})
 	})
 	var h http.Handler = mux
+	h = answerBeforeDeadline(h)
 	h = noteCaller(h)
 	h = auth.Middleware(cfg.Verifier, cfg.AuthorizerClaims, h)
 	h = withCORS(cfg.AllowedOrigins, cfg.Logger, h)
@@ -208,14 +209,18 @@ func tokenError(err error) *graphql.Response {
 }
 
 // presenter maps domain errors to extensions.code with their safe message, keeps gqlgen's
-// own codes (parse, validation, complexity), and turns anything else into INTERNAL, logged.
+// own codes (parse, validation, complexity), and turns anything else into INTERNAL, logged
+// (UNAVAILABLE is logged too, as a warning with its cause).
 func presenter(log *slog.Logger, complexityLimit int) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var de *domain.Error
 		if errors.As(err, &de) {
-			if de.Code == domain.CodeInternal {
+			switch de.Code {
+			case domain.CodeInternal:
 				log.ErrorContext(ctx, "internal error", "err", err.Error(), "path", gqlErr.Path.String())
+			case domain.CodeUnavailable: // throttling, conflicts, timeouts: worth watching
+				log.WarnContext(ctx, "unavailable", "err", err.Error(), "path", gqlErr.Path.String())
 			}
 			gqlErr.Message = de.Message
 			gqlErr.Extensions = map[string]any{"code": string(de.Code)}

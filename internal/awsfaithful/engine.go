@@ -51,6 +51,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,6 +106,17 @@ type Engine struct {
 	txHold  time.Duration
 	locks   map[string]*holder // item key → the request holding it
 	stopped bool
+
+	throttled, conflicts atomic.Int64 // requests refused, for Faults
+}
+
+// FaultCounts counts what the engine refused: requests (or transactions, or batch items)
+// throttled, and transactions or writes refused for a TransactionConflict.
+type FaultCounts struct{ Throttled, Conflicts int64 }
+
+// Faults returns what the engine has refused so far.
+func (e *Engine) Faults() FaultCounts {
+	return FaultCounts{Throttled: e.throttled.Load(), Conflicts: e.conflicts.Load()}
 }
 
 // Start starts an engine in front of cfg.Upstream on a loopback port.
@@ -174,6 +186,15 @@ func (e *Engine) Used() map[capacity.Partition]capacity.Usage {
 		return nil
 	}
 	return e.meter.Used()
+}
+
+// SetCapacity replaces Config.Capacity's limits (every partition starts with a full
+// bucket). The engine must have been started with a Config.Capacity: a nil one turns
+// metering off for good.
+func (e *Engine) SetCapacity(limit func(capacity.Partition) capacity.Rate) {
+	if e.meter != nil {
+		e.meter.SetLimit(limit)
+	}
 }
 
 // SetTransactionHold changes Config.TransactionHold for transactions that start later.

@@ -3,6 +3,7 @@ package awsfaithful_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -480,5 +481,52 @@ func TestBatchesLeaveThrottledItemsUnprocessed(t *testing.T) {
 	}
 	if n, u := len(got.Responses[table]), len(got.UnprocessedKeys[table].Keys); n != 2 || u != 1 {
 		t.Fatalf("%d items read, %d keys unprocessed; want 2 and 1", n, u)
+	}
+}
+
+// Toxiproxy between the client and the engine: latency delays answers, a reset fails the
+// call at once, a black hole never answers (the client's timeout ends the attempt), and
+// Clear restores the connection.
+func TestNetworkFaults(t *testing.T) {
+	eng := awsfaithful.New(t, awsfaithful.Config{})
+	netw := awsfaithful.NewNetwork(t, eng.Endpoint())
+	httpc := &http.Client{Timeout: time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	t.Cleanup(httpc.CloseIdleConnections)
+	db := dynamotest.Client(t, noRetries, func(o *dynamodb.Options) {
+		o.BaseEndpoint, o.HTTPClient = aws.String(netw.Endpoint()), httpc
+	})
+	table := newTable(t, db)
+	get := func() (time.Duration, error) {
+		start := time.Now()
+		_, err := db.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: row("A", "1")})
+		return time.Since(start), err
+	}
+	if _, err := get(); err != nil {
+		t.Fatalf("no fault: %v", err)
+	}
+	if err := netw.Latency(300 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := get(); err != nil || took < 300*time.Millisecond {
+		t.Fatalf("latency: took %v, %v; want an answer after at least 300ms", took, err)
+	}
+	netw.Clear()
+	if err := netw.ResetPeer(); err != nil {
+		t.Fatal(err)
+	}
+	// A reused connection reads EOF; a new one, "connection reset by peer".
+	if _, err := get(); err == nil || !(strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "EOF")) {
+		t.Fatalf("reset: %v, want a connection reset", err)
+	}
+	netw.Clear()
+	if err := netw.BlackHole(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(); err == nil || !strings.Contains(err.Error(), "Client.Timeout") {
+		t.Fatalf("black hole: %v, want the client's timeout", err)
+	}
+	netw.Clear()
+	if _, err := get(); err != nil {
+		t.Fatalf("after Clear: %v", err)
 	}
 }

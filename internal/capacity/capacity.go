@@ -254,6 +254,15 @@ func NewMeter(limit func(Partition) Rate, now func() time.Time) *Meter {
 	return &Meter{limit: limit, now: now, buckets: map[Partition]*bucket{}, used: map[Partition]Usage{}}
 }
 
+// SetLimit replaces the limit function; every partition starts again with a full bucket
+// of its new rate. Units used so far stay counted.
+func (m *Meter) SetLimit(limit func(Partition) Rate) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.limit = limit
+	m.buckets = map[Partition]*bucket{}
+}
+
 // Uniform returns a limit function giving every partition r.
 func Uniform(r Rate) func(Partition) Rate { return func(Partition) Rate { return r } }
 
