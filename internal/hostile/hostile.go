@@ -34,11 +34,11 @@ func Shapes() []Shape {
 		{"Row2RepeatedRoot7000", func(salt int) Request { return RepeatedRoot(7000, salt) }},
 		{"Row10FragmentDoubling24", func(salt int) Request { return FragmentDoubling(24, salt) }},
 		{"Directives3000", func(salt int) Request { return Directives(3000, salt) }},
-		{"IntrospectionAliases300", func(salt int) Request { return IntrospectionAliases(300, salt) }},
+		{"IntrospectionAliases300", func(salt int) Request { return IntrospectionAliases(300, salt, true) }},
 		{"IntrospectionDepth40", func(salt int) Request { return IntrospectionDepth(40, salt) }},
 		{"Operations2000", func(salt int) Request { return Operations(2000, salt) }},
 		{"FragmentFanout", func(salt int) Request { return FragmentFanout(salt) }},
-		{"IntrospectionAliases28", func(salt int) Request { return IntrospectionAliases(28, salt) }},
+		{"IntrospectionAliases28", func(salt int) Request { return IntrospectionAliases(28, salt, false) }},
 		// The most expensive documents the default limits let through: what a client can
 		// still make the server do.
 		{"WithinLimitsIntrospectionQuery", func(salt int) Request { return Request{Query: IntrospectionQuery + fmt.Sprintf("#%d", salt)} }},
@@ -207,12 +207,17 @@ func Directives(n, salt int) Request {
 	return Request{Query: "{ me" + strings.Repeat(" @include(if: true)", n) + fmt.Sprintf(" { id } } #%d", salt)}
 }
 
-// IntrospectionAliases asks for the schema's types and fields n times.
-func IntrospectionAliases(n, salt int) Request {
+// IntrospectionAliases asks for the schema's types and fields n times (with their types
+// when withTypes).
+func IntrospectionAliases(n, salt int, withTypes bool) Request {
+	sel := "types { name fields { name } }"
+	if withTypes {
+		sel = "types { name fields { name type { name } } }"
+	}
 	var b strings.Builder
 	b.WriteString("{")
 	for i := range n {
-		fmt.Fprintf(&b, " s%d: __schema { types { name fields { name } } }", i)
+		fmt.Fprintf(&b, " s%d: __schema { %s }", i, sel)
 	}
 	fmt.Fprintf(&b, " } #%d", salt)
 	return Request{Query: b.String()}
