@@ -95,6 +95,9 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		w.Header().Set("Allow", "GET, POST, OPTIONS")
 		rerr = badRequest(http.StatusMethodNotAllowed, "method %s is not allowed: use POST (or GET for queries)", excerpt(r.Method))
 	}
+	if rerr == nil && !validOperationName(params.OperationName) {
+		rerr = badRequest(http.StatusBadRequest, "operationName must be a GraphQL name of at most %d characters", maxNameLen)
+	}
 	if rerr != nil {
 		writeErrors(w, ctype, rerr.status, &gqlerror.Error{Message: rerr.message,
 			Extensions: map[string]any{"code": string(rerr.code)}})
@@ -128,6 +131,24 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		return
 	}
 	writeResponse(w, ctype, http.StatusOK, resp) // response.go: data is not re-encoded
+}
+
+// maxNameLen bounds an operation name (the frontend's longest has 16 characters).
+const maxNameLen = 128
+
+// validOperationName reports whether s is empty or a GraphQL name ([_A-Za-z][_0-9A-Za-z]*)
+// of at most maxNameLen characters: gqlgen quotes it unescaped in "operation … not found".
+func validOperationName(s string) bool {
+	if len(s) > maxNameLen {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // postBody is the JSON body of a GraphQL POST.
@@ -314,28 +335,35 @@ func excerptAt(body []byte, offset int) string {
 }
 
 // clipMessage bounds what an error message can quote of the input: every double-quoted
-// part (gqlparser quotes names, tokens and values) is cut to maxQuoted bytes, and the
-// whole message to maxMessage bytes.
+// part (gqlparser quotes names, tokens and values) and every run without spaces (values it
+// prints bare) is cut to maxQuoted bytes, and the whole message to maxMessage bytes.
 func clipMessage(msg string) string {
-	if !strings.Contains(msg, `"`) {
-		return shorten(msg, maxMessage)
+	if len(msg) <= maxQuoted {
+		return msg
 	}
 	var b strings.Builder
-	for {
-		open := strings.IndexByte(msg, '"')
-		if open < 0 {
-			break
+	for len(msg) > 0 {
+		if msg[0] == '"' {
+			if end := strings.IndexByte(msg[1:], '"'); end >= 0 {
+				b.WriteByte('"')
+				b.WriteString(shorten(msg[1:1+end], maxQuoted))
+				b.WriteByte('"')
+				msg = msg[1+end+1:]
+				continue
+			}
 		}
-		end := strings.IndexByte(msg[open+1:], '"')
-		if end < 0 {
-			break
+		if msg[0] == ' ' || msg[0] == '\n' {
+			b.WriteByte(msg[0])
+			msg = msg[1:]
+			continue
 		}
-		b.WriteString(msg[:open+1])
-		b.WriteString(shorten(msg[open+1:open+1+end], maxQuoted))
-		b.WriteByte('"')
-		msg = msg[open+1+end+1:]
+		word := strings.IndexAny(msg[1:], " \n\"")
+		if word < 0 {
+			word = len(msg) - 1
+		}
+		b.WriteString(shorten(msg[:1+word], maxQuoted))
+		msg = msg[1+word:]
 	}
-	b.WriteString(msg)
 	return shorten(b.String(), maxMessage)
 }
 
