@@ -187,8 +187,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if name == "create-event" && ge.has("CONFLICT") {
 			fmt.Fprintln(stderr, "admin: the event already exists; nothing was changed (print it with `admin card -event <id>`)")
 		}
-		if ge.has("UNAUTHENTICATED") || ge.has("FORBIDDEN") {
-			fmt.Fprintln(stderr, "admin: this needs an admin token: -token or PICKEM_TOKEN; against a local server the command mints one from its dev secret (PICKEM_DEV_SECRET or -data, default .pickem)")
+		switch {
+		case ge.has("UNAUTHENTICATED"):
+			fmt.Fprintln(stderr, "admin: the API refused the token: give an admin token with -token or PICKEM_TOKEN; against a local server give none, and the command signs one with the server's dev secret (PICKEM_DEV_SECRET or -data, default .pickem)")
+		case ge.has("FORBIDDEN"):
+			fmt.Fprintln(stderr, "admin: this needs an admin token: -token or PICKEM_TOKEN; against a local server give none, and the command signs one with the server's dev secret (PICKEM_DEV_SECRET or -data, default .pickem)")
 		}
 		return 1
 	default:
