@@ -30,10 +30,13 @@ const scoreOp = `mutation Score($id: ID!, $dryRun: Boolean) {
 // AWS); CONFLICT (the card changed meanwhile) and UNAVAILABLE (contention) are worth
 // another call too.
 const (
-	scoreIdleWait  = time.Second
 	maxIdleCalls   = 30
 	maxFailedCalls = 5
 )
+
+// scoreIdleWait is the pause before calling again after a call that wrote nothing or
+// failed with CONFLICT or UNAVAILABLE (tests shorten it).
+var scoreIdleWait = time.Second
 
 func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 	id := fs.String("event", "", "event id")
