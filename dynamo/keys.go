@@ -43,6 +43,8 @@ const (
 	prefixCard    = "CARD#"
 	prefixScore   = "SCORE#"
 	prefixPending = "UNSCORED#"
+	// pendingUpper is just above every "UNSCORED#…" key.
+	pendingUpper = "UNSCORED$"
 	prefixCount   = "COUNT#"
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -109,56 +108,92 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err := domain.CheckScorable(ev, s.now()); err != nil {
 		return report, err
 	}
-	rows, err := s.readPredictions(ctx, eid)
-	if err != nil {
-		return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-	}
-	var jobs []*scoreJob
-	for _, row := range rows {
-		j := newScoreJob(row, ev)
-		if j.rescore.Newer {
-			return report, cardOutdated(ev)
-		}
-		if j.rescore.Write {
-			jobs = append(jobs, j)
-		}
-	}
-	// Predictions the index does not show yet (the count is consistent, the index is not).
 	// An event whose predictions were all made before prediction counts existed has no
 	// count item: its completeness rests on what the index shows, as it did then.
-	if len(card.counts) == 0 && len(rows) > 0 {
-		card.counts = nil
+	legacy := len(card.counts) == 0
+
+	// Read the predictions page by page, the ones never scored first, and write as they
+	// come: a call under a budget reads only as far as it writes.
+	w := s.newChunkWriter(ctx, ev, deadline, &report, dryRun)
+	seen := map[string]bool{}
+	var last map[string]types.AttributeValue // the last prediction read, when the read stopped early
+	for _, r := range [][2]string{{prefixPending, pendingUpper}, {prefixScore, scoreUpper}} {
+		q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+			And(expression.Key(attrGSISK).Between(expression.Value(r[0]), expression.Value(r[1]))), 0, true)
+		if err != nil {
+			return report, fmt.Errorf("dynamo: score %s: %w", event, err)
+		}
+		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			var row predictionRow
+			if err := row.decode(item); err != nil {
+				return false, err
+			}
+			if seen[row.UserID] {
+				// Read twice: a concurrent run moved its score key past this paginated
+				// read. Two writes to one item in a transaction would be refused;
+				// conditions take care of which copy is current.
+				return true, nil
+			}
+			seen[row.UserID] = true
+			j := newScoreJob(row, ev)
+			if j.rescore.Newer {
+				return false, cardOutdated(ev)
+			}
+			if j.rescore.Write && !w.add(j) {
+				last = item
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			w.wait()
+			if domain.ErrorCode(err) == domain.CodeConflict {
+				return report, err
+			}
+			return report, fmt.Errorf("dynamo: score %s: %w", event, err)
+		}
+		if last != nil {
+			break
+		}
 	}
-	unseen := card.predictions() - len(rows)
-	if card.counts == nil {
+	if last == nil {
+		w.flush()
+	}
+	if err := w.wait(); err != nil {
+		return report, err
+	}
+	report.Remaining = w.left()
+	if dryRun {
+		report.Remaining += w.started // a dry run starts nothing: all it found is left
+	}
+
+	if last != nil {
+		// Stopped early: what the index still shows as never scored after the last row
+		// read needs a write too (a lower bound: rows scored before may need one as well).
+		if itemString(last, attrGSISK) > prefixPending {
+			n, err := s.countAfter(ctx, eid, last)
+			if err != nil {
+				return report, fmt.Errorf("dynamo: score %s: %w", event, err)
+			}
+			report.Remaining += n
+		}
+		return report, nil
+	}
+	// Predictions the index does not show yet (the count is consistent, the index is not).
+	unseen := card.predictions() - len(seen)
+	if legacy {
 		unseen = 0
 	}
 	if unseen < 0 {
-		return report, domain.Errorf(domain.CodeInternal, "event %q shows %d predictions but its prediction count says %d: the count has drifted", event, len(rows), card.predictions())
+		return report, domain.Errorf(domain.CodeInternal, "event %q shows %d predictions but its prediction count says %d: the count has drifted", event, len(seen), card.predictions())
 	}
+	report.Remaining += unseen
 	if dryRun {
-		report.PredictionsScored = len(jobs)
-		for _, j := range jobs {
-			if !j.rescore.Delta.Zero() {
-				report.StandingsChanged++
-			}
-		}
-		report.Transactions = (len(jobs) + playersPerTransaction - 1) / playersPerTransaction
-		report.Remaining = len(jobs) + unseen
 		report.Complete = report.Remaining == 0 && ev.Stored == domain.StateScored
 		return report, nil
 	}
-
-	// Start at a random chunk: concurrent calls then mostly work on different players
-	// instead of all conflicting on the first ones.
-	if n := (len(jobs) + playersPerChunk - 1) / playersPerChunk; n > 1 {
-		k := rand.IntN(n) * playersPerChunk
-		jobs = append(jobs[k:], jobs[:k]...)
-	}
-	left, err := s.writeJobs(ctx, ev, jobs, deadline, &report)
-	report.Remaining = left + unseen
-	if err != nil || report.Remaining > 0 {
-		return report, err
+	if report.Remaining > 0 {
+		return report, nil
 	}
 	if ev.Stored == domain.StateScored && report.PredictionsScored == 0 {
 		// Everything was seen reflecting the card (read consistently at the start) and
@@ -166,11 +201,41 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		report.Complete = true
 		return report, nil
 	}
-	if err := s.markScored(ctx, ev, card.counts); err != nil {
+	counts := card.counts
+	if legacy {
+		counts = nil
+	}
+	if err := s.markScored(ctx, ev, counts); err != nil {
 		return report, err
 	}
 	report.Complete = true
 	return report, nil
+}
+
+// countAfter counts the predictions of an event the index shows as never scored after
+// item (one of them), with Select COUNT (no item comes back).
+func (s *Store) countAfter(ctx context.Context, eid eventID, item map[string]types.AttributeValue) (int, error) {
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).Between(expression.Value(prefixPending), expression.Value(pendingUpper))), 0, true)
+	if err != nil {
+		return 0, err
+	}
+	q.Select = types.SelectCount
+	q.ExclusiveStartKey = map[string]types.AttributeValue{
+		attrPK: item[attrPK], attrSK: item[attrSK], attrGSIPK: item[attrGSIPK], attrGSISK: item[attrGSISK],
+	}
+	n := 0
+	for {
+		out, err := s.db.Query(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		n += int(out.Count)
+		if len(out.LastEvaluatedKey) == 0 {
+			return n, nil
+		}
+		q.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // scoringDeadline is when a scoring run that started at start stops starting work: after
@@ -188,66 +253,92 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 	return d
 }
 
-// readPredictions enumerates an event's predictions from the index (everything after the
-// card's key range), once each: a paginated read may meet one twice when a concurrent run
-// moves its score key past the read, and two writes to one item in a transaction would be
-// refused (conditions take care of which copy is current).
-func (s *Store) readPredictions(ctx context.Context, eid eventID) ([]predictionRow, error) {
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.readPartition(ctx, q, 0)
-	if err != nil {
-		return nil, err
-	}
-	seen := make(map[string]bool, len(p.predictions))
-	out := p.predictions[:0]
-	for _, row := range p.predictions {
-		if !seen[row.UserID] {
-			seen[row.UserID] = true
-			out = append(out, row)
-		}
-	}
-	return out, nil
+// chunkWriter writes scoring jobs in chunks of playersPerChunk (their standings read in
+// one consistent BatchGetItem, then their transactions), scoringWorkers chunks at a time,
+// as a call's read finds them. It starts no chunk once the deadline (if not zero) has
+// passed, except the first. A dry run only counts what it would write.
+type chunkWriter struct {
+	s        *Store
+	ev       domain.Event
+	deadline time.Time
+	dryRun   bool
+	g        *errgroup.Group
+	gctx     context.Context
+
+	pending []*scoreJob // read, not started
+	started int
+
+	mu     sync.Mutex // guards report
+	report *domain.ScoreReport
 }
 
-// writeJobs writes jobs in chunks of playersPerChunk (their standings read in one
-// consistent BatchGetItem, then their transactions), scoringWorkers chunks at a time. It
-// starts no new chunk once deadline (if not zero) has passed, but always starts the first.
-// It adds what it wrote to report and returns how many jobs it never started.
-func (s *Store) writeJobs(ctx context.Context, ev domain.Event, jobs []*scoreJob, deadline time.Time, report *domain.ScoreReport) (int, error) {
-	var mu sync.Mutex
+func (s *Store) newChunkWriter(ctx context.Context, ev domain.Event, deadline time.Time, report *domain.ScoreReport, dryRun bool) *chunkWriter {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(scoringWorkers)
-	started := 0
-	for started < len(jobs) {
-		if started > 0 && !deadline.IsZero() && !time.Now().Before(deadline) {
-			break
-		}
-		chunk := jobs[started:min(started+playersPerChunk, len(jobs))]
-		started += len(chunk)
-		g.Go(func() error {
-			if err := s.readStandings(gctx, ev.Season(), chunk); err != nil {
-				return fmt.Errorf("dynamo: score %s: read standings: %w", ev.ID, err)
-			}
-			for b := 0; b < len(chunk); b += playersPerTransaction {
-				r, err := s.scoreBatch(gctx, ev, chunk[b:min(b+playersPerTransaction, len(chunk))])
-				mu.Lock()
-				report.PredictionsScored += r.PredictionsScored
-				report.StandingsChanged += r.StandingsChanged
-				report.Transactions += r.Transactions
-				mu.Unlock()
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	return len(jobs) - started, g.Wait()
+	return &chunkWriter{s: s, ev: ev, deadline: deadline, dryRun: dryRun, g: g, gctx: gctx, report: report}
 }
+
+// add queues j and starts a chunk when one is full. It returns false once the deadline
+// has stopped the writer (j stays pending).
+func (w *chunkWriter) add(j *scoreJob) bool {
+	w.pending = append(w.pending, j)
+	if len(w.pending) < playersPerChunk {
+		return true
+	}
+	return w.start()
+}
+
+// flush starts the last, partial chunk (subject to the deadline like any other).
+func (w *chunkWriter) flush() {
+	if len(w.pending) > 0 {
+		w.start()
+	}
+}
+
+// left is how many jobs were read but never started.
+func (w *chunkWriter) left() int { return len(w.pending) }
+
+func (w *chunkWriter) start() bool {
+	if w.dryRun {
+		w.report.PredictionsScored += len(w.pending)
+		for _, j := range w.pending {
+			if !j.rescore.Delta.Zero() {
+				w.report.StandingsChanged++
+			}
+		}
+		w.report.Transactions += (len(w.pending) + playersPerTransaction - 1) / playersPerTransaction
+		w.started += len(w.pending)
+		w.pending = nil
+		return true
+	}
+	if w.started > 0 && !w.deadline.IsZero() && !time.Now().Before(w.deadline) {
+		return false
+	}
+	chunk := w.pending
+	w.pending = nil
+	w.started += len(chunk)
+	w.g.Go(func() error {
+		if err := w.s.readStandings(w.gctx, w.ev.Season(), chunk); err != nil {
+			return fmt.Errorf("dynamo: score %s: read standings: %w", w.ev.ID, err)
+		}
+		for b := 0; b < len(chunk); b += playersPerTransaction {
+			r, err := w.s.scoreBatch(w.gctx, w.ev, chunk[b:min(b+playersPerTransaction, len(chunk))])
+			w.mu.Lock()
+			w.report.PredictionsScored += r.PredictionsScored
+			w.report.StandingsChanged += r.StandingsChanged
+			w.report.Transactions += r.Transactions
+			w.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return true
+}
+
+// wait waits for the chunks started and returns the first error.
+func (w *chunkWriter) wait() error { return w.g.Wait() }
 
 // scoreBatch writes one batch of players in one transaction, re-reading and retrying the
 // players whose conditions failed until the batch has nothing left to write. It reports

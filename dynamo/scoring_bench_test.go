@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"fmt"
+	"os"
+	"reflect"
 	"testing"
 	"time"
 
@@ -72,7 +74,7 @@ func BenchmarkScoreEvent(b *testing.B) {
 				}
 
 				again := scScoreRun(b, e.after, ev.ID, false)
-				if again != (domain.ScoreReport{EventID: ev.ID}) {
+				if again != (domain.ScoreReport{EventID: ev.ID, Complete: true}) {
 					b.Fatalf("a second run changed something: %+v", again)
 				}
 				e.snapshot().checkSums(b)
@@ -86,6 +88,85 @@ func BenchmarkScoreEvent(b *testing.B) {
 			b.ReportMetric(scoring/bare, "scoring/bare")
 		})
 	}
+}
+
+// BenchmarkScoreEventBudget scores 10,000 predictions (the data of BenchmarkScoreEvent) in
+// calls of a time budget — PICKEM_SCORING_BUDGET from the environment, default 2s — until a
+// call reports complete, as the admin command does:
+//
+//	flock /work/.bench.lock go test ./dynamo/ -run '^$' -bench ScoreEventBudget -benchtime 1x
+//
+// Outside the timer a twin table holding the very same items (copied) is scored by one
+// unbudgeted call first; after the budgeted calls the two tables must be identical, item
+// for item. Metrics: scoreEvent calls, DynamoDB calls and capacity of the budgeted calls,
+// the longest call (budget + the chunks in flight), and the unbudgeted run's time and
+// DynamoDB calls.
+func BenchmarkScoreEventBudget(b *testing.B) {
+	const n = 10000
+	budget := 2 * time.Second
+	if v := os.Getenv("PICKEM_SCORING_BUDGET"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("PICKEM_SCORING_BUDGET: %v", err)
+		}
+		budget = d
+	}
+	var calls, dbCalls, rcu, wcu, longest, whole, wholeCalls float64
+	for range b.N {
+		b.StopTimer()
+		e := newScEnv(b)
+		ev, _ := scBenchData(e, n)
+		twin := newScEnv(b)
+		scBatchWrite(b, twin.client, twin.table, e.snapshot().items)
+		tctx, tcost := WithCost(scCtx(b))
+		start := time.Now()
+		rep, err := twin.after.ScoreEvent(tctx, ev.ID, false)
+		scOK(b, err)
+		whole += time.Since(start).Seconds()
+		wholeCalls += float64(tcost.Snapshot().Calls)
+		if !rep.Complete || rep.PredictionsScored != n {
+			b.Fatalf("unbudgeted run: %+v", rep)
+		}
+
+		s := New(e.client, e.table, WithClock(func() time.Time { return scAfter }), WithScoringBudget(budget))
+		ctx, cost := WithCost(scCtx(b))
+		b.StartTimer()
+		for {
+			began := time.Now()
+			rep, err := s.ScoreEvent(ctx, ev.ID, false)
+			longest = max(longest, time.Since(began).Seconds())
+			calls++
+			scOK(b, err)
+			b.Logf("call %d: %.2fs, %d predictions, %d transactions, %d remaining, complete %v",
+				int(calls), time.Since(began).Seconds(), rep.PredictionsScored, rep.Transactions, rep.Remaining, rep.Complete)
+			if rep.Complete {
+				break
+			}
+		}
+		b.StopTimer()
+		snap := cost.Snapshot()
+		dbCalls += float64(snap.Calls)
+		if snap.ReadCapacityUnits != nil {
+			rcu += *snap.ReadCapacityUnits
+		}
+		if snap.WriteCapacityUnits != nil {
+			wcu += *snap.WriteCapacityUnits
+		}
+		got, want := e.snapshot(), twin.snapshot()
+		got.checkSums(b)
+		if !reflect.DeepEqual(got.items, want.items) {
+			b.Fatalf("the budgeted calls left a table different from one unbudgeted call")
+		}
+		b.Logf("table identical to the unbudgeted twin: %d items", len(got.items))
+	}
+	N := float64(b.N)
+	b.ReportMetric(calls/N, "scoreEvent-calls/op")
+	b.ReportMetric(dbCalls/N, "calls/op")
+	b.ReportMetric(rcu/N, "RCU/op")
+	b.ReportMetric(wcu/N, "WCU/op")
+	b.ReportMetric(longest, "longest-call-s")
+	b.ReportMetric(whole/N, "unbudgeted-s/op")
+	b.ReportMetric(wholeCalls/N, "unbudgeted-calls/op")
 }
 
 // BenchmarkScoreEventBare times the bare writes alone (see BenchmarkScoreEvent), for the
