@@ -201,8 +201,10 @@ type ScoreReport struct {
 	// returns Complete false; calling it again continues.
 	Complete bool
 	// Remaining is how many predictions are known still to need a write when the run
-	// returned: a lower bound (predictions the index has not shown yet are counted, but a
-	// prediction is only known to need a write once read). 0 when Complete. A dry run
-	// reports the same figure a real run would start from.
+	// returned: those it read and did not write, those the index shows as never scored,
+	// and (once it has read them all) those the event's prediction count says exist but
+	// the index does not show yet. A lower bound: a scored prediction not read yet may need
+	// a write after a correction. 0 when Complete. A dry run reports the figure a real run
+	// starts from.
 	Remaining int
 }
