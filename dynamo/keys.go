@@ -45,7 +45,7 @@ const (
 	prefixPending = "UNSCORED#"
 	// pendingUpper is just above every "UNSCORED#…" key.
 	pendingUpper = "UNSCORED$"
-	prefixCount   = "COUNT#"
+	prefixCount  = "COUNT#"
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.
 	scoreUpper = "SCORE$"
