@@ -182,10 +182,12 @@ func (s *Store) updateEach(ctx context.Context, ks []keys, expr expression.Expre
 }
 
 // cancellationReasons returns the per-item reasons of a cancelled transaction, or nil if
-// err is not a cancellation.
+// err is not a cancellation. UNAVAILABLE (transactRetry gave up on transient reasons; its
+// cause is the last cancellation) is not one: callers must not read it as a failed
+// condition.
 func cancellationReasons(err error) ([]types.CancellationReason, bool) {
 	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
+	if domain.ErrorCode(err) != domain.CodeUnavailable && errors.As(err, &tce) {
 		return tce.CancellationReasons, true
 	}
 	return nil, false
