@@ -515,15 +515,20 @@ func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
 	t.Parallel()
 	const players = 2*playersPerChunk + 10 // three chunks of work
+	// One dataset, copied item for item into a fresh table for the twin and each subtest.
+	src, _ := newFaithfulScEnv(t)
+	prior := src.createEvent("2025-03-01-prior-event", scCard())
+	src.writeEntries(prior, scGenEntries(players/4, scTeamCounts(prior), 9))
+	src.setResults(prior, scResults())
+	scScoreRun(t, src.after, prior.ID, false)
+	ev := src.createEvent("2025-04-19-defect-ten", scCard())
+	src.writeEntries(ev, scGenEntries(players, scTeamCounts(ev), 10))
+	ev = src.setResults(ev, scResults())
+	items := src.snapshot().items
 	build := func(t *testing.T) (*scEnv, domain.Event) {
 		e, _ := newFaithfulScEnv(t)
-		prior := e.createEvent("2025-03-01-prior-event", scCard())
-		e.writeEntries(prior, scGenEntries(players/4, scTeamCounts(prior), 9))
-		e.setResults(prior, scResults())
-		scScoreRun(t, e.after, prior.ID, false)
-		ev := e.createEvent("2025-04-19-defect-ten", scCard())
-		e.writeEntries(ev, scGenEntries(players, scTeamCounts(ev), 10))
-		return e, e.setResults(ev, scResults())
+		scBatchWrite(t, e.client, e.table, items)
+		return e, ev
 	}
 	twin, twinEv := build(t)
 	whole := scScoreRun(t, twin.after, twinEv.ID, false)
