@@ -63,29 +63,30 @@ func retryable(err error) bool {
 // passed on as it is: transactRetry retries it (and translates it when it gives up).
 type available struct{ api API }
 
-func (a available) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, err := a.api.GetItem(ctx, in, o...)
+// translated calls f and translates its error.
+func translated[I, O any](f func(context.Context, I, ...func(*dynamodb.Options)) (O, error), ctx context.Context, in I, o []func(*dynamodb.Options)) (O, error) {
+	out, err := f(ctx, in, o...)
 	return out, unavailable(err)
+}
+
+func (a available) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return translated(a.api.GetItem, ctx, in, o)
 }
 
 func (a available) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	out, err := a.api.PutItem(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.PutItem, ctx, in, o)
 }
 
 func (a available) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	out, err := a.api.UpdateItem(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.UpdateItem, ctx, in, o)
 }
 
 func (a available) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := a.api.Query(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.Query, ctx, in, o)
 }
 
 func (a available) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	out, err := a.api.BatchGetItem(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.BatchGetItem, ctx, in, o)
 }
 
 func (a available) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -97,16 +98,13 @@ func (a available) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 }
 
 func (a available) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	out, err := a.api.CreateTable(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.CreateTable, ctx, in, o)
 }
 
 func (a available) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	out, err := a.api.DescribeTable(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.DescribeTable, ctx, in, o)
 }
 
 func (a available) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
-	out, err := a.api.UpdateContinuousBackups(ctx, in, o...)
-	return out, unavailable(err)
+	return translated(a.api.UpdateContinuousBackups, ctx, in, o)
 }

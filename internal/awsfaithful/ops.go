@@ -1,6 +1,7 @@
 package awsfaithful
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -39,20 +40,31 @@ func (x *exchange) throttled(t *table, s *capacity.Shortage) error {
 	return throughputExceeded(reason, resource)
 }
 
+// single decodes a request on one table and finds the table. For a table the engine does
+// not know (DynamoDB Local has no such table) it relays the request and returns a nil
+// table, with the relay's error.
+func (x *exchange) single() (map[string]json.RawMessage, *table, error) {
+	var in map[string]json.RawMessage
+	if err := x.unmarshalBody(&in); err != nil {
+		return nil, nil, err
+	}
+	t, err := x.e.table(x.ctx(), rawString(in["TableName"]))
+	if err != nil {
+		return nil, nil, err
+	}
+	if t == nil {
+		return nil, nil, x.relay()
+	}
+	return in, t, nil
+}
+
 // read answers Query, Scan (indexable) and GetItem: index reads from the shadow after it
 // caught up with what is due; capacity metered on the partition read (Scans are not
 // metered: they read every partition).
 func (x *exchange) read(indexable bool) error {
-	var in map[string]json.RawMessage
-	if err := x.unmarshalBody(&in); err != nil {
-		return err
-	}
-	t, err := x.e.table(x.ctx(), rawString(in["TableName"]))
-	if err != nil {
-		return err
-	}
+	in, t, err := x.single()
 	if t == nil {
-		return x.relay()
+		return err
 	}
 	index := rawString(in["IndexName"])
 	_, gsi := t.indexes[index]
@@ -189,16 +201,9 @@ func hashValue(in map[string]json.RawMessage, attr string) string {
 // transaction in flight holds the item; throttled if a partition it writes (the table's,
 // or an index's the item is in or enters) is short.
 func (x *exchange) write() error {
-	var in map[string]json.RawMessage
-	if err := x.unmarshalBody(&in); err != nil {
-		return err
-	}
-	t, err := x.e.table(x.ctx(), rawString(in["TableName"]))
-	if err != nil {
-		return err
-	}
+	in, t, err := x.single()
 	if t == nil {
-		return x.relay()
+		return err
 	}
 	var key, item Item
 	if x.op == "PutItem" {
@@ -359,13 +364,8 @@ func (x *exchange) transact() error {
 	var reserved capacity.Demand
 	var checks capacity.Demand // what the condition checks cost
 	if x.e.meter != nil {
-		for _, t := range tables {
-			t.mu.Lock()
-			err := x.e.drain(x.ctx(), t)
-			t.mu.Unlock()
-			if err != nil {
-				return err
-			}
+		if err := x.e.drainTables(x.ctx(), tables); err != nil {
+			return err
 		}
 		reserved, checks = capacity.Demand{}, capacity.Demand{}
 		per := make([]capacity.Demand, len(entries))
@@ -602,13 +602,8 @@ func (x *exchange) batchWrite() error {
 	}
 	defer x.e.unlock(h)
 	if x.e.meter != nil {
-		for _, t := range tables {
-			t.mu.Lock()
-			err := x.e.drain(x.ctx(), t)
-			t.mu.Unlock()
-			if err != nil {
-				return err
-			}
+		if err := x.e.drainTables(x.ctx(), tables); err != nil {
+			return err
 		}
 	}
 	admitted := map[string][]writeReq{}
@@ -710,4 +705,17 @@ func (e *Engine) afterWrite(x *exchange, t *table) error {
 		return nil
 	}
 	return e.drain(x.ctx(), t)
+}
+
+// drainTables reads the streams of tables (see drain).
+func (e *Engine) drainTables(ctx context.Context, tables map[string]*table) error {
+	for _, t := range tables {
+		t.mu.Lock()
+		err := e.drain(ctx, t)
+		t.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -82,7 +82,7 @@ func ValueSize(raw json.RawMessage) (int, error) {
 	case v.N != nil:
 		return numberSize(*v.N), nil
 	case v.B != nil:
-		return base64.StdEncoding.DecodedLen(len(*v.B)), nil
+		return binarySize(*v.B)
 	case v.BOOL != nil, v.NULL != nil:
 		return 1, nil
 	case v.SS != nil:
@@ -100,7 +100,11 @@ func ValueSize(raw json.RawMessage) (int, error) {
 	case v.BS != nil:
 		n := 0
 		for _, s := range v.BS {
-			n += base64.StdEncoding.DecodedLen(len(s))
+			b, err := binarySize(s)
+			if err != nil {
+				return 0, err
+			}
+			n += b
 		}
 		return n, nil
 	case v.L != nil:
@@ -125,6 +129,12 @@ func ValueSize(raw json.RawMessage) (int, error) {
 		return n, nil
 	}
 	return 0, fmt.Errorf("unknown attribute value %s", raw)
+}
+
+// binarySize is the length of a base64-encoded binary value.
+func binarySize(b64 string) (int, error) {
+	b, err := base64.StdEncoding.DecodeString(b64)
+	return len(b), err
 }
 
 // numberSize is 1 byte per two significant digits plus 1 (leading and trailing zeros,
