@@ -205,6 +205,10 @@ var faultCases = []faultCase{
 		}
 		return f.net.Clear
 	}},
+	{"LostWriteAnswer", func(t *testing.T, f *faultEnv) func() {
+		// The transaction is applied; its answer comes back after the attempt timeout.
+		return f.eng.DelayAnswers(func(op string) bool { return op == "TransactWriteItems" }, dynamo.AttemptTimeout+500*time.Millisecond)
+	}},
 	{"ConnectionReset", func(t *testing.T, f *faultEnv) func() {
 		if err := f.net.ResetPeer(); err != nil {
 			t.Fatal(err)
@@ -347,11 +351,16 @@ func runFault(t *testing.T, fc faultCase) string {
 	// The client retries once the fault is gone; nothing acknowledged or retried is lost.
 	retried := ""
 	if mutation.code != "" {
+		applied := "no"
+		if after["player-q"] != "" {
+			applied = "yes" // the answer was lost, not the write: why a client must be able to repeat
+		}
+		retried = ", write applied anyway: " + applied
 		o, _, err := f.timed(q, submitOp, map[string]any{"e": f.ev.ID, "picks": qPicks})
 		if err != nil || o.code != "" {
 			t.Fatalf("retry after the fault: %v %v", o, err)
 		}
-		retried = fmt.Sprintf(", client retry ok in %v", o.elapsed.Round(time.Millisecond))
+		retried += fmt.Sprintf(", client retry ok in %v", o.elapsed.Round(time.Millisecond))
 	}
 	final, counted := f.predictions(t)
 	lost := 0

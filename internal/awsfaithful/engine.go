@@ -49,6 +49,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,7 @@ type Engine struct {
 	tables  map[string]*table
 	holds   []*Hold
 	gates   []*TxGate
+	delays  []*answerDelay
 	seq     uint64
 	rng     *rand.Rand
 	lag     Lag
@@ -197,6 +199,40 @@ func (e *Engine) SetCapacity(limit func(capacity.Partition) capacity.Rate) {
 	}
 }
 
+type answerDelay struct {
+	match func(op string) bool
+	d     time.Duration
+}
+
+// DelayAnswers holds back, by d, the answers to the operations match accepts (e.g.
+// func(op string) bool { return op == "TransactWriteItems" }), after they were carried
+// out: the write happens and the client hears of it late, or — past its timeout — never
+// (a lost answer, not a lost write). The returned function stops delaying.
+func (e *Engine) DelayAnswers(match func(op string) bool, d time.Duration) (stop func()) {
+	ad := &answerDelay{match: match, d: d}
+	e.mu.Lock()
+	e.delays = append(e.delays, ad)
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.delays = slices.DeleteFunc(e.delays, func(x *answerDelay) bool { return x == ad })
+	}
+}
+
+// answerDelay is the longest delay that applies to op's answers.
+func (e *Engine) answerDelay(op string) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var d time.Duration
+	for _, ad := range e.delays {
+		if ad.match(op) {
+			d = max(d, ad.d)
+		}
+	}
+	return d
+}
+
 // SetTransactionHold changes Config.TransactionHold for transactions that start later.
 func (e *Engine) SetTransactionHold(d time.Duration) {
 	e.mu.Lock()
@@ -238,6 +274,15 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		e.pass(w, r, target, body)
 		return
+	}
+	if d := e.answerDelay(op); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done(): // the client gave up: it never hears the answer
+			t.Stop()
+			return
+		}
 	}
 	switch {
 	case err == nil:
