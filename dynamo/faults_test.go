@@ -11,7 +11,7 @@ import (
 	"github.com/pickem/api/internal/capacity"
 )
 
-// TestScoreEventExactUnderThrottlingAndConflicts scores two events of one season with three
+// TestScoreEventExactUnderThrottlingAndConflicts scores two events of one season with two
 // concurrent runs each, through the AWS-faithful engine with the production client settings
 // (RetryOption): partitions get 200 WCU per second of the engine's virtual clock (every
 // scoring batch moves 50 items in each of two index partitions, the event's and the
@@ -30,18 +30,18 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 		events = append(events, scScoredEvent{e.setResults(ev, scResults()), entries})
 	}
 
-	// The engine's clock moves 10 ms each time it is read (a few times per request), so
+	// The engine's clock moves 25 ms each time it is read (a few times per request), so
 	// that capacity refills with the requests made, not with the machine's speed: the
 	// throttling does not depend on how loaded the machine is.
 	var ticks atomic.Int64
-	virtual := func() time.Time { return scAfter.Add(time.Duration(ticks.Add(1)) * 10 * time.Millisecond) }
+	virtual := func() time.Time { return scAfter.Add(time.Duration(ticks.Add(1)) * 25 * time.Millisecond) }
 	eng := awsfaithful.New(t, awsfaithful.Config{
 		Now:             virtual,
 		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 200}),
 		TransactionHold: 20 * time.Millisecond,
 	})
 	client := eng.Client(t, CostOption, RetryOption)
-	const runsPerEvent, maxCalls = 3, 30
+	const runsPerEvent, maxCalls = 2, 30
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	unavailable := 0
