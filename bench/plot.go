@@ -9,43 +9,71 @@ import (
 // PlotSVG draws p50 latency against predictions per event (log scale) for screens 2 and 3,
 // stack and floor, one panel per engine. Empty when no screen varies with predictions.
 func (r *Results) PlotSVG() string {
-	type series struct {
-		label, color string
-		dashed       bool
-		pts          [][2]float64 // predictions, ms
-	}
-	type panel struct {
-		engine string
-		series []series
-		xs     []float64
-		ymax   float64
-	}
-	var panels []panel
+	var panels []Panel
 	for _, eng := range r.engines() {
-		pn := panel{engine: eng}
+		pn := Panel{Title: "p50 latency, screens 2 and 3 — " + eng, XLabel: "predictions per event (log scale)", YLabel: "ms"}
 		for _, sc := range []struct {
 			n     int
 			color string
 		}{{2, "#1f77b4"}, {3, "#d62728"}} {
-			stack := series{label: fmt.Sprintf("screen %d stack", sc.n), color: sc.color}
-			floor := series{label: fmt.Sprintf("screen %d floor", sc.n), color: sc.color, dashed: true}
+			stack := Series{Label: fmt.Sprintf("screen %d stack", sc.n), Color: sc.color}
+			floor := Series{Label: fmt.Sprintf("screen %d floor", sc.n), Color: sc.color, Dashed: true}
 			for _, s := range r.Screens {
 				if s.Engine != eng || s.Screen != sc.n || s.Predictions == 0 {
 					continue
 				}
 				x := float64(s.Predictions)
-				stack.pts = append(stack.pts, [2]float64{x, s.Stack.P50})
-				floor.pts = append(floor.pts, [2]float64{x, s.Floor.P50})
-				pn.ymax = max(pn.ymax, s.Stack.P50, s.Floor.P50)
-				if !containsF(pn.xs, x) {
-					pn.xs = append(pn.xs, x)
-				}
+				stack.Points = append(stack.Points, [2]float64{x, s.Stack.P50})
+				floor.Points = append(floor.Points, [2]float64{x, s.Floor.P50})
 			}
-			if len(stack.pts) > 1 {
-				pn.series = append(pn.series, stack, floor)
+			if len(stack.Points) > 1 {
+				pn.Series = append(pn.Series, stack, floor)
 			}
 		}
-		if len(pn.series) > 0 && len(pn.xs) > 1 && pn.ymax > 0 {
+		panels = append(panels, pn)
+	}
+	return LineChart(panels)
+}
+
+// Series is one line of a Panel: (x, y) points, x > 0. An empty Label has no legend entry.
+type Series struct {
+	Label, Color string
+	Dashed       bool
+	Points       [][2]float64
+}
+
+// Panel is one chart of LineChart: x on a log scale with a tick at every x of its
+// points, y linear from 0 (or, with LogY, on a log scale over the powers of ten that hold
+// the points; y ≤ 0 is left out).
+type Panel struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	LogY                  bool
+}
+
+// LineChart draws panels side by side as an SVG document. Panels with fewer than two
+// distinct x values or no positive y are left out; it returns "" when none is left.
+func LineChart(in []Panel) string {
+	type panel struct {
+		Panel
+		xs         []float64
+		ymin, ymax float64
+	}
+	var panels []panel
+	for _, p := range in {
+		pn := panel{Panel: p, ymin: math.Inf(1)}
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				pn.ymax = max(pn.ymax, pt[1])
+				if pt[1] > 0 {
+					pn.ymin = min(pn.ymin, pt[1])
+				}
+				if !containsF(pn.xs, pt[0]) {
+					pn.xs = append(pn.xs, pt[0])
+				}
+			}
+		}
+		if len(pn.Series) > 0 && len(pn.xs) > 1 && pn.ymax > 0 {
 			panels = append(panels, pn)
 		}
 	}
@@ -64,10 +92,21 @@ func (r *Results) PlotSVG() string {
 		ox := float64(i)*(pw+ml+mr) + ml
 		X := func(x float64) float64 { return ox + (math.Log10(x)-xmin)/(xmax-xmin)*pw }
 		Y := func(y float64) float64 { return mt + ph - y/ytop*ph }
-		fmt.Fprintf(&b, `<text x="%.1f" y="20" font-size="14" font-weight="bold">p50 latency, screens 2 and 3 — %s</text>`+"\n", ox, pn.engine)
+		yticks := []float64{0, ytop / 4, ytop / 2, ytop * 3 / 4, ytop}
+		if pn.LogY {
+			lo, hi := math.Floor(math.Log10(pn.ymin)), math.Ceil(math.Log10(pn.ymax))
+			if hi == lo {
+				hi++
+			}
+			Y = func(y float64) float64 { return mt + ph - (math.Log10(y)-lo)/(hi-lo)*ph }
+			yticks = nil
+			for e := lo; e <= hi; e++ {
+				yticks = append(yticks, math.Pow(10, e))
+			}
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", ox, pn.Title)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", ox, mt, pw, ph)
-		for k := 0; k <= 4; k++ {
-			y := ytop * float64(k) / 4
+		for _, y := range yticks {
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n",
 				ox, ox+pw, Y(y), Y(y), ox-5, Y(y)+4, round2(y))
 		}
@@ -75,25 +114,33 @@ func (r *Results) PlotSVG() string {
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="middle">%g</text>`+"\n",
 				X(x), X(x), mt, mt+ph, X(x), mt+ph+16, x)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">predictions per event (log scale)</text>`+"\n", ox+pw/2, mt+ph+34)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" transform="rotate(-90 %.1f %.1f)" text-anchor="middle">ms</text>`+"\n", ox-38, mt+ph/2, ox-38, mt+ph/2)
-		for j, s := range pn.series {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", ox+pw/2, mt+ph+34, pn.XLabel)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" transform="rotate(-90 %.1f %.1f)" text-anchor="middle">%s</text>`+"\n", ox-38, mt+ph/2, ox-38, mt+ph/2, pn.YLabel)
+		for j, s := range pn.Series {
 			var pts []string
-			for _, p := range s.pts {
+			var shown [][2]float64
+			for _, p := range s.Points {
+				if pn.LogY && p[1] <= 0 {
+					continue
+				}
+				shown = append(shown, p)
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1])))
 			}
 			dash := ""
-			if s.dashed {
+			if s.Dashed {
 				dash = ` stroke-dasharray="6 4"`
 			}
-			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), s.color, dash)
-			for _, p := range s.pts {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", X(p[0]), Y(p[1]), s.color)
+			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), s.Color, dash)
+			for _, p := range shown {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", X(p[0]), Y(p[1]), s.Color)
+			}
+			if s.Label == "" {
+				continue // no legend entry
 			}
 			ly := mt + ph + 52 + float64(j/2)*16
 			lx := ox + float64(j%2)*200
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/><text x="%.1f" y="%.1f">%s</text>`+"\n",
-				lx, lx+30, ly-4, ly-4, s.color, dash, lx+36, ly, s.label)
+				lx, lx+30, ly-4, ly-4, s.Color, dash, lx+36, ly, s.Label)
 		}
 	}
 	b.WriteString("</svg>\n")

@@ -173,7 +173,7 @@ func ParseGoBench(r io.Reader) ([]GoBench, error) {
 }
 
 func machine() Machine {
-	m := Machine{GoVersion: goVersion(), LoadAvgBefore: loadAvg()}
+	m := Machine{GoVersion: goVersion(), LoadAvgBefore: LoadAverage()}
 	m.CPUs = numCPU()
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -186,7 +186,8 @@ func machine() Machine {
 	return m
 }
 
-func loadAvg() string {
+// LoadAverage is the machine's 1, 5 and 15 minute load averages ("" if unknown).
+func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return ""

@@ -97,7 +97,7 @@ func Run(ctx context.Context, opts Options, log io.Writer) (*Results, error) {
 			return res, err
 		}
 	}
-	res.Machine.LoadAvgAfter = loadAvg()
+	res.Machine.LoadAvgAfter = LoadAverage()
 	res.Seconds = time.Since(began).Seconds()
 	res.Goals = res.goals()
 	return res, nil

@@ -80,8 +80,8 @@ func CostOption(o *dynamodb.Options) {
 }
 
 func handleCost(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-	c := CostFromContext(ctx)
-	if c == nil {
+	c, rec := CostFromContext(ctx), recorderFromContext(ctx)
+	if c == nil && rec == nil {
 		return next.HandleInitialize(ctx, in)
 	}
 	txItems := 0
@@ -101,6 +101,14 @@ func handleCost(ctx context.Context, in middleware.InitializeInput, next middlew
 	case *dynamodb.TransactWriteItemsInput:
 		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 		txItems = len(p.TransactItems)
+	}
+	op := awsmiddleware.GetOperationName(ctx)
+	var traced *pending
+	if rec != nil {
+		var err error
+		if traced, err = rec.begin(op, in.Parameters); err != nil {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, err
+		}
 	}
 	out, md, err := next.HandleInitialize(ctx, in)
 	var read, write float64
@@ -140,6 +148,20 @@ func handleCost(ctx context.Context, in middleware.InitializeInput, next middlew
 	case *dynamodb.TransactWriteItemsOutput:
 		sum(true, r.ConsumedCapacity...)
 	}
-	c.add(awsmiddleware.GetOperationName(ctx), read, write, reported, txItems)
+	if traced != nil {
+		if terr := rec.end(traced, in.Parameters, out.Result, err, reportedUnits(reported, read), reportedUnits(reported, write)); terr != nil && err == nil {
+			err = terr
+		}
+	}
+	if c != nil {
+		c.add(op, read, write, reported, txItems)
+	}
 	return out, md, err
+}
+
+func reportedUnits(reported bool, units float64) *float64 {
+	if !reported {
+		return nil
+	}
+	return &units
 }

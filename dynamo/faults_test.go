@@ -13,9 +13,10 @@ import (
 
 // TestScoreEventExactUnderThrottlingAndConflicts scores two events of one season with two
 // concurrent runs each, through the AWS-faithful engine with the production client settings
-// (RetryOption): partitions get 200 WCU per second of the engine's virtual clock (every
+// (RetryOption): partitions get 100 WCU per second of the engine's virtual clock (every
 // scoring batch moves 50 items in each of two index partitions, the event's and the
-// season's standings', so batches running together are throttled), and every transaction stays in flight 20 ms (so overlapping ones
+// season's standings', a delete and a put each, at standard cost in a transaction, so
+// batches running together are throttled), and every transaction stays in flight 20 ms (so overlapping ones
 // conflict). Runs that give up (UNAVAILABLE) or stop short are run again, as the admin
 // command does. The table must end exactly as the oracle says: every standing the sum of
 // its player's scored predictions.
@@ -37,7 +38,7 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	virtual := func() time.Time { return scAfter.Add(time.Duration(ticks.Add(1)) * 25 * time.Millisecond) }
 	eng := awsfaithful.New(t, awsfaithful.Config{
 		Now:             virtual,
-		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 200}),
+		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 100}),
 		TransactionHold: 20 * time.Millisecond,
 	})
 	client := eng.Client(t, CostOption, RetryOption)

@@ -377,7 +377,7 @@ func (x *exchange) transact() error {
 			per[i] = capacity.Demand{}
 			pk := en.t.partitionKey(en.key)
 			if en.op == "ConditionCheck" {
-				u := capacity.Transaction * capacity.WriteUnits(old.Bytes())
+				u := capacity.CheckUnits(old.Bytes())
 				per[i].AddWrite(capacity.Partition{Table: en.t.name, Key: pk}, u)
 				checks.AddWrite(capacity.Partition{Table: en.t.name, Key: pk}, u)
 			} else {

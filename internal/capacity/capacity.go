@@ -9,13 +9,18 @@
 //     and new images; a delete costs the old image;
 //   - a read costs 1 RCU per 4 KB, rounded up, when strongly consistent and half that when
 //     eventually consistent; a Query or Scan rounds the sum of the items read;
-//   - every item of a transaction costs twice as much;
+//   - every item of a transaction costs twice as much on the table (a ConditionCheck is
+//     billed as a transactional write of the item it checks); the index writes a
+//     transaction causes cost what they cost outside one (DynamoDB propagates them to the
+//     index after the commit, outside the two-phase protocol; measured against AWS by the
+//     dynoxide project, nubo-db/dynoxide#188);
 //   - an index write whose index key changes costs a delete of the old index entry plus a
 //     put of the new one; an item entering or leaving the index costs one put or delete.
 //
 // Not modelled: burst capacity (unused capacity banked for 300 s), adaptive capacity
-// (splitting hot partitions), account and table level limits, and the 100 bytes of
-// overhead an index entry adds to its stored size.
+// (splitting hot partitions), account and table level limits (OnDemandStart is there for
+// callers that model them), and the 100 bytes of overhead an index entry adds to its
+// stored size.
 package capacity
 
 import (
@@ -23,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +44,11 @@ const Transaction = 2
 // AWS is the per-partition throughput of DynamoDB: 3,000 RCU and 1,000 WCU per second
 // for each partition key value, on a table and on each of its indexes alike.
 var AWS = Rate{Read: 3000, Write: 1000}
+
+// OnDemandStart is what a new on-demand table, and each of its indexes, serves per second
+// before DynamoDB has seen a higher peak (AWS's "initial throughput": 4,000 WCU and 12,000
+// RCU), unless warm throughput is declared.
+var OnDemandStart = Rate{Read: 12000, Write: 4000}
 
 // attributeValue is one attribute value of DynamoDB's JSON wire format.
 type attributeValue struct {
@@ -197,28 +208,78 @@ func (d Demand) AddRead(p Partition, u float64) { x := d[p]; x.Read += u; d[p] =
 func (d Demand) AddWrite(p Partition, u float64) { x := d[p]; x.Write += u; d[p] = x }
 
 // AddWriteOf adds the units of writing one item of table whose table partition key value
-// is pk, from old to new (either may be nil), times factor (1, or Transaction): on the
-// table the larger image; on each index a put, a delete, or — when the index key changed —
-// a delete of the old entry and a put of the new one, each at its own partition.
+// is pk, from old to new (either may be nil): on the table the larger image times factor
+// (1, or Transaction); on each index the writes IndexWrites lists, at standard cost.
 func (d Demand) AddWriteOf(table, pk string, old, new *Image, factor float64) {
 	d.AddWrite(Partition{Table: table, Key: pk}, factor*WriteUnits(max(old.Bytes(), new.Bytes())))
-	for index, ok := range old.indexKeys() {
+	for _, w := range IndexWrites(old, new) {
+		d.AddWrite(Partition{table, w.Index, w.Key.Partition}, w.Units)
+	}
+}
+
+// CheckUnits is the WCU of a transaction's ConditionCheck of an item of size bytes: a
+// transactional write of it.
+func CheckUnits(size int) float64 { return Transaction * WriteUnits(size) }
+
+// Kinds of IndexWrite.
+const (
+	IndexPut    = "put"    // the item enters the index, or enters it under a new key
+	IndexDelete = "delete" // the item leaves the index, or leaves its old key
+	IndexUpdate = "update" // the item stays under the same key with other attributes
+)
+
+// IndexWrite is one write that changing an item makes in one of its indexes.
+type IndexWrite struct {
+	Index string
+	Kind  string // IndexPut, IndexDelete or IndexUpdate
+	Key   IndexKey
+	Size  int     // the entry written or deleted (the larger image for an update)
+	Units float64 // standard write units, inside a transaction too
+}
+
+// IndexWrites lists the index writes of changing an item from old to new (either may be
+// nil), index by index in name order: a put when the item enters an index, a delete when
+// it leaves, a delete of the old entry and a put of the new one when its key there
+// changes, an update otherwise.
+func IndexWrites(old, new *Image) []IndexWrite {
+	var out []IndexWrite
+	del := func(index string, k IndexKey) {
+		out = append(out, IndexWrite{Index: index, Kind: IndexDelete, Key: k, Size: old.Size, Units: WriteUnits(old.Size)})
+	}
+	put := func(index string, k IndexKey) {
+		out = append(out, IndexWrite{Index: index, Kind: IndexPut, Key: k, Size: new.Size, Units: WriteUnits(new.Size)})
+	}
+	for _, index := range indexNames(old, new) {
+		ok, inOld := old.indexKeys()[index]
 		nk, inNew := new.indexKeys()[index]
 		switch {
-		case !inNew:
-			d.AddWrite(Partition{table, index, ok.Partition}, factor*WriteUnits(old.Size))
-		case nk == ok:
-			d.AddWrite(Partition{table, index, ok.Partition}, factor*WriteUnits(max(old.Size, new.Size)))
-		default:
-			d.AddWrite(Partition{table, index, ok.Partition}, factor*WriteUnits(old.Size))
-			d.AddWrite(Partition{table, index, nk.Partition}, factor*WriteUnits(new.Size))
+		case inOld && inNew && ok == nk:
+			n := max(old.Size, new.Size)
+			out = append(out, IndexWrite{Index: index, Kind: IndexUpdate, Key: nk, Size: n, Units: WriteUnits(n)})
+		case inOld && inNew:
+			del(index, ok)
+			put(index, nk)
+		case inOld:
+			del(index, ok)
+		case inNew:
+			put(index, nk)
 		}
 	}
-	for index, nk := range new.indexKeys() {
-		if _, inOld := old.indexKeys()[index]; !inOld {
-			d.AddWrite(Partition{table, index, nk.Partition}, factor*WriteUnits(new.Size))
+	return out
+}
+
+// indexNames lists the indexes either image is in, sorted.
+func indexNames(old, new *Image) []string {
+	var names []string
+	for _, im := range []*Image{old, new} {
+		for name := range im.indexKeys() {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
 		}
 	}
+	slices.Sort(names)
+	return names
 }
 
 // Bytes is the image's size, 0 for no item.

@@ -54,7 +54,8 @@ func TestUnits(t *testing.T) {
 	}
 }
 
-// An index key change costs a delete at the old entry and a put at the new one.
+// An index key change costs a delete at the old entry and a put at the new one; a
+// transaction doubles the table's write, not the index's.
 func TestAddWriteOf(t *testing.T) {
 	in := func(p, s string) *Image {
 		return &Image{Size: 1500, IndexKeys: map[string]IndexKey{"GSI": {Partition: p, Sort: s}}}
@@ -86,11 +87,38 @@ func TestAddWriteOf(t *testing.T) {
 			tx := Demand{}
 			tx.AddWriteOf("t", "pk", tt.old, tt.new, Transaction)
 			for p, w := range tt.want {
-				if tx[p].Write != 2*w {
-					t.Errorf("in a transaction, %s: %v WCU, want %v", p, tx[p].Write, 2*w)
+				if p.Index == "" {
+					w *= Transaction
+				}
+				if tx[p].Write != w {
+					t.Errorf("in a transaction, %s: %v WCU, want %v", p, tx[p].Write, w)
 				}
 			}
 		})
+	}
+}
+
+// IndexWrites names each write: kind, index key, size and units.
+func TestIndexWrites(t *testing.T) {
+	in := func(sk string, size int) *Image {
+		return &Image{Size: size, IndexKeys: map[string]IndexKey{"GSI": {Partition: "EVENT#e", Sort: sk}}}
+	}
+	ws := IndexWrites(in("UNSCORED#u", 700), in("SCORE#1#u", 1100))
+	want := []IndexWrite{
+		{Index: "GSI", Kind: IndexDelete, Key: IndexKey{"EVENT#e", "UNSCORED#u"}, Size: 700, Units: 1},
+		{Index: "GSI", Kind: IndexPut, Key: IndexKey{"EVENT#e", "SCORE#1#u"}, Size: 1100, Units: 2},
+	}
+	if len(ws) != 2 || ws[0] != want[0] || ws[1] != want[1] {
+		t.Errorf("key change: %+v, want %+v", ws, want)
+	}
+	if ws := IndexWrites(in("A", 10), in("A", 3000)); len(ws) != 1 || ws[0].Kind != IndexUpdate || ws[0].Units != 3 {
+		t.Errorf("same key: %+v, want one update of the larger image (3 WCU)", ws)
+	}
+	if ws := IndexWrites(&Image{Size: 10}, &Image{Size: 20}); len(ws) != 0 {
+		t.Errorf("not in the index: %+v", ws)
+	}
+	if u := CheckUnits(200); u != 2 {
+		t.Errorf("a condition check of a 200-byte item: %v WCU, want 2 (a transactional write)", u)
 	}
 }
 

@@ -1,0 +1,477 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/auth"
+	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/internal/testclock"
+	"github.com/pickem/api/server"
+)
+
+// RecordOptions configure a recording.
+type RecordOptions struct {
+	// Design names what is recorded ("after" for the current code).
+	Design string
+	// Players is the number of players (≤ 10,000: DynamoDB Local is slow).
+	Players int
+	// Viewers is how many players' views are recorded per view load (the card,
+	// standings and leaderboard screens cost the same whoever opens them, which the
+	// soundness check verifies); 0 means min(Players, 200).
+	Viewers int
+	// Workers is how many players send requests at once while recording (default 8).
+	Workers int
+	// Endpoint is a DynamoDB Local endpoint; Record makes its own table there.
+	Endpoint string
+	// Template is the path of deploy/template.yaml (the front door's settings).
+	Template string
+	// Commit is stored in the recording.
+	Commit string
+	// NoProbes skips the fault probes (StoreRetries stays empty): the model only needs
+	// them in the recording it replays.
+	NoProbes bool
+	// Log receives progress lines (nil: none).
+	Log io.Writer
+}
+
+// Times of the recorded season: a previous event (so that every player has a standing,
+// as mid-season) and the show.
+var (
+	previousStart = time.Date(2030, 5, 2, 20, 0, 0, 0, time.UTC)
+	showStart     = time.Date(2030, 6, 1, 20, 0, 0, 0, time.UTC)
+	probeStart    = time.Date(2030, 6, 8, 20, 0, 0, 0, time.UTC)
+	season        = 2030
+)
+
+// harness drives the real API handler over one table of DynamoDB Local.
+type harness struct {
+	opts    RecordOptions
+	db      *dynamodb.Client
+	table   string
+	clock   *testclock.Clock
+	handler http.Handler // over a store whose scoring budget is recordBudget
+	full    http.Handler // over a store without a scoring budget
+	secret  []byte
+	log     io.Writer
+
+	once          sync.Once
+	scoreMutation string
+}
+
+func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dynamo.API) (*harness, error) {
+	db, err := dynamo.NewClient(ctx, opts.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{opts: opts, db: db, table: fmt.Sprintf("pickem_scale_%d_%d", opts.Players, time.Now().UnixNano()),
+		clock: testclock.New(previousStart.Add(-24 * time.Hour)), secret: make([]byte, 32), log: opts.Log}
+	if h.log == nil {
+		h.log = io.Discard
+	}
+	_, _ = rand.Read(h.secret)
+	var storeAPI dynamo.API = db
+	if api != nil {
+		storeAPI = api(db)
+	}
+	newHandler := func(opts ...dynamo.Option) (http.Handler, error) {
+		store := dynamo.New(storeAPI, h.table, append(opts, dynamo.WithClock(h.clock.Now))...)
+		if err := store.EnsureTable(ctx); err != nil {
+			return nil, err
+		}
+		return server.New(server.Config{Store: store, Verifier: auth.NewHS256(h.secret), Now: h.clock.Now,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}
+	if h.handler, err = newHandler(dynamo.WithScoringBudget(recordBudget)); err != nil {
+		return nil, err
+	}
+	h.full, err = newHandler()
+	return h, err
+}
+
+// recordBudget is the scoring budget of recordings: the smallest, so that each scoreEvent
+// call does one unit of work (the code always does at least one).
+const recordBudget = time.Nanosecond
+
+// answer is what a GraphQL request returned.
+type answer struct {
+	status       int
+	code         string // the first error's extensions.code, or the HTTP status
+	data         map[string]json.RawMessage
+	cacheControl string
+}
+
+// send sends one GraphQL request through the handler, recording its DynamoDB calls with
+// rec (nil: not recorded).
+func (h *harness) send(ctx context.Context, sc Screen, token string, vars map[string]any, rec *dynamo.Recorder) (answer, error) {
+	return h.sendTo(ctx, h.handler, sc, token, vars, rec)
+}
+
+// sendTo is send through handler.
+func (h *harness) sendTo(ctx context.Context, handler http.Handler, sc Screen, token string, vars map[string]any, rec *dynamo.Recorder) (answer, error) {
+	body, err := json.Marshal(frontend.Request{Query: sc.Document, Variables: vars})
+	if err != nil {
+		return answer{}, err
+	}
+	if rec != nil {
+		ctx = dynamo.WithRecorder(ctx, rec)
+	}
+	req := httptest.NewRequestWithContext(ctx, sc.Method, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	handler.ServeHTTP(w, req)
+	a := answer{status: w.Code, cacheControl: w.Header().Get("Cache-Control")}
+	var out struct {
+		Data   map[string]json.RawMessage `json:"data"`
+		Errors []struct {
+			Message    string         `json:"message"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+		return a, fmt.Errorf("scale: answer %.200s: %w", w.Body.String(), err)
+	}
+	a.data = out.Data
+	switch {
+	case len(out.Errors) > 0:
+		a.code = fmt.Sprint(out.Errors[0].Extensions["code"])
+	case w.Code != http.StatusOK:
+		a.code = fmt.Sprintf("HTTP %d", w.Code)
+	}
+	return a, nil
+}
+
+func (h *harness) token(id, name string, admin bool) string {
+	ident := auth.Identity{ID: id, Name: name}
+	if admin {
+		ident.Groups = []string{auth.AdminGroup}
+	}
+	t, err := auth.MintHS256(h.secret, ident, 24*365*time.Hour)
+	if err != nil {
+		panic(err) // ids are made here and valid
+	}
+	return t
+}
+
+func (h *harness) admin(ctx context.Context, doc string, vars map[string]any) (answer, error) {
+	a, err := h.send(ctx, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), vars, nil)
+	if err == nil && a.code != "" {
+		err = fmt.Errorf("scale: admin request failed: %s", a.code)
+	}
+	return a, err
+}
+
+func playerName(i int) string { return fmt.Sprintf("Player %07d", i) }
+
+// card is the recorded event's card: nine matches, like a large show.
+func card() []map[string]any {
+	var ms []map[string]any
+	for i := 1; i <= 9; i++ {
+		teams := []map[string]any{
+			{"members": []string{fmt.Sprintf("Wrestler %d Red", i)}},
+			{"members": []string{fmt.Sprintf("Wrestler %d Blue", i)}, "champion": i%3 == 0},
+		}
+		if i%4 == 0 {
+			teams = []map[string]any{
+				{"name": fmt.Sprintf("Team %d Red", i), "members": []string{fmt.Sprintf("Tag %d A", i), fmt.Sprintf("Tag %d B", i)}},
+				{"name": fmt.Sprintf("Team %d Blue", i), "members": []string{fmt.Sprintf("Tag %d C", i), fmt.Sprintf("Tag %d D", i)}},
+			}
+		}
+		ms = append(ms, map[string]any{"name": fmt.Sprintf("Match %d", i), "points": 5 + i, "teams": teams})
+	}
+	return ms
+}
+
+const createEventDoc = `mutation($input: EventInput!) { createEvent(input: $input) { id matches { id } } }`
+const setResultDoc = `mutation($e: ID!, $m: ID!, $w: Int) { setResult(eventId: $e, matchId: $m, result: {outcome: WIN, winner: $w}) { id } }`
+
+// event is a created event and its match ids.
+type event struct {
+	id      string
+	matches []string
+}
+
+func (h *harness) createEvent(ctx context.Context, slug string, start time.Time) (event, error) {
+	id := start.Format("2006-01-02") + "-" + slug
+	a, err := h.admin(ctx, createEventDoc, map[string]any{"input": map[string]any{
+		"id": id, "name": "Scale " + slug, "startsAt": start.Format(time.RFC3339), "matches": card()}})
+	if err != nil {
+		return event{}, err
+	}
+	var out struct {
+		ID      string `json:"id"`
+		Matches []struct {
+			ID string `json:"id"`
+		} `json:"matches"`
+	}
+	if err := json.Unmarshal(a.data["createEvent"], &out); err != nil {
+		return event{}, err
+	}
+	ev := event{id: out.ID}
+	for _, m := range out.Matches {
+		ev.matches = append(ev.matches, m.ID)
+	}
+	return ev, nil
+}
+
+// picks are player p's picks: a fixed pseudo-random team per match.
+func (ev event) picks(p int) []frontend.Pick {
+	var out []frontend.Pick
+	for i, m := range ev.matches {
+		out = append(out, frontend.Pick{MatchID: m, Team: (p*7 + i*3 + p/5) % 2})
+	}
+	return out
+}
+
+// results enters a winner for every match (the event must have locked).
+func (h *harness) results(ctx context.Context, ev event) error {
+	for i, m := range ev.matches {
+		if _, err := h.admin(ctx, setResultDoc, map[string]any{"e": ev.id, "m": m, "w": i % 2}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scoreDoc is the admin's scoreEvent mutation: it asks for the report's "complete" when
+// the schema has it (budgeted scoring), else for a field every version has.
+func (h *harness) scoreDoc(ctx context.Context) string {
+	h.once.Do(func() {
+		h.scoreMutation = `mutation($e: ID!) { scoreEvent(eventId: $e) { complete } }`
+		a, err := h.send(ctx, Screen{Method: "POST", Document: `mutation { scoreEvent(eventId: "2000-01-01-none", dryRun: true) { complete } }`},
+			h.token("scale-admin", "Scale Admin", true), nil, nil)
+		if err != nil || a.code == "GRAPHQL_VALIDATION_FAILED" {
+			h.scoreMutation = `mutation($e: ID!) { scoreEvent(eventId: $e) { predictionsScored } }`
+		}
+	})
+	return h.scoreMutation
+}
+
+// score runs the admin's scoring loop through handler: scoreEvent until the report says
+// complete (a report without "complete" is complete). With rec, it returns every
+// invocation's calls.
+func (h *harness) score(ctx context.Context, handler http.Handler, ev event, rec *dynamo.Recorder) ([][]dynamo.TraceCall, error) {
+	doc := h.scoreDoc(ctx)
+	var invocations [][]dynamo.TraceCall
+	for len(invocations) < 100_000 {
+		a, err := h.sendTo(ctx, handler, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), map[string]any{"e": ev.id}, rec)
+		if err != nil {
+			return invocations, err
+		}
+		var calls []dynamo.TraceCall
+		if rec != nil {
+			calls = rec.Take()
+		}
+		invocations = append(invocations, calls)
+		if a.code != "" {
+			return invocations, fmt.Errorf("scale: scoreEvent %s: %s", ev.id, a.code)
+		}
+		var r struct {
+			Complete *bool `json:"complete"`
+		}
+		if err := json.Unmarshal(a.data["scoreEvent"], &r); err != nil {
+			return invocations, err
+		}
+		if r.Complete == nil || *r.Complete {
+			return invocations, nil
+		}
+	}
+	return invocations, fmt.Errorf("scale: scoreEvent %s never completed", ev.id)
+}
+
+// each runs fn for players 1..n, opts.Workers at a time.
+func (h *harness) each(ctx context.Context, players []int, fn func(ctx context.Context, p int) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, h.opts.Workers))
+	for _, p := range players {
+		g.Go(func() error { return fn(gctx, p) })
+	}
+	return g.Wait()
+}
+
+func allPlayers(n int) []int {
+	ps := make([]int, n)
+	for i := range ps {
+		ps[i] = i + 1
+	}
+	return ps
+}
+
+// viewers spreads v viewers over n players.
+func viewers(n, v int) []int {
+	ps := make([]int, v)
+	for i := range ps {
+		ps[i] = 1 + i*n/v
+	}
+	return ps
+}
+
+// perPlayer records one request per player of a per-player load.
+func (h *harness) perPlayer(ctx context.Context, load string, players []int, vars func(p int) map[string]any, calls *callTable, units *UnitCheck) (*LoadTrace, error) {
+	sc := Screens[load]
+	lt := &LoadTrace{Errors: map[string]int{}}
+	var mu sync.Mutex
+	err := h.each(ctx, players, func(ctx context.Context, p int) error {
+		rec := dynamo.NewRecorder(h.db, h.table)
+		token := ""
+		if sc.SignedIn {
+			token = h.token(PlayerID(p), playerName(p), false)
+		}
+		a, err := h.send(ctx, sc, token, vars(p), rec)
+		if err != nil {
+			return err
+		}
+		traced := rec.Take()
+		mu.Lock()
+		defer mu.Unlock()
+		units.add(traced)
+		lt.Requests++
+		if a.code != "" {
+			lt.Errors[a.code]++
+		}
+		lt.CacheControl = a.cacheControl
+		lt.Templates = addTemplate(lt.Templates, calls.templateOf(traced))
+		return nil
+	})
+	sort.SliceStable(lt.Templates, func(i, j int) bool { return lt.Templates[i].Count > lt.Templates[j].Count })
+	return lt, err
+}
+
+// Record runs every load at opts.Players players through the real handler on DynamoDB
+// Local and returns what the code did. It takes about a minute per 2,000 players on the
+// shared 2-core machine.
+func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
+	if opts.Workers == 0 {
+		opts.Workers = 8
+	}
+	if opts.Viewers == 0 || opts.Viewers > opts.Players {
+		opts.Viewers = min(opts.Players, 200)
+	}
+	h, err := newHarness(ctx, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(h.log, "scale: %s %6.1fs %s\n", opts.Design, time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Loads: map[string]*LoadTrace{}}
+	calls := newCallTable(nil)
+	n := opts.Players
+
+	// The previous event of the season: every player gets a standing (not recorded).
+	prev, err := h.createEvent(ctx, "scale-previous", previousStart)
+	if err != nil {
+		return nil, err
+	}
+	show, err := h.createEvent(ctx, "scale-show", showStart)
+	if err != nil {
+		return nil, err
+	}
+	h.clock.Set(previousStart.Add(-time.Hour))
+	err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
+		a, err := h.send(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+			map[string]any{"eventId": prev.id, "picks": prev.picks(p + 1)}, nil)
+		if err == nil && a.code != "" {
+			err = fmt.Errorf("scale: submit to the previous event: %s", a.code)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.clock.Set(previousStart.Add(3 * time.Hour))
+	if err := h.results(ctx, prev); err != nil {
+		return nil, err
+	}
+	// Scored without a budget: how many work units the code runs at once.
+	prevJob := dynamo.NewRecorder(nil, h.table) // times only
+	prevCalls, err := h.score(ctx, h.full, prev, prevJob)
+	if err != nil {
+		return nil, err
+	}
+	workers := workOverlap(slices.Concat(prevCalls...))
+	logf("previous event scored (%d players, %d work units at once)", n, workers)
+
+	// The show: submits in the hour before it, card views, then scoring and the rushes.
+	h.clock.Set(showStart.Add(-30 * time.Minute))
+	rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
+		return map[string]any{"eventId": show.id, "picks": show.picks(p)}
+	}, calls, &rec.Units)
+	if err != nil {
+		return nil, err
+	}
+	logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
+	rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
+		return map[string]any{"id": show.id}
+	}, calls, &rec.Units)
+	if err != nil {
+		return nil, err
+	}
+	logf("%s: %d requests", LoadCard, rec.Loads[LoadCard].Requests)
+
+	h.clock.Set(showStart.Add(3 * time.Hour))
+	if err := h.results(ctx, show); err != nil {
+		return nil, err
+	}
+	invocations, err := h.score(ctx, h.handler, show, dynamo.NewRecorder(h.db, h.table))
+	if err != nil {
+		return nil, err
+	}
+	jt := &JobTrace{Workers: workers, BudgetSeconds: recordBudget.Seconds()}
+	for _, inv := range invocations {
+		rec.Units.add(inv)
+		jt.Invocations = append(jt.Invocations, calls.invocationOf(inv))
+	}
+	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt}
+	logf("%s: %d invocations", LoadScore, len(invocations))
+
+	rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
+		return map[string]any{"season": season, "first": PageSize}
+	}, calls, &rec.Units)
+	if err != nil {
+		return nil, err
+	}
+	rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
+		return map[string]any{"id": show.id, "first": PageSize}
+	}, calls, &rec.Units)
+	if err != nil {
+		return nil, err
+	}
+	logf("views recorded")
+	rec.Calls = calls.calls
+
+	if !opts.NoProbes {
+		if rec.StoreRetries, err = probe(ctx, opts, rec); err != nil {
+			return nil, err
+		}
+		logf("probes done")
+	}
+	if rec.SDK, err = sdkRetry(ctx, h.db); err != nil {
+		return nil, err
+	}
+	if opts.Template != "" {
+		if rec.FrontDoor, err = ReadFrontDoor(opts.Template); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}

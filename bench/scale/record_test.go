@@ -1,0 +1,106 @@
+package scale
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pickem/api/internal/dynamotest"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// TestRecordingMatchesTheModel records the current code at two small sizes on DynamoDB
+// Local and checks what the model relies on: the per-player pattern is the same at both
+// sizes (so it extrapolates), the units computed from item sizes are DynamoDB Local's,
+// every partition is known, the fault probes reached every operation, and the model runs.
+// A change of the table layout or of the calls that breaks one of these fails here. (At
+// least 100 players: a leaderboard page reads up to 82 items of the event partition.)
+func TestRecordingMatchesTheModel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var recs []*Recording
+	for _, n := range []int{100, 150} {
+		rec, err := Record(ctx, RecordOptions{Design: "test", Players: n, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml", Log: testLog{t}, Viewers: 40,
+			NoProbes: len(recs) == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	d := Design{Name: "test", Small: recs[0], Large: recs[1]}
+	if s := d.Check(); len(s.Problems) > 0 {
+		t.Fatalf("the recordings do not extrapolate:\n%s", strings.Join(s.Problems, "\n"))
+	}
+	for _, rec := range recs {
+		if rec.Units.Compared < 50 || rec.Units.Mismatched > 0 {
+			t.Errorf("%d players: %d of %d calls' units differ from DynamoDB Local's: %v", rec.Players, rec.Units.Mismatched, rec.Units.Compared, rec.Units.Mismatches)
+		}
+		for _, c := range rec.Calls {
+			for _, a := range c.Accesses {
+				if a.PK == "?" || a.PK == "" {
+					t.Errorf("%s: an access in an unknown partition: %+v", c.Op, a)
+				}
+			}
+		}
+		if rec == recs[1] && len(rec.StoreRetries) == 0 {
+			t.Error("no fault probes in the recording the model replays")
+		}
+		for _, sr := range rec.StoreRetries {
+			if sr.Attempts == 0 {
+				t.Errorf("the %s probe of %s %s never reached the call", sr.Error, sr.Load, sr.Op)
+			}
+		}
+		if rec.SDK.MaxAttempts < 1 || rec.FrontDoor.TimeoutSeconds < 1 {
+			t.Errorf("SDK %+v, front door %+v", rec.SDK, rec.FrontDoor)
+		}
+	}
+	w, _, err := d.At(10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Evaluate(w, Params{Latency: DefaultLatency, Seed: 1}).Figures
+	if f.ScoreSeconds <= 0 || f.CardCalls < 1 || f.StandingsPageCalls < 1 || f.LeaderboardPageCalls < 1 || f.MaxPartitionRCUPerS <= 0 || f.MaxPartitionWCUPerS <= 0 {
+		t.Errorf("figures at 10,000 players: %+v", f)
+	}
+}
+
+// TestCommittedBeforeRecordingsExtrapolate keeps `make scale` able to reproduce "before".
+func TestCommittedBeforeRecordingsExtrapolate(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/before-*.json")
+	if len(paths) == 0 {
+		t.Log("no committed before recordings yet")
+		return
+	}
+	if len(paths) != 2 {
+		t.Fatalf("want two before recordings, found %v", paths)
+	}
+	var recs []*Recording
+	for _, p := range paths {
+		r, err := ReadRecording(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if recs[0].Players > recs[1].Players {
+		recs[0], recs[1] = recs[1], recs[0]
+	}
+	if s := (Design{Name: "before", Small: recs[0], Large: recs[1]}).Check(); len(s.Problems) > 0 {
+		t.Fatalf("the before recordings do not extrapolate:\n%s", strings.Join(s.Problems, "\n"))
+	}
+	if _, err := os.Stat("testdata/README.md"); err != nil {
+		t.Errorf("testdata/README.md should say where the before recordings come from: %v", err)
+	}
+}
+
+// testLog writes progress lines to the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}

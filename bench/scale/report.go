@@ -1,0 +1,527 @@
+package scale
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pickem/api/bench"
+	"github.com/pickem/api/internal/capacity"
+)
+
+// Figures are the issue's headline numbers for one design at one number of players
+// (bench/results/scale.json).
+type Figures struct {
+	Players int `json:"players"`
+	// ScoreSeconds is the time to score every prediction of the event (all calls).
+	ScoreSeconds float64 `json:"score_seconds"`
+	// SubmitPeakThrottledRequests counts the submits of the peak hour that reached the
+	// player as an error (refused at the front door, throttled or conflicting after every
+	// retry, timed out).
+	SubmitPeakThrottledRequests int `json:"submit_peak_throttled_requests"`
+	// MaxPartition*PerS are the most units per second the design asks of any one
+	// partition, table or index, across all loads, with nothing throttled.
+	MaxPartitionWCUPerS float64 `json:"max_partition_wcu_per_s"`
+	MaxPartitionRCUPerS float64 `json:"max_partition_rcu_per_s"`
+	// CardCalls, LeaderboardPageCalls and StandingsPageCalls are the DynamoDB calls of
+	// one card view, scored-event-with-leaderboard view and standings page on a cache
+	// miss, not counting reads of the viewer's own partition (their own picks).
+	CardCalls            int `json:"card_calls"`
+	LeaderboardPageCalls int `json:"leaderboard_page_calls"`
+	StandingsPageCalls   int `json:"standings_page_calls"`
+}
+
+// Evaluation is a design run through every load at one size.
+type Evaluation struct {
+	Figures Figures
+	// Demand are the runs without limits (what the design asks); Limited the runs with
+	// AWS's limits and the front door (what players get).
+	Demand, Limited map[string]*LoadResult
+	// MaxRCUAt and MaxWCUAt say which load and partition gave the Max figures.
+	MaxRCUAt, MaxWCUAt string
+}
+
+// Evaluate runs every load of w with and without limits.
+func Evaluate(w *Workload, p Params) *Evaluation {
+	ev := &Evaluation{Demand: map[string]*LoadResult{}, Limited: map[string]*LoadResult{}}
+	for _, load := range Loads {
+		dp, lp := p, p
+		dp.Limits, lp.Limits = false, true
+		ev.Demand[load] = Run(w, load, dp)
+		ev.Limited[load] = Run(w, load, lp)
+	}
+	f := Figures{Players: w.Players, ScoreSeconds: round(ev.Limited[LoadScore].Seconds, 1)}
+	for _, n := range ev.Limited[LoadSubmit].Errors {
+		f.SubmitPeakThrottledRequests += n
+	}
+	for _, load := range Loads {
+		if u, where := ev.Demand[load].MaxRCU(); u > f.MaxPartitionRCUPerS {
+			f.MaxPartitionRCUPerS, ev.MaxRCUAt = u, load+": "+where
+		}
+		if u, where := ev.Demand[load].MaxWCU(); u > f.MaxPartitionWCUPerS {
+			f.MaxPartitionWCUPerS, ev.MaxWCUAt = u, load+": "+where
+		}
+	}
+	f.CardCalls = sharedCalls(w, LoadCard)
+	f.LeaderboardPageCalls = sharedCalls(w, LoadLeaderboard)
+	f.StandingsPageCalls = sharedCalls(w, LoadStandings)
+	ev.Figures = f
+	return ev
+}
+
+// sharedCalls is the most calls a request of load made outside the player's own
+// partition.
+func sharedCalls(w *Workload, load string) int {
+	best := 0
+	for _, t := range w.Requests[load] {
+		n := 0
+		for _, st := range t.Stages {
+			for _, id := range st {
+				c := w.Calls[id]
+				mine := len(c.Accesses) > 0
+				for _, a := range c.Accesses {
+					mine = mine && own(a)
+				}
+				if !mine {
+					n++
+				}
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// DesignReport is one design in the report.
+type DesignReport struct {
+	Name      string
+	Design    Design
+	Soundness Soundness
+	// At is the evaluation at the report's number of players; BySize at every size of
+	// the plot.
+	At     *Evaluation
+	BySize []Figures
+	// Cross is the check of the extrapolation: the larger size predicted from the
+	// smaller recording, and from the larger one.
+	CrossSmall, CrossLarge Figures
+	// Note explains a design stand-in (e.g. "after" while the redesign has not landed).
+	Note string
+}
+
+// Report is what `make scale` writes.
+type Report struct {
+	Generated   time.Time
+	LoadAverage string
+	Players     int
+	Sizes       []int
+	Params      Params
+	Before      *DesignReport
+	After       *DesignReport
+}
+
+// Sizes are the numbers of players of the plot.
+var Sizes = []int{1_000, 10_000, 100_000, 1_000_000}
+
+// EvaluateDesign runs a design at players and at every size.
+func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (*DesignReport, error) {
+	dr := &DesignReport{Name: name, Design: d}
+	w, s, err := d.At(players)
+	dr.Soundness = s
+	if err != nil {
+		return dr, err
+	}
+	dr.At = Evaluate(w, p)
+	for _, n := range sizes {
+		if n == players {
+			dr.BySize = append(dr.BySize, dr.At.Figures)
+			continue
+		}
+		wn, _, err := d.At(n)
+		if err != nil {
+			return dr, err
+		}
+		dr.BySize = append(dr.BySize, Evaluate(wn, p).Figures)
+	}
+	small, large, err := d.CrossCheck()
+	if err != nil {
+		return dr, err
+	}
+	dr.CrossSmall, dr.CrossLarge = Evaluate(small, p).Figures, Evaluate(large, p).Figures
+	return dr, nil
+}
+
+// Fingerprint identifies what a recording's code does, leaving out counts and timings:
+// two recordings of the same design have the same fingerprint.
+func (r *Recording) Fingerprint() string {
+	h := sha256.New()
+	var sigs []string
+	for _, c := range r.Calls {
+		c2 := c
+		c2.Accesses = nil
+		for _, a := range c.Accesses {
+			a.Bytes, a.Items, a.RCU, a.WCU = 0, 0, 0, 0
+			c2.Accesses = append(c2.Accesses, a)
+		}
+		b, _ := json.Marshal(c2)
+		sigs = append(sigs, string(b))
+	}
+	sort.Strings(sigs)
+	sigs = dedupe(sigs)
+	for _, s := range sigs {
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// JSON is bench/results/scale.json: the figures at the report's number of players, and
+// by number of players under other keys.
+func (r *Report) JSON() ([]byte, error) {
+	out := map[string]any{
+		"before":            r.Before.At.Figures,
+		"after":             r.After.At.Figures,
+		"before_by_players": r.Before.BySize,
+		"after_by_players":  r.After.BySize,
+	}
+	if r.After.Note != "" {
+		out["after_note"] = r.After.Note
+	}
+	// score_seconds of a job that did not finish is the model's cap: say so.
+	for _, d := range []*DesignReport{r.Before, r.After} {
+		if !d.At.Limited[LoadScore].Complete {
+			out[d.Name+"_score_note"] = fmt.Sprintf("scoring did not finish within the model's %v of virtual time: score_seconds is that cap", DefaultJobCap)
+		}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	return append(b, '\n'), err
+}
+
+// SVG plots scoring time and peak partition units against players, before and after.
+func (r *Report) SVG() string {
+	line := func(d *DesignReport, label, color string, dashed bool, y func(Figures) float64) bench.Series {
+		s := bench.Series{Label: strings.TrimSpace(d.Name + " " + label), Color: color, Dashed: dashed}
+		for _, f := range d.BySize {
+			s.Points = append(s.Points, [2]float64{float64(f.Players), y(f)})
+		}
+		return s
+	}
+	flat := func(label string, v float64) bench.Series {
+		s := bench.Series{Label: label, Color: "#999999", Dashed: true}
+		for _, f := range r.Before.BySize {
+			s.Points = append(s.Points, [2]float64{float64(f.Players), v})
+		}
+		return s
+	}
+	score := func(f Figures) float64 { return f.ScoreSeconds }
+	wcu := func(f Figures) float64 { return f.MaxPartitionWCUPerS }
+	rcu := func(f Figures) float64 { return f.MaxPartitionRCUPerS }
+	return bench.LineChart([]bench.Panel{
+		{Title: "Scoring one event (model, AWS limits)", XLabel: "players (log scale)", YLabel: "seconds (log scale)", LogY: true, Series: []bench.Series{
+			line(r.Before, "", "#d62728", false, score), line(r.After, "", "#1f77b4", true, score), flat("the issue's goal: 5 minutes", 300)}},
+		{Title: "Busiest partition, units/s demanded", XLabel: "players (log scale)", YLabel: "units per second (log scale)", LogY: true, Series: []bench.Series{
+			line(r.Before, "WCU", "#d62728", false, wcu), line(r.After, "WCU", "#1f77b4", true, wcu),
+			line(r.Before, "RCU", "#ff7f0e", false, rcu), line(r.After, "RCU", "#2ca02c", true, rcu),
+			flat("partition limit: 1,000 WCU, 3,000 RCU", capacity.AWS.Write), flat("", capacity.AWS.Read)}},
+	})
+}
+
+func num(v float64) string {
+	switch {
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return commas(int64(v))
+	case math.Abs(v) >= 100:
+		return commas(int64(math.Round(v)))
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func errorsText(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	type kv struct {
+		k string
+		v int
+	}
+	var kvs []kv
+	for k, v := range m {
+		kvs = append(kvs, kv{k, v})
+	}
+	sort.Slice(kvs, func(i, j int) bool { return kvs[i].v > kvs[j].v || (kvs[i].v == kvs[j].v && kvs[i].k < kvs[j].k) })
+	var parts []string
+	for _, e := range kvs {
+		parts = append(parts, fmt.Sprintf("%s %s", num(float64(e.v)), e.k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Markdown is bench/results/scale.md.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# One event, %s players: the partition-throughput model\n\n", num(float64(r.Players)))
+	p("Written by `make scale` (`go run ./bench/cmd/scale`) on %s, load average %s. ", r.Generated.UTC().Format("2006-01-02 15:04 UTC"), r.LoadAverage)
+	p("The model replays what the project's own code did on DynamoDB Local — every DynamoDB call, partition, item and unit, recorded through `dynamo.Recorder` — for %s players in virtual time, under AWS's limits. How it works, what it assumes and what it leaves out: [bench/README.md](../README.md#the-partition-throughput-model-make-scale).\n\n", num(float64(r.Players)))
+	for _, d := range []*DesignReport{r.Before, r.After} {
+		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).", d.Name, recordingSource(d), num(float64(d.Design.Small.Players)),
+			num(float64(d.Design.Large.Players)), d.Design.Large.Commit, d.Design.Large.Fingerprint())
+		if d.Note != "" {
+			p(" %s", d.Note)
+		}
+		p("\n")
+	}
+	p("\n## Headline (bench/results/scale.json)\n\n| figure | before | after | what it is |\n|---|---|---|---|\n")
+	fb, fa := r.Before.At.Figures, r.After.At.Figures
+	rows := []struct {
+		name, what string
+		b, a       float64
+	}{
+		{"score_seconds", "time to score every prediction of the event (all calls), AWS limits", fb.ScoreSeconds, fa.ScoreSeconds},
+		{"submit_peak_throttled_requests", "submits of the peak hour that reached a player as an error", float64(fb.SubmitPeakThrottledRequests), float64(fa.SubmitPeakThrottledRequests)},
+		{"max_partition_wcu_per_s", "most write units per second asked of one partition, nothing throttled", fb.MaxPartitionWCUPerS, fa.MaxPartitionWCUPerS},
+		{"max_partition_rcu_per_s", "most read units per second asked of one partition, nothing throttled", fb.MaxPartitionRCUPerS, fa.MaxPartitionRCUPerS},
+		{"card_calls", "DynamoDB calls of a card view (cache miss), own picks not counted", float64(fb.CardCalls), float64(fa.CardCalls)},
+		{"leaderboard_page_calls", "calls of a scored event + leaderboard page view", float64(fb.LeaderboardPageCalls), float64(fa.LeaderboardPageCalls)},
+		{"standings_page_calls", "calls of a standings page view", float64(fb.StandingsPageCalls), float64(fa.StandingsPageCalls)},
+	}
+	scoreText := func(d *DesignReport) string {
+		if !d.At.Limited[LoadScore].Complete {
+			return fmt.Sprintf("does not finish (cap %s)", num(d.At.Figures.ScoreSeconds))
+		}
+		return num(d.At.Figures.ScoreSeconds)
+	}
+	for i, row := range rows {
+		b, a := num(row.b), num(row.a)
+		if i == 0 {
+			b, a = scoreText(r.Before), scoreText(r.After)
+		}
+		p("| `%s` | %s | %s | %s |\n", row.name, b, a, row.what)
+	}
+	p("\nBusiest partitions: before %s WCU/s (%s), %s RCU/s (%s); after %s WCU/s (%s), %s RCU/s (%s).\n\n",
+		num(fb.MaxPartitionWCUPerS), r.Before.At.MaxWCUAt, num(fb.MaxPartitionRCUPerS), r.Before.At.MaxRCUAt,
+		num(fa.MaxPartitionWCUPerS), r.After.At.MaxWCUAt, num(fa.MaxPartitionRCUPerS), r.After.At.MaxRCUAt)
+	p("![scoring time and busiest partition against players, before and after](scale.svg)\n\n")
+	p("| players | before: score s | before: max WCU/s | before: max RCU/s | after: score s | after: max WCU/s | after: max RCU/s |\n|---|---|---|---|---|---|---|\n")
+	for i := range r.Before.BySize {
+		b1, a1 := r.Before.BySize[i], r.After.BySize[i]
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", num(float64(b1.Players)), num(b1.ScoreSeconds), num(b1.MaxPartitionWCUPerS),
+			num(b1.MaxPartitionRCUPerS), num(a1.ScoreSeconds), num(a1.MaxPartitionWCUPerS), num(a1.MaxPartitionRCUPerS))
+	}
+	for _, d := range []*DesignReport{r.Before, r.After} {
+		d.markdown(&b, r.Players)
+	}
+	r.inputs(&b)
+	return b.String()
+}
+
+func recordingSource(d *DesignReport) string {
+	if d.Name == "before" && d.Note == "" {
+		return "the code before the redesign (the committed recordings in bench/scale/testdata)"
+	}
+	return "the current code"
+}
+
+func (d *DesignReport) markdown(b *strings.Builder, players int) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## %s: the loads at %s players\n\n", titleCase(d.Name), num(float64(players)))
+	p("| load | requests | served | refused or failed (reached the player) | peak-minute errors | p50 / p99 ms | most Lambda busy | DynamoDB attempts: throttled / conflicting |\n|---|---|---|---|---|---|---|---|\n")
+	for _, load := range Loads {
+		l := d.At.Limited[load]
+		lat := "–"
+		if l.P50Ms > 0 {
+			lat = fmt.Sprintf("%.0f / %.0f", l.P50Ms, l.P99Ms)
+		}
+		reqs := num(float64(l.Requests))
+		if load == LoadScore {
+			reqs = fmt.Sprintf("1 job, %.0f s", l.Seconds)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s: %s / %s |\n", load, reqs, num(float64(l.OK)), errorsText(l.Errors),
+			num(float64(l.PeakMinuteErrors)), lat, num(float64(l.MaxLambda)), num(float64(l.Attempts)), num(float64(l.Throttled)), num(float64(l.Conflicts)))
+	}
+	p("\nBusiest partitions per load — units per second demanded (nothing throttled) and, under AWS's limits, attempts refused there:\n\n")
+	p("| load | partition | demand RCU/s | demand WCU/s | limited: refused attempts | table demand RCU/s / WCU/s | index demand RCU/s / WCU/s |\n|---|---|---|---|---|---|---|\n")
+	for _, load := range Loads {
+		dm, lm := d.At.Demand[load], d.At.Limited[load]
+		refused := map[string]int{}
+		for _, pp := range lm.Partitions {
+			refused[pp.Partition] = pp.Throttled
+		}
+		for i, pp := range dm.Partitions {
+			if i == 3 {
+				break
+			}
+			p("| %s | `%s` | %s | %s | %s | %s / %s | %s / %s |\n", load, pp.Partition, num(pp.RCU), num(pp.WCU), num(float64(refused[pp.Partition])),
+				num(dm.TableRCU), num(dm.TableWCU), num(dm.IndexRCU), num(dm.IndexWCU))
+		}
+		p("| %s | a player's own (`USER#…`) | %s | %s | – | | |\n", load, num(dm.OwnRCU), num(dm.OwnWCU))
+	}
+	fd := d.Design.Large.FrontDoor
+	p("\nScoring (the admin calls scoreEvent until complete; each call's budget %.0f s, function timeout %d s, %d units of work at once):\n\n",
+		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.At.Limited[LoadScore].workers)
+	p("| run | complete | seconds | scoreEvent calls | seconds reading before work, per call | units of work done | errors |\n|---|---|---|---|---|---|---|\n")
+	for _, run := range []struct {
+		name string
+		r    *LoadResult
+	}{{"no limits", d.At.Demand[LoadScore]}, {"AWS limits", d.At.Limited[LoadScore]}} {
+		r := run.r
+		p("| %s | %v | %s | %s | %.1f | %s of %s | %s |\n", run.name, r.Complete, num(r.Seconds), num(float64(r.Invocations)),
+			r.PrologueSeconds/float64(max(1, r.Invocations)), num(float64(r.UnitsDone)), num(float64(r.Units)), errorsText(r.Errors))
+	}
+	p("\n%s\n", d.dominates())
+	p("\n### Is the extrapolation sound? (%s at %s and %s players)\n\n", d.Name, num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)))
+	p("| load | figure | at %s | at %s | verdict |\n|---|---|---|---|---|\n", num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)))
+	for _, row := range d.Soundness.Rows {
+		p("| %s | %s | %.4g | %.4g | %s |\n", row.Load, row.What, row.Small, row.Large, row.Class)
+	}
+	cs, cl := d.CrossSmall, d.CrossLarge
+	p("\nThe %s-player run predicted from the %s-player recording, against the %s-player recording itself: scoring %.1f s vs %.1f s; busiest partition %s vs %s WCU/s and %s vs %s RCU/s; submit errors %s vs %s.\n",
+		num(float64(d.Design.Large.Players)), num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)),
+		cs.ScoreSeconds, cl.ScoreSeconds, num(cs.MaxPartitionWCUPerS), num(cl.MaxPartitionWCUPerS), num(cs.MaxPartitionRCUPerS), num(cl.MaxPartitionRCUPerS),
+		num(float64(cs.SubmitPeakThrottledRequests)), num(float64(cl.SubmitPeakThrottledRequests)))
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// dominates says, per load, what limits it.
+func (d *DesignReport) dominates() string {
+	var out []string
+	fd := d.Design.Large.FrontDoor
+	for _, load := range Loads {
+		l, dm := d.At.Limited[load], d.At.Demand[load]
+		var why []string
+		top := ""
+		if len(dm.Partitions) > 0 {
+			pp := dm.Partitions[0]
+			top = fmt.Sprintf("`%s` is asked %s RCU/s and %s WCU/s at peak (limits %g and %g)", pp.Partition, num(pp.RCU), num(pp.WCU), capacity.AWS.Read, capacity.AWS.Write)
+		}
+		if n := l.Errors["429 API stage throttle"]; n > 0 {
+			why = append(why, fmt.Sprintf("the API stage throttle (%g requests/s, burst %d) refuses %s of %s requests", fd.Stage.Rate, fd.Stage.Burst, num(float64(n)), num(float64(l.Requests))))
+		}
+		if n := l.Errors["429 Lambda concurrency"]; n > 0 {
+			why = append(why, fmt.Sprintf("Lambda concurrency (%d) refuses %s", fd.Concurrency(), num(float64(n))))
+		}
+		if l.Conflicts > 0 {
+			why = append(why, fmt.Sprintf("%s transaction attempts conflict on a shared item", num(float64(l.Conflicts))))
+		}
+		if l.Throttled > 0 {
+			why = append(why, fmt.Sprintf("%s DynamoDB attempts are throttled", num(float64(l.Throttled))))
+		}
+		if top != "" {
+			why = append(why, top)
+		}
+		if load == LoadScore {
+			per := l.PrologueSeconds / float64(max(1, l.Invocations))
+			if l.Complete {
+				why = append(why, fmt.Sprintf("%s scoreEvent calls, each reading for %.1f s before its work", num(float64(l.Invocations)), per))
+			} else {
+				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did %s of %s units of work, each reading for %.1f s before any (budget %.0f s, timeout %d s)",
+					DefaultJobCap, num(float64(l.Invocations)), num(float64(l.UnitsDone)), num(float64(l.Units)), per, fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds))
+			}
+		}
+		if len(why) == 0 {
+			why = append(why, "nothing limits it")
+		}
+		out = append(out, fmt.Sprintf("- **%s**: %s.", load, strings.Join(why, "; ")))
+	}
+	return "What dominates each load:\n\n" + strings.Join(out, "\n")
+}
+
+func (r *Report) inputs(b *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## Inputs\n\n")
+	for _, d := range []*DesignReport{r.Before, r.After} {
+		rec := d.Design.Large
+		fd := rec.FrontDoor
+		p("**%s** — front door (deploy/template.yaml): stage throttle %g requests/s, burst %d", d.Name, fd.Stage.Rate, fd.Stage.Burst)
+		for k, v := range fd.Routes {
+			p("; route %s %g/s burst %d", k, v.Rate, v.Burst)
+		}
+		p("; Lambda concurrency %d; function timeout %d s; table and index throughput %s RCU/s, %s WCU/s. ", fd.Concurrency(), fd.TimeoutSeconds, num(fd.TableRCU()), num(fd.TableWCU()))
+		p("SDK (dynamo.NewClient's retryer): %d attempts, backoff up to %v ms, retries %s. ", rec.SDK.MaxAttempts, rec.SDK.BackoffCapMs, retryableText(rec.SDK.Retryable))
+		p("The store's own retries (fault probes: every call of one operation failing):\n\n| load | operation | error | store attempts | waits between them (ms) | the player gets |\n|---|---|---|---|---|---|\n")
+		for _, sr := range rec.StoreRetries {
+			att := fmt.Sprint(sr.Attempts)
+			if sr.Unbounded {
+				att = fmt.Sprintf("≥ %d (no bound)", probeCap)
+			}
+			p("| %s | %s | %s | %s | %s | %s |\n", sr.Load, sr.Op, sr.Error, att, gapsText(sr.GapsMs), orDash(sr.Outcome))
+		}
+		p("\n")
+	}
+	l := r.Params.Latency
+	p("Assumed latencies (virtual time): GetItem/PutItem/UpdateItem %g ms; Query/BatchGetItem %g ms + %g ms per MB; TransactWriteItems %g ms + %g ms per item; a refused attempt %g ms; the function's own work %g ms per request. Seed %d.\n",
+		l.ItemMs, l.ReadMs, l.PerMBMs, l.TxMs, l.TxItemMs, l.FailMs, l.HandlerMs, r.Params.Seed)
+}
+
+func retryableText(m map[string]bool) string {
+	var yes, no []string
+	for k, v := range m {
+		if v {
+			yes = append(yes, k)
+		} else {
+			no = append(no, k)
+		}
+	}
+	sort.Strings(yes)
+	sort.Strings(no)
+	return strings.Join(yes, ", ") + " (not " + strings.Join(no, ", ") + ")"
+}
+
+func gapsText(g []float64) string {
+	if len(g) == 0 {
+		return "–"
+	}
+	if len(g) <= 4 {
+		return fmt.Sprint(g)
+	}
+	return fmt.Sprintf("%g, %g, … %g", g[0], g[1], g[len(g)-1])
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

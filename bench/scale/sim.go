@@ -1,0 +1,814 @@
+package scale
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pickem/api/internal/capacity"
+)
+
+// Latency is how long DynamoDB and the function take, in virtual time. These are
+// assumptions about AWS in one region (DynamoDB Local on a shared machine says nothing
+// about them), kept in one place and printed with the results.
+type Latency struct {
+	ItemMs    float64 `json:"itemMs"`    // GetItem, PutItem, UpdateItem, DeleteItem
+	ReadMs    float64 `json:"readMs"`    // Query, BatchGetItem …
+	PerMBMs   float64 `json:"perMbMs"`   // … plus this per MB they return
+	TxMs      float64 `json:"txMs"`      // TransactWriteItems …
+	TxItemMs  float64 `json:"txItemMs"`  // … plus this per item
+	FailMs    float64 `json:"failMs"`    // an attempt refused (throttled, conflicting)
+	HandlerMs float64 `json:"handlerMs"` // the function's own work per request (auth, GraphQL)
+}
+
+// DefaultLatency are typical in-region figures: single-digit milliseconds for an item,
+// about twice that for a transaction, a 1 MB page in about 25 ms.
+var DefaultLatency = Latency{ItemMs: 4, ReadMs: 5, PerMBMs: 20, TxMs: 12, TxItemMs: 0.15, FailMs: 3, HandlerMs: 3}
+
+// Params are the model's own settings.
+type Params struct {
+	Latency Latency `json:"latency"`
+	Seed    uint64  `json:"seed"`
+	// Limits applies AWS's limits (partitions, table, transaction conflicts, front
+	// door). Without them every request is served as offered: the demand run.
+	Limits bool `json:"limits"`
+	// JobCap is how much virtual time the scoring job gets (0: DefaultJobCap); one that
+	// has not finished by then is reported unfinished (Complete false, Seconds = JobCap).
+	JobCap time.Duration `json:"jobCap,omitempty"`
+}
+
+const µsPerSecond = 1_000_000
+
+func ms(v float64) int64 { return int64(math.Round(v * 1000)) }
+
+// window counts the units served in one-second windows of virtual time, for reporting the
+// busiest second (admission is capacity.Meter's).
+type window struct {
+	sec  int64
+	used float64
+	peak float64 // the most used in any second
+}
+
+func (m *window) add(t int64, units float64) {
+	if s := t / µsPerSecond; s != m.sec {
+		m.sec, m.used = s, 0
+	}
+	m.used += units
+	m.peak = math.Max(m.peak, m.used)
+}
+
+// partition is one shared partition of the table or an index.
+type partition struct {
+	key       string // "<index or table>|<partition key value>"
+	r, w      window
+	throttled int
+}
+
+// use is what one call asks of one partition.
+type use struct {
+	key      string
+	rcu, wcu float64
+	index    string
+}
+
+// compiledCall is a Call prepared for the simulator.
+type compiledCall struct {
+	op      string
+	txn     bool
+	latency int64
+	shared  []use // units per shared partition
+	own     []use // units per player-owned partition
+	items   []string
+	write   bool
+	table   [2]float64            // table rcu, wcu
+	indexes map[string][2]float64 // per index rcu, wcu
+	// demand is what the call asks of capacity.Meter: every shared partition, and the
+	// table and each index as a whole (key tableWide).
+	demand capacity.Demand
+}
+
+// The model's table, as capacity names partitions; tableWide is the key of the table (or
+// an index) as a whole, for its on-demand throughput.
+const (
+	modelTable = "pickem"
+	tableWide  = ""
+)
+
+func compile(c Call, lat Latency) compiledCall {
+	cc := compiledCall{op: c.Op, txn: c.Transactional(), indexes: map[string][2]float64{}}
+	shared, mine := map[string]*use{}, map[string]*use{}
+	bytes := 0
+	for _, a := range c.Accesses {
+		bytes += a.Bytes
+		m := shared
+		if own(a) {
+			m = mine
+		}
+		k := a.Index + "|" + a.PK
+		if m[k] == nil {
+			m[k] = &use{key: k, index: a.Index}
+		}
+		m[k].rcu += a.RCU
+		m[k].wcu += a.WCU
+		if a.Index == "" {
+			cc.table[0] += a.RCU
+			cc.table[1] += a.WCU
+		} else {
+			u := cc.indexes[a.Index]
+			u[0] += a.RCU
+			u[1] += a.WCU
+			cc.indexes[a.Index] = u
+		}
+		if isWrite(a) && a.Index == "" {
+			cc.write = true
+			if !ownItem(a) {
+				cc.items = append(cc.items, a.PK+"\x00"+a.SK)
+			}
+		}
+	}
+	cc.shared, cc.own = sortedUses(shared), sortedUses(mine)
+	cc.demand = capacity.Demand{}
+	for _, u := range cc.shared {
+		p := capacity.Partition{Table: modelTable, Index: u.index, Key: strings.TrimPrefix(u.key, u.index+"|")}
+		cc.demand.AddRead(p, u.rcu)
+		cc.demand.AddWrite(p, u.wcu)
+	}
+	cc.demand.AddRead(capacity.Partition{Table: modelTable, Key: tableWide}, cc.table[0])
+	cc.demand.AddWrite(capacity.Partition{Table: modelTable, Key: tableWide}, cc.table[1])
+	for name, u := range cc.indexes {
+		p := capacity.Partition{Table: modelTable, Index: name, Key: tableWide}
+		cc.demand.AddRead(p, u[0])
+		cc.demand.AddWrite(p, u[1])
+	}
+	switch {
+	case cc.txn:
+		cc.latency = ms(lat.TxMs + lat.TxItemMs*float64(len(c.Accesses)))
+	case c.Op == "Query" || c.Op == "BatchGetItem" || c.Op == "Scan":
+		cc.latency = ms(lat.ReadMs + lat.PerMBMs*float64(bytes)/float64(1<<20))
+	default:
+		cc.latency = ms(lat.ItemMs)
+	}
+	return cc
+}
+
+func sortedUses(m map[string]*use) []use {
+	var list []use
+	for _, u := range m {
+		list = append(list, *u)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
+	return list
+}
+
+// tick is a scheduled callback.
+type tick struct {
+	at  int64
+	seq uint64
+	fn  func()
+}
+
+// events is a binary min-heap of ticks by time, then order of scheduling.
+type events []tick
+
+func (e events) less(i, j int) bool {
+	if e[i].at != e[j].at {
+		return e[i].at < e[j].at
+	}
+	return e[i].seq < e[j].seq
+}
+
+func (e *events) push(t tick) {
+	*e = append(*e, t)
+	h := *e
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *events) pop() tick {
+	h := *e
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = tick{}
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*e = h
+	return top
+}
+
+// bucket is an API Gateway token bucket.
+type bucket struct {
+	rate, burst, tokens float64
+	last                int64
+}
+
+func newBucket(t Throttle) *bucket {
+	if t.Rate <= 0 {
+		return nil
+	}
+	return &bucket{rate: t.Rate, burst: float64(max(t.Burst, 1)), tokens: float64(max(t.Burst, 1))}
+}
+
+func (b *bucket) take(t int64) bool {
+	if b == nil {
+		return true
+	}
+	b.tokens = math.Min(b.burst, b.tokens+b.rate*float64(t-b.last)/µsPerSecond)
+	b.last = t
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// sim is one run of one load.
+type sim struct {
+	now    int64
+	seq    uint64
+	q      events
+	rng    *rand.Rand
+	p      Params
+	w      *Workload
+	calls  []compiledCall
+	parts  map[string]*partition
+	meter  *capacity.Meter
+	table  [2]window
+	index  map[string]*[2]window
+	locks  map[string]int64
+	retry  map[string]StoreRetry
+	res    *LoadResult
+	lambda int // function instances busy
+}
+
+func newSim(w *Workload, p Params) *sim {
+	s := &sim{rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)), p: p, w: w, parts: map[string]*partition{},
+		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]StoreRetry{}}
+	fd := w.Rec.FrontDoor
+	tableRate := capacity.Rate{Read: fd.TableRCU(), Write: fd.TableWCU()}
+	s.meter = capacity.NewMeter(func(p capacity.Partition) capacity.Rate {
+		if p.Key == tableWide {
+			return tableRate
+		}
+		return capacity.AWS
+	}, func() time.Time { return time.Unix(0, 0).Add(time.Duration(s.now) * time.Microsecond) })
+	for _, c := range w.Calls {
+		s.calls = append(s.calls, compile(c, p.Latency))
+	}
+	for _, sr := range w.Rec.StoreRetries {
+		s.retry[sr.Load+"|"+sr.Op+"|"+sr.Error] = sr
+	}
+	return s
+}
+
+func (s *sim) at(t int64, fn func()) {
+	s.seq++
+	s.q.push(tick{at: t, seq: s.seq, fn: fn})
+}
+
+func (s *sim) after(d int64, fn func()) { s.at(s.now+d, fn) }
+
+func (s *sim) run() {
+	for len(s.q) > 0 {
+		e := s.q.pop()
+		s.now = e.at
+		e.fn()
+	}
+}
+
+func (s *sim) partition(key string) *partition {
+	p := s.parts[key]
+	if p == nil {
+		p = &partition{key: key}
+		s.parts[key] = p
+	}
+	return p
+}
+
+func (s *sim) indexWindows(name string) *[2]window {
+	m := s.index[name]
+	if m == nil {
+		m = &[2]window{}
+		s.index[name] = m
+	}
+	return m
+}
+
+// admit checks a call against AWS's limits at the current time: conflicts with in-flight
+// transactions, then partition and table capacity. It returns the error class, or "".
+func (s *sim) admit(cc *compiledCall) (string, *partition) {
+	if !s.p.Limits {
+		return "", nil
+	}
+	if cc.write {
+		for _, it := range cc.items {
+			if s.locks[it] > s.now {
+				if cc.txn {
+					return ErrTxConflict, nil
+				}
+				return ErrConflict, nil
+			}
+		}
+	}
+	class := ErrThrottle
+	if cc.txn {
+		class = ErrTxThrottle
+	}
+	for _, u := range cc.own { // a player's own partition: only this call uses it
+		if u.rcu > capacity.AWS.Read || u.wcu > capacity.AWS.Write {
+			return class, nil
+		}
+	}
+	if short := s.meter.Reserve(cc.demand); short != nil {
+		if short.Partition.Key == tableWide {
+			return class, nil
+		}
+		return class, s.partition(short.Partition.Index + "|" + short.Partition.Key)
+	}
+	return "", nil
+}
+
+// charge books a served call's units.
+func (s *sim) charge(cc *compiledCall) {
+	for _, u := range cc.shared {
+		p := s.partition(u.key)
+		if u.rcu > 0 {
+			p.r.add(s.now, u.rcu)
+		}
+		if u.wcu > 0 {
+			p.w.add(s.now, u.wcu)
+		}
+	}
+	for _, u := range cc.own {
+		s.res.OwnRCU = math.Max(s.res.OwnRCU, u.rcu)
+		s.res.OwnWCU = math.Max(s.res.OwnWCU, u.wcu)
+	}
+	s.table[0].add(s.now, cc.table[0])
+	s.table[1].add(s.now, cc.table[1])
+	for name, u := range cc.indexes {
+		m := s.indexWindows(name)
+		m[0].add(s.now, u[0])
+		m[1].add(s.now, u[1])
+	}
+	if cc.txn {
+		for _, it := range cc.items {
+			s.locks[it] = s.now + cc.latency
+		}
+	}
+}
+
+// callRun is one call of a request or of the job, across its retries.
+type callRun struct {
+	load       string
+	id         int
+	sdkAttempt int // attempts made by the SDK for the current store attempt
+	storeTries int // times the store issued the call
+	done       func(errCode string)
+}
+
+// call returns call id compiled (the job adds page calls as it lays reads out).
+func (s *sim) call(id int) *compiledCall {
+	for len(s.calls) <= id {
+		s.calls = append(s.calls, compile(s.w.Calls[len(s.calls)], s.p.Latency))
+	}
+	return &s.calls[id]
+}
+
+func (s *sim) issue(c *callRun) {
+	c.storeTries++
+	c.sdkAttempt = 0
+	s.attempt(c)
+}
+
+func (s *sim) attempt(c *callRun) {
+	cc := s.call(c.id)
+	c.sdkAttempt++
+	s.res.Attempts++
+	class, p := s.admit(cc)
+	if class == "" {
+		s.charge(cc)
+		s.after(cc.latency, func() { c.done("") })
+		return
+	}
+	if class == ErrTxConflict || class == ErrConflict {
+		s.res.Conflicts++
+	} else {
+		s.res.Throttled++
+		if p != nil {
+			p.throttled++
+		}
+	}
+	s.after(ms(s.p.Latency.FailMs), func() { s.retryAfter(c, class) })
+}
+
+// retryAfter applies the SDK's retries, then the store's, to a refused attempt.
+func (s *sim) retryAfter(c *callRun, class string) {
+	sdk := s.w.Rec.SDK
+	if sdk.Retryable[class] && c.sdkAttempt < sdk.MaxAttempts {
+		capMs := 0.0
+		if len(sdk.BackoffCapMs) > 0 {
+			capMs = sdk.BackoffCapMs[min(c.sdkAttempt-1, len(sdk.BackoffCapMs)-1)]
+		}
+		s.after(ms(s.rng.Float64()*capMs), func() { s.attempt(c) })
+		return
+	}
+	sr, known := s.retry[c.load+"|"+s.call(c.id).op+"|"+class]
+	if known && (sr.Unbounded || c.storeTries < sr.Attempts) {
+		gap := 0.0
+		if len(sr.GapsMs) > 0 {
+			gap = sr.GapsMs[min(c.storeTries-1, len(sr.GapsMs)-1)]
+		}
+		s.after(ms(gap), func() { s.issue(c) })
+		return
+	}
+	code := class
+	if known && sr.Outcome != "" {
+		code = sr.Outcome
+	}
+	c.done(code)
+}
+
+// LoadResult is what the model found for one load.
+type LoadResult struct {
+	Load    string `json:"load"`
+	Players int    `json:"players"`
+	Limits  bool   `json:"limits"`
+	// Requests offered, served and refused (by cause: front door, or the error code the
+	// player got).
+	Requests int            `json:"requests"`
+	OK       int            `json:"ok"`
+	Errors   map[string]int `json:"errors,omitempty"`
+	// PeakMinuteErrors counts the errors of requests that arrived in the load's peak
+	// minute.
+	PeakMinuteErrors int `json:"peakMinuteErrors,omitempty"`
+	// Seconds is how long the load took: its window, or the scoring job from start to
+	// finish.
+	Seconds float64 `json:"seconds"`
+	// P50Ms and P99Ms are the latencies of served requests.
+	P50Ms float64 `json:"p50Ms,omitempty"`
+	P99Ms float64 `json:"p99Ms,omitempty"`
+	// Attempts are DynamoDB attempts made; Throttled and Conflicts those refused.
+	Attempts  int `json:"attempts"`
+	Throttled int `json:"throttled"`
+	Conflicts int `json:"conflicts"`
+	// MaxLambda is the most function instances busy at once.
+	MaxLambda int `json:"maxLambda,omitempty"`
+	// Partitions are the shared partitions, busiest first; OwnRCU and OwnWCU the most
+	// units one call asked of one player's own partition.
+	Partitions []PartitionPeak `json:"partitions"`
+	OwnRCU     float64         `json:"ownRcu"`
+	OwnWCU     float64         `json:"ownWcu"`
+	// TableRCU and TableWCU are the table's busiest second (each index likewise in
+	// IndexRCU/IndexWCU).
+	TableRCU float64 `json:"tableRcu"`
+	TableWCU float64 `json:"tableWcu"`
+	IndexRCU float64 `json:"indexRcu"`
+	IndexWCU float64 `json:"indexWcu"`
+	// The scoring job: scoreEvent calls made, whether every unit of work was done (and the
+	// event closed) before JobCap, the time spent in the calls' prologues, units done.
+	Invocations     int     `json:"invocations,omitempty"`
+	Complete        bool    `json:"complete,omitempty"`
+	PrologueSeconds float64 `json:"prologueSeconds,omitempty"`
+	UnitsDone       int     `json:"unitsDone,omitempty"`
+	Units           int     `json:"units,omitempty"`
+	workers         int
+
+	latencies []int64
+}
+
+// PartitionPeak is a partition's busiest second.
+type PartitionPeak struct {
+	Partition string  `json:"partition"` // "GSI EVENT#…", "table EVENT"
+	RCU       float64 `json:"rcu"`
+	WCU       float64 `json:"wcu"`
+	Throttled int     `json:"throttled,omitempty"`
+}
+
+func (s *sim) finish() *LoadResult {
+	r := s.res
+	for _, p := range s.parts {
+		where, pk, _ := strings.Cut(p.key, "|")
+		if where == "" {
+			where = "table"
+		}
+		r.Partitions = append(r.Partitions, PartitionPeak{Partition: where + " " + pk, RCU: p.r.peak, WCU: p.w.peak, Throttled: p.throttled})
+	}
+	sort.Slice(r.Partitions, func(i, j int) bool {
+		a, b := r.Partitions[i], r.Partitions[j]
+		if a.WCU+a.RCU != b.WCU+b.RCU {
+			return a.WCU+a.RCU > b.WCU+b.RCU
+		}
+		return a.Partition < b.Partition
+	})
+	r.TableRCU, r.TableWCU = s.table[0].peak, s.table[1].peak
+	for _, m := range s.index {
+		r.IndexRCU = math.Max(r.IndexRCU, m[0].peak)
+		r.IndexWCU = math.Max(r.IndexWCU, m[1].peak)
+	}
+	sort.Slice(r.latencies, func(i, j int) bool { return r.latencies[i] < r.latencies[j] })
+	if n := len(r.latencies); n > 0 {
+		r.P50Ms = float64(r.latencies[n/2]) / 1000
+		r.P99Ms = float64(r.latencies[min(n-1, n*99/100)]) / 1000
+	}
+	r.latencies = nil
+	return r
+}
+
+// MaxRCU and MaxWCU are the most units any one partition (shared or a player's own) got
+// in one second, and where.
+func (r *LoadResult) MaxRCU() (float64, string) {
+	return r.busiest(r.OwnRCU, func(p PartitionPeak) float64 { return p.RCU })
+}
+
+// MaxWCU is the write counterpart of MaxRCU.
+func (r *LoadResult) MaxWCU() (float64, string) {
+	return r.busiest(r.OwnWCU, func(p PartitionPeak) float64 { return p.WCU })
+}
+
+func (r *LoadResult) busiest(own float64, units func(PartitionPeak) float64) (float64, string) {
+	best, where := own, "a player's own partition"
+	for _, p := range r.Partitions {
+		if units(p) > best {
+			best, where = units(p), p.Partition
+		}
+	}
+	return best, where
+}
+
+// arrivals returns the arrival times of n requests following profile, spread at random
+// within each minute.
+func (s *sim) arrivals(n int, prof Profile) ([]int64, int64, int64) {
+	shares := prof.minuteShares()
+	out := make([]int64, 0, n)
+	var peakFrom, peakTo int64
+	best := -1.0
+	left := n
+	for m, share := range shares {
+		k := int(math.Round(share * float64(n)))
+		if m == len(shares)-1 {
+			k = left
+		}
+		k = min(k, left)
+		left -= k
+		from := int64(m) * 60 * µsPerSecond
+		if share > best {
+			best, peakFrom, peakTo = share, from, from+60*µsPerSecond
+		}
+		start := len(out)
+		for i := 0; i < k; i++ {
+			out = append(out, from+s.rng.Int64N(60*µsPerSecond))
+		}
+		slices.Sort(out[start:])
+	}
+	return out, peakFrom, peakTo
+}
+
+// runRequests simulates one per-player load: every player sends one request.
+func (s *sim) runRequests(load string, prof Profile) *LoadResult {
+	s.res = &LoadResult{Load: load, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Seconds: prof.Window.Seconds()}
+	templates := s.w.Requests[load]
+	var counts [][2]int
+	for i, t := range templates {
+		counts = append(counts, [2]int{i, t.Count})
+	}
+	order := interleave(counts, 1)
+	times, peakFrom, peakTo := s.arrivals(s.w.Players, prof)
+	fd := s.w.Rec.FrontDoor
+	route := fd.Stage
+	if t, ok := fd.Routes[Screens[load].Route]; ok {
+		route = t
+	}
+	stage, account := newBucket(route), newBucket(Throttle{Rate: AccountAPIRate, Burst: AccountAPIBurst})
+	timeout := int64(fd.TimeoutSeconds) * µsPerSecond
+	if timeout <= 0 || timeout > GatewayTimeoutSeconds*µsPerSecond {
+		timeout = GatewayTimeoutSeconds * µsPerSecond
+	}
+	fail := func(arrived int64, cause string) {
+		s.res.Errors[cause]++
+		if arrived >= peakFrom && arrived < peakTo {
+			s.res.PeakMinuteErrors++
+		}
+	}
+	var next func(i int)
+	next = func(i int) {
+		if i+1 < len(times) {
+			s.at(times[i+1], func() { next(i + 1) })
+		}
+		s.res.Requests++
+		arrived := s.now
+		if s.p.Limits {
+			switch {
+			case !stage.take(s.now):
+				fail(arrived, "429 API stage throttle")
+				return
+			case !account.take(s.now):
+				fail(arrived, "429 API account throttle")
+				return
+			case s.lambda >= fd.Concurrency():
+				fail(arrived, "429 Lambda concurrency")
+				return
+			}
+		}
+		s.lambda++
+		s.res.MaxLambda = max(s.res.MaxLambda, s.lambda)
+		tpl := templates[order[i%len(order)]]
+		// A request still running at the function's timeout fails then (its function
+		// instance is counted busy until its calls end: they rarely take that long).
+		end := func(code string) {
+			s.lambda--
+			if code == "" && s.p.Limits && s.now-arrived > timeout {
+				code = "504 function timeout"
+			}
+			if code != "" {
+				fail(arrived, code)
+				return
+			}
+			s.res.OK++
+			s.res.latencies = append(s.res.latencies, s.now-arrived)
+		}
+		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, tpl.Stages, nil, end) })
+	}
+	if len(times) > 0 && len(order) > 0 {
+		s.at(times[0], func() { next(0) })
+	}
+	s.run()
+	return s.finish()
+}
+
+// runStages runs stages one after the other, the calls of a stage at once, then calls
+// done with the first error code ("" for none). stop, if not nil, is asked before each
+// stage: an answer other than "" ends the run with that code.
+func (s *sim) runStages(load string, stages [][]int, stop func() string, done func(code string)) {
+	var at func(k int)
+	at = func(k int) {
+		if k == len(stages) {
+			done("")
+			return
+		}
+		if stop != nil {
+			if code := stop(); code != "" {
+				done(code)
+				return
+			}
+		}
+		if len(stages[k]) == 0 {
+			at(k + 1)
+			return
+		}
+		pending, errCode := len(stages[k]), ""
+		for _, id := range stages[k] {
+			s.issue(&callRun{load: load, id: id, done: func(code string) {
+				if code != "" && errCode == "" {
+					errCode = code
+				}
+				if pending--; pending == 0 {
+					if errCode != "" {
+						done(errCode)
+					} else {
+						at(k + 1)
+					}
+				}
+			}})
+		}
+	}
+	at(0)
+}
+
+// adminRerun is how long the admin's loop waits before calling scoreEvent again after a
+// failed call.
+const adminRerun = time.Second
+
+// DefaultJobCap is the virtual time a scoring job gets by default.
+const DefaultJobCap = 24 * time.Hour
+
+// jobCap is p's JobCap or the default.
+func (p Params) jobCap() time.Duration {
+	if p.JobCap > 0 {
+		return p.JobCap
+	}
+	return DefaultJobCap
+}
+
+// runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
+// reading its prologue, then starting units of work (Workers at once, the first always)
+// until its deadline (FrontDoor.ScoringDeadline), the last one closing the event. A call
+// still running at the function's timeout starts nothing more and fails; the admin calls
+// again.
+func (s *sim) runJob() *LoadResult {
+	j := s.w.Job
+	fd := s.w.Rec.FrontDoor
+	res := &LoadResult{Load: LoadScore, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Units: len(j.Units), workers: j.Workers}
+	s.res = res
+	deadline := fd.ScoringDeadline().Microseconds()
+	timeout := int64(min(max(fd.TimeoutSeconds, 1), GatewayTimeoutSeconds)) * µsPerSecond
+	capAt := s.p.jobCap().Microseconds()
+	todo := append([]int(nil), j.Units...)
+	total := len(todo)
+	var invoke func()
+	invoke = func() {
+		if s.now >= capAt {
+			res.Seconds = float64(capAt) / µsPerSecond
+			return
+		}
+		res.Invocations++
+		t0 := s.now
+		killed := func() string {
+			if s.now-t0 >= timeout {
+				return "504 function timeout"
+			}
+			return ""
+		}
+		again := func(code string) {
+			res.Errors[code]++
+			s.after(int64(adminRerun/time.Microsecond), invoke)
+		}
+		left := float64(total-res.UnitsDone) / float64(max(total, 1))
+		s.runStages(LoadScore, j.Prologue(left), killed, func(code string) {
+			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
+			if code != "" {
+				again(code)
+				return
+			}
+			inflight, started, failed := 0, 0, ""
+			var pump func()
+			pump = func() {
+				for inflight < j.Workers && len(todo) > 0 && failed == "" && killed() == "" && (started == 0 || s.now-t0 < deadline) {
+					u := todo[0]
+					todo = todo[1:]
+					started++
+					inflight++
+					s.runStages(LoadScore, j.Work[u].Stages, killed, func(code string) {
+						inflight--
+						if code != "" {
+							todo = append(todo, u) // not done: a later call does it
+							if failed == "" {
+								failed = code
+							}
+						} else {
+							res.UnitsDone++
+						}
+						pump()
+					})
+				}
+				if inflight > 0 {
+					return
+				}
+				switch {
+				case failed != "":
+					again(failed)
+				case len(todo) > 0:
+					s.after(ms(s.p.Latency.HandlerMs), invoke)
+				default:
+					s.runStages(LoadScore, j.Epilogue.Stages, killed, func(code string) {
+						if code != "" {
+							again(code)
+							return
+						}
+						res.Complete, res.OK, res.Requests = true, 1, 1
+						res.Seconds = float64(s.now) / µsPerSecond
+					})
+				}
+			}
+			pump()
+		})
+	}
+	s.at(0, invoke)
+	s.run()
+	if !res.Complete {
+		res.Requests = 1
+		res.Errors[fmt.Sprintf("unfinished after %v", s.p.jobCap())]++
+	}
+	return s.finish()
+}
+
+// Run simulates one load of the workload.
+func Run(w *Workload, load string, p Params) *LoadResult {
+	s := newSim(w, p)
+	if load == LoadScore {
+		return s.runJob()
+	}
+	return s.runRequests(load, Profiles[load])
+}

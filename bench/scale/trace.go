@@ -1,0 +1,385 @@
+package scale
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pickem/api/dynamo"
+)
+
+// Recording is what the project's code did, call by call, for every load at one number of
+// players: the store's DynamoDB calls as dynamo.Recorder traced them on DynamoDB Local,
+// with player ids abstracted ("{p1}") so that the model can replay them for any number of
+// players. It also keeps what the code and the template said about retries and the front
+// door when it was recorded. A Recording is the unit committed as "before".
+type Recording struct {
+	// Design names the code recorded ("before", "after", a variant).
+	Design string `json:"design"`
+	// Commit is the git commit of the code recorded, with "+dirty" for local changes.
+	Commit  string `json:"commit"`
+	Players int    `json:"players"`
+	// Calls is the table of distinct calls; loads refer to them by index.
+	Calls []Call `json:"calls"`
+	// Loads by name (LoadSubmit, LoadCard, …).
+	Loads map[string]*LoadTrace `json:"loads"`
+	// FrontDoor is deploy/template.yaml's API throttle, function and table settings.
+	FrontDoor FrontDoor `json:"frontDoor"`
+	// SDK is the retry behaviour of dynamo.NewClient's client.
+	SDK SDKRetry `json:"sdk"`
+	// StoreRetries is how the store itself re-issues calls that failed with a throttle or
+	// a transaction conflict, measured by fault probes (retries.go).
+	StoreRetries []StoreRetry `json:"storeRetries"`
+	// Units compares the units computed from item sizes with those DynamoDB Local
+	// reported, call by call, where DynamoDB Local reports them faithfully.
+	Units UnitCheck `json:"units"`
+}
+
+// UnitCheck counts calls whose computed units were compared with the engine's.
+type UnitCheck struct {
+	Compared   int      `json:"compared"`
+	Mismatches []string `json:"mismatches,omitempty"` // the first few
+	Mismatched int      `json:"mismatched"`
+}
+
+// add compares the calls DynamoDB Local reports faithfully: single-item writes and reads
+// that found items. It leaves out transactions (DynamoDB Local neither doubles nor counts
+// index writes in them) and reads that found nothing (it reports 0, AWS the minimum).
+func (u *UnitCheck) add(calls []dynamo.TraceCall) {
+	for _, c := range calls {
+		if c.Error != "" || c.ReportedRCU == nil || c.ReportedWCU == nil || c.Op == "TransactWriteItems" {
+			continue
+		}
+		empty := len(c.Accesses) == 0
+		for _, a := range c.Accesses {
+			empty = empty || (a.Kind == dynamo.AccessRead && a.Items == 0)
+		}
+		if empty {
+			continue
+		}
+		u.Compared++
+		if c.Accesses.RCU() != *c.ReportedRCU || c.Accesses.WCU() != *c.ReportedWCU {
+			u.Mismatched++
+			if len(u.Mismatches) < 10 {
+				u.Mismatches = append(u.Mismatches, fmt.Sprintf("%s: computed %g RCU %g WCU, DynamoDB Local %g RCU %g WCU (%+v)",
+					c.Op, c.Accesses.RCU(), c.Accesses.WCU(), *c.ReportedRCU, *c.ReportedWCU, c.Accesses))
+			}
+		}
+	}
+}
+
+// Call is one DynamoDB call with player ids replaced by "{p1}", "{p2}"… (numbered in the
+// order they appear in the call) and, in a player's own item keys, numbers of 6+ digits
+// by "{n}" (e.g. inverted scores).
+type Call struct {
+	Op         string               `json:"op"`
+	Consistent bool                 `json:"consistent,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	Accesses   dynamo.TraceAccesses `json:"accesses"`
+}
+
+// Access is a dynamo.TraceAccess with player ids abstracted.
+type Access = dynamo.TraceAccess
+
+// playerPlaceholder starts a player's slot in abstracted keys.
+const playerPlaceholder = "{p"
+
+// own reports whether the access is in a player's own partition (its partition key holds
+// a player id): such partitions are never shared by players.
+func own(a Access) bool { return strings.Contains(a.PK, playerPlaceholder) }
+
+// ownItem reports whether the item accessed belongs to one player (its key holds a
+// player id): such items are never touched by another player's requests.
+func ownItem(a Access) bool { return own(a) || strings.Contains(a.SK, playerPlaceholder) }
+
+// isWrite reports whether the access is a write (or a transaction's condition check).
+func isWrite(a Access) bool { return a.Kind != dynamo.AccessRead }
+
+// RCU totals a call's read units.
+func (c Call) RCU() float64 { return c.Accesses.RCU() }
+
+// WCU totals a call's write units.
+func (c Call) WCU() float64 { return c.Accesses.WCU() }
+
+// Transactional reports whether the call is a TransactWriteItems.
+func (c Call) Transactional() bool { return c.Op == "TransactWriteItems" }
+
+// LoadTrace is what one load's requests did.
+type LoadTrace struct {
+	// Requests is the number of requests recorded; Errors counts those that failed, by
+	// GraphQL error code or HTTP status.
+	Requests int            `json:"requests"`
+	Errors   map[string]int `json:"errors,omitempty"`
+	// Templates are the distinct request shapes of a per-player load, with how many
+	// requests had each shape.
+	Templates []Template `json:"templates,omitempty"`
+	// Job is the scoring job (the admin's scoreEvent calls).
+	Job *JobTrace `json:"job,omitempty"`
+	// CacheControl is the response's Cache-Control header, if any.
+	CacheControl string `json:"cacheControl,omitempty"`
+}
+
+// Template is one request shape: stages run one after the other, the calls of a stage
+// at once (gqlgen resolves top-level fields concurrently; the store reads in parallel).
+type Template struct {
+	Count  int     `json:"count"`
+	Stages [][]int `json:"stages"` // call indexes into Recording.Calls
+}
+
+// JobTrace is the scoring job as the admin runs it: scoreEvent calls until complete. It is
+// recorded with the smallest time budget, so that every call (invocation) does its fixed
+// work, one unit of scoring work (the code always does at least one), and — the last one —
+// its closing work; the model then lays invocations out in virtual time with the real
+// budget.
+type JobTrace struct {
+	// Workers is how many work units the code runs at once, measured on a run without a
+	// budget (the previous event's scoring).
+	Workers int `json:"workers"`
+	// BudgetSeconds is the budget the invocations were recorded with.
+	BudgetSeconds float64           `json:"budgetSeconds"`
+	Invocations   []InvocationTrace `json:"invocations"`
+}
+
+// InvocationTrace is one scoreEvent call: calls before the first call that touches a
+// player's own partition (the prologue: reading the card and the predictions), the work
+// (calls touching players' partitions: their standings and transactions), and the calls
+// after the work (the epilogue: marking the event scored).
+type InvocationTrace struct {
+	Prologue Template `json:"prologue"`
+	Work     Template `json:"work"`
+	Epilogue Template `json:"epilogue"`
+}
+
+// PlayerID is the id of player i (1-based) in recordings. Every id matches playerIDPattern
+// and nothing else in a key does.
+func PlayerID(i int) string { return fmt.Sprintf("scale-p%07d", i) }
+
+var (
+	playerIDPattern = regexp.MustCompile(`scale-p\d{7}`)
+	longNumber      = regexp.MustCompile(`\d{6,}`)
+)
+
+// abstractCall replaces player ids in a traced call's keys.
+func abstractCall(c dynamo.TraceCall) Call {
+	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error}
+	slots := map[string]int{}
+	slot := func(id string) string {
+		if _, ok := slots[id]; !ok {
+			slots[id] = len(slots) + 1
+		}
+		return "{p" + strconv.Itoa(slots[id]) + "}"
+	}
+	for _, a := range c.Accesses {
+		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
+		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
+		if pk != a.PK || sk != a.SK {
+			sk = longNumber.ReplaceAllString(sk, "{n}")
+		}
+		out.Accesses = append(out.Accesses, Access{Index: a.Index, PK: pk, SK: sk, Kind: a.Kind, Txn: a.Txn,
+			Items: a.Items, Bytes: a.Bytes, RCU: a.RCU, WCU: a.WCU})
+	}
+	return out
+}
+
+// callTable interns calls.
+type callTable struct {
+	calls []Call
+	index map[string]int
+}
+
+func newCallTable(calls []Call) *callTable {
+	t := &callTable{index: map[string]int{}}
+	for _, c := range calls {
+		t.add(c)
+	}
+	return t
+}
+
+func (t *callTable) add(c Call) int {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	if i, ok := t.index[string(b)]; ok {
+		return i
+	}
+	t.calls = append(t.calls, c)
+	t.index[string(b)] = len(t.calls) - 1
+	return len(t.calls) - 1
+}
+
+// stages groups a request's calls: a call starts a new stage when it began after every
+// call of the current stage had ended.
+func stages(calls []dynamo.TraceCall) [][]dynamo.TraceCall {
+	sorted := append([]dynamo.TraceCall(nil), calls...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	var out [][]dynamo.TraceCall
+	var end int64
+	for _, c := range sorted {
+		if len(out) == 0 || c.Start >= end {
+			out = append(out, nil)
+			end = c.End
+		}
+		out[len(out)-1] = append(out[len(out)-1], c)
+		end = max(end, c.End)
+	}
+	return out
+}
+
+// templateOf returns a request's template (count 1).
+func (t *callTable) templateOf(calls []dynamo.TraceCall) Template {
+	tp := Template{Count: 1, Stages: [][]int{}}
+	for _, st := range stages(calls) {
+		var ids []int
+		for _, c := range st {
+			ids = append(ids, t.add(abstractCall(c)))
+		}
+		sort.Ints(ids)
+		tp.Stages = append(tp.Stages, ids)
+	}
+	return tp
+}
+
+// addTemplate merges tp into ts.
+func addTemplate(ts []Template, tp Template) []Template {
+	key := fmt.Sprint(tp.Stages)
+	for i := range ts {
+		if fmt.Sprint(ts[i].Stages) == key {
+			ts[i].Count += tp.Count
+			return ts
+		}
+	}
+	return append(ts, tp)
+}
+
+// touchesPlayer reports whether a traced call reads or writes a player's own partition.
+func touchesPlayer(c dynamo.TraceCall) bool {
+	for _, a := range c.Accesses {
+		if playerIDPattern.MatchString(a.PK) {
+			return true
+		}
+	}
+	return false
+}
+
+// invocationOf splits one scoreEvent call's calls into its prologue, its work and its
+// epilogue (see InvocationTrace).
+func (t *callTable) invocationOf(calls []dynamo.TraceCall) InvocationTrace {
+	sorted := append([]dynamo.TraceCall(nil), calls...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	first, last := len(sorted), -1
+	for i, c := range sorted {
+		if touchesPlayer(c) {
+			first, last = min(first, i), i
+		}
+	}
+	if last < 0 { // no work: all of it is the prologue
+		return InvocationTrace{Prologue: t.templateOf(sorted)}
+	}
+	return InvocationTrace{Prologue: t.templateOf(sorted[:first]), Work: t.templateOf(sorted[first : last+1]),
+		Epilogue: t.templateOf(sorted[last+1:])}
+}
+
+// workOverlap is the most calls touching players' partitions in flight at once: the
+// number of work units a scoring run does at once.
+func workOverlap(calls []dynamo.TraceCall) int {
+	var work []dynamo.TraceCall
+	for _, c := range calls {
+		if touchesPlayer(c) {
+			work = append(work, c)
+		}
+	}
+	return maxOverlap(work)
+}
+
+// maxOverlap is the most calls in flight at once.
+func maxOverlap(calls []dynamo.TraceCall) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	var es []edge
+	for _, c := range calls {
+		es = append(es, edge{c.Start, 1}, edge{c.End, -1})
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].at != es[j].at {
+			return es[i].at < es[j].at
+		}
+		return es[i].delta < es[j].delta // an end before a start at the same instant
+	})
+	n, best := 0, 0
+	for _, e := range es {
+		n += e.delta
+		best = max(best, n)
+	}
+	return max(best, 1)
+}
+
+// ops returns the operations a load's requests make, in the order they first appear.
+func (r *Recording) ops(load string) []string {
+	lt := r.Loads[load]
+	if lt == nil {
+		return nil
+	}
+	var out []string
+	add := func(i int) {
+		op := r.Calls[i].Op
+		for _, o := range out {
+			if o == op {
+				return
+			}
+		}
+		out = append(out, op)
+	}
+	for _, t := range lt.Templates {
+		for _, st := range t.Stages {
+			for _, i := range st {
+				add(i)
+			}
+		}
+	}
+	if lt.Job != nil {
+		for _, inv := range lt.Job.Invocations {
+			for _, t := range []Template{inv.Prologue, inv.Work, inv.Epilogue} {
+				for _, st := range t.Stages {
+					for _, i := range st {
+						add(i)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ReadRecording reads a recording written by WriteFile.
+func ReadRecording(path string) (*Recording, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Recording
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("scale: %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// WriteFile writes the recording as indented JSON.
+func (r *Recording) WriteFile(path string) error {
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// String names the recording.
+func (r *Recording) String() string {
+	return r.Design + "@" + r.Commit + "/" + strconv.Itoa(r.Players)
+}

@@ -1,0 +1,107 @@
+package dynamo
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pickem/api/domain"
+)
+
+// TestRecorderIndexKeyChangeShowsAsDeleteAndPut records a submit and the scoring of it:
+// the prediction enters the event's index partition under UNSCORED#, then scoring moves it
+// to SCORE#…: a delete of the old index entry and a put of the new one, each billed.
+func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	ev := f.createEvent("2030-03-21-recorder", 20, standardCard())
+	rec := NewRecorder(f.db, f.table)
+	rctx := WithRecorder(ctx, rec)
+	_, err := f.s.SubmitPrediction(rctx, domain.UserRef{ID: "u1", Name: "Player u1"}, ev.ID, picks(ev, 0, 1, 0))
+	mustOK(t, err)
+	submit := rec.Take()
+	f.lockAndResult(ev, 0, 1, 1)
+	_, err = f.s.ScoreEvent(rctx, ev.ID, false)
+	mustOK(t, err)
+	score := rec.Take()
+
+	// find returns the first access of op with index, kind and a sort key starting with sk.
+	find := func(calls []TraceCall, op, index, kind, sk string) *TraceAccess {
+		for _, c := range calls {
+			for i, a := range c.Accesses {
+				if c.Op == op && a.Index == index && a.Kind == kind && strings.HasPrefix(a.SK, sk) {
+					return &c.Accesses[i]
+				}
+			}
+		}
+		return nil
+	}
+	put := find(submit, "TransactWriteItems", IndexName, AccessPut, "UNSCORED#u1")
+	if put == nil || put.PK != "EVENT#"+ev.ID || put.WCU != 1 || !put.Txn {
+		t.Fatalf("submit: index put of UNSCORED#u1 = %+v, want 1 WCU (index writes are not doubled) in EVENT#%s; trace %+v", put, ev.ID, submit)
+	}
+	if tp := find(submit, "TransactWriteItems", "", AccessPut, "EVENT#"+ev.ID); tp == nil || tp.WCU != 2 || tp.PK != "USER#u1" {
+		t.Errorf("submit: table put = %+v, want 2 WCU (a transaction doubles) in USER#u1", tp)
+	}
+	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc == nil || cc.PK != "EVENT" || cc.WCU != 2 {
+		t.Errorf("submit: condition check on the event = %+v, want 2 WCU in partition EVENT", cc)
+	}
+	del := find(score, "TransactWriteItems", IndexName, AccessDelete, "UNSCORED#u1")
+	add := find(score, "TransactWriteItems", IndexName, AccessPut, prefixScore)
+	if del == nil || add == nil {
+		t.Fatalf("scoring: index delete %+v and put %+v of the prediction, want both; trace %+v", del, add, score)
+	}
+	if del.PK != "EVENT#"+ev.ID || add.PK != "EVENT#"+ev.ID || !strings.HasSuffix(add.SK, "#u1") || del.WCU != 1 || add.WCU != 1 {
+		t.Errorf("scoring: delete %+v, put %+v: want 1 WCU each in EVENT#%s", del, add, ev.ID)
+	}
+}
+
+// TestRecorderUnitsMatchDynamoDBLocal checks the units the recorder computes from item
+// sizes against what DynamoDB Local reports, for the calls it reports faithfully
+// (everything but transactions).
+func TestRecorderUnitsMatchDynamoDBLocal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	ev := f.createEvent("2030-03-22-recorder", 20, standardCard())
+	for i := 0; i < 30; i++ {
+		f.submit(fmt.Sprintf("u%02d", i), ev, i%2, 1, 0)
+	}
+	rec := NewRecorder(f.db, f.table)
+	rctx := WithRecorder(ctx, rec)
+	_, err := f.s.GetEvent(rctx, ev.ID)
+	mustOK(t, err)
+	_, err = f.s.GetPrediction(rctx, "u01", ev.ID)
+	mustOK(t, err)
+	_, err = f.s.Register(rctx, "u02", "A much longer name for player two")
+	mustOK(t, err)
+	f.lockAndResult(ev, 0, 1, 1)
+	_, err = f.s.ScoreEvent(rctx, ev.ID, false)
+	mustOK(t, err)
+	_, err = f.s.Standings(rctx, 2030, 20, "")
+	mustOK(t, err)
+	_, _, err = f.s.GetEventWithLeaderboard(rctx, ev.ID, 20)
+	mustOK(t, err)
+
+	compared := 0
+	for _, c := range rec.Calls() {
+		if c.Op == "TransactWriteItems" || c.ReportedRCU == nil || c.Error != "" {
+			continue
+		}
+		empty := false
+		for _, a := range c.Accesses {
+			empty = empty || (a.Kind == AccessRead && a.Items == 0)
+		}
+		if empty {
+			continue // DynamoDB Local reports 0 for a read that found nothing; AWS the minimum
+		}
+		compared++
+		if c.Accesses.RCU() != *c.ReportedRCU || c.Accesses.WCU() != *c.ReportedWCU {
+			t.Errorf("%s: computed %g RCU / %g WCU, DynamoDB Local reported %g / %g: %+v", c.Op, c.Accesses.RCU(), c.Accesses.WCU(), *c.ReportedRCU, *c.ReportedWCU, c.Accesses)
+		}
+	}
+	if compared < 6 {
+		t.Errorf("only %d calls compared", compared)
+	}
+}
