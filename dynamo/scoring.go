@@ -83,9 +83,11 @@ func cardOutdated(ev domain.Event) error {
 // nothing; after a corrected result it moves standings by the difference; concurrent runs
 // and runs cut off halfway converge to the same table.
 //
-// The run stops starting work once its time budget (WithScoringBudget, capped by ctx's
-// deadline minus ScoringMargin) is spent — after at least one chunk of work — and reports
-// Complete false and what Remains; calling again continues. The event becomes SCORED, and
+// The predictions are read page by page, never-scored ones first, and written as they
+// come in chunks; the run starts no chunk that would end after its time budget
+// (WithScoringBudget, capped by ctx's deadline minus ScoringMargin) — it always does one —
+// and then reads no further, reporting Complete false and what Remains; calling again
+// continues. The event becomes SCORED, and
 // the report Complete, only when every prediction the event's consistent prediction count
 // says exists was seen reflecting the card, with a transaction conditioned on that count and
 // on the card version. dryRun computes the report without writing.
@@ -255,8 +257,9 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 
 // chunkWriter writes scoring jobs in chunks of playersPerChunk (their standings read in
 // one consistent BatchGetItem, then their transactions), scoringWorkers chunks at a time,
-// as a call's read finds them. It starts no chunk once the deadline (if not zero) has
-// passed, except the first. A dry run only counts what it would write.
+// as a call's read finds them. Past the first, it starts no chunk that would end after the
+// deadline (if not zero), judging by the longest chunk so far. A dry run only counts what
+// it would write.
 type chunkWriter struct {
 	s        *Store
 	ev       domain.Event
@@ -268,8 +271,9 @@ type chunkWriter struct {
 	pending []*scoreJob // read, not started
 	started int
 
-	mu     sync.Mutex // guards report
-	report *domain.ScoreReport
+	mu      sync.Mutex // guards report and longest
+	report  *domain.ScoreReport
+	longest time.Duration // the longest chunk written so far
 }
 
 func (s *Store) newChunkWriter(ctx context.Context, ev domain.Event, deadline time.Time, report *domain.ScoreReport, dryRun bool) *chunkWriter {
@@ -311,13 +315,24 @@ func (w *chunkWriter) start() bool {
 		w.pending = nil
 		return true
 	}
-	if w.started > 0 && !w.deadline.IsZero() && !time.Now().Before(w.deadline) {
-		return false
+	if w.started > 0 && !w.deadline.IsZero() {
+		w.mu.Lock()
+		ends := time.Now().Add(w.longest)
+		w.mu.Unlock()
+		if !ends.Before(w.deadline) {
+			return false
+		}
 	}
 	chunk := w.pending
 	w.pending = nil
 	w.started += len(chunk)
 	w.g.Go(func() error {
+		began := time.Now()
+		defer func() {
+			w.mu.Lock()
+			w.longest = max(w.longest, time.Since(began))
+			w.mu.Unlock()
+		}()
 		if err := w.s.readStandings(w.gctx, w.ev.Season(), chunk); err != nil {
 			return fmt.Errorf("dynamo: score %s: read standings: %w", w.ev.ID, err)
 		}
