@@ -54,17 +54,15 @@ func main() {
 // run starts the server and blocks until ctx ends. It writes the address and the demo
 // tokens to out, logs to logw.
 func run(ctx context.Context, args []string, getenv func(string) string, out, logw io.Writer) error {
-	cfg, err := config.Load(config.Local, getenv)
-	if err != nil {
-		return err
-	}
-	embeddedEngine := cfg.DynamoDBEndpoint == ""
+	// Flags first, so that -h works (exit 0) whatever the environment holds; their defaults
+	// read the two variables they stand for directly.
+	embeddedEngine := getenv("DYNAMODB_ENDPOINT") == ""
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fs.SetOutput(logw)
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env PICKEM_ADDR)")
+	addr := fs.String("addr", "", "listen address (default $PICKEM_ADDR, else 127.0.0.1:8080)")
 	dataDir := fs.String("data", localdata.DefaultDir, "state directory: the dev secret, other local keys and, with the embedded engine, its data")
 	fresh := fs.Bool("fresh", false, "start over: discard the embedded engine's saved data (keys are kept; delete the -data directory to drop them too)")
-	seed := fs.Bool("seed", embeddedEngine, "load demo data into an empty table (default: on with the embedded engine, off with DYNAMODB_ENDPOINT)")
+	seed := fs.Bool("seed", embeddedEngine, "load demo data into an empty table (on with the embedded engine, off with DYNAMODB_ENDPOINT)")
 	fs.Usage = func() {
 		fmt.Fprintf(logw, "usage: go run ./local [flags]\n\nServes the Pick'Em API on the embedded engine (or DYNAMODB_ENDPOINT) with a playground. Environment: see README.md.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -74,6 +72,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	cfg, err := config.Load(config.Local, getenv)
+	if err != nil {
+		return err
+	}
+	if *addr != "" {
+		cfg.Addr = *addr
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel}))
 
@@ -112,6 +117,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	} else if *fresh {
 		log.Warn("-fresh ignored: with DYNAMODB_ENDPOINT the data lives in that engine")
 	}
+	// Listen before loading or seeding anything, so that a taken port is said at once.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: is another server running there? -addr or PICKEM_ADDR picks another address", err)
+	}
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers the returns before Serve
 	client, err := dynamo.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
@@ -188,10 +202,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: withDeadline(h, writeTimeout-deadlineMargin), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -420,22 +421,48 @@ func TestEnvSecretWinsAndWrongSecretSaysSo(t *testing.T) {
 	}
 }
 
-// TestHelpPrintsNoSecret: -h returns flag.ErrHelp (main exits 0) and the help shows no
-// secret from the environment.
+// TestHelpPrintsNoSecret: -h returns flag.ErrHelp (main exits 0), also when the
+// environment holds a setting run would refuse, and the help shows no secret from the
+// environment.
 func TestHelpPrintsNoSecret(t *testing.T) {
 	const secret = "do-not-print-this-secret-0123456789"
-	var out bytes.Buffer
-	err := run(t.Context(), []string{"-h"}, func(k string) string {
-		if k == "PICKEM_DEV_SECRET" {
-			return secret
-		}
-		return ""
-	}, &out, &out)
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+	for name, env := range map[string]map[string]string{
+		"Secrets":        {"PICKEM_DEV_SECRET": secret, "PICKEM_CURSOR_KEYS": "ZG8tbm90LXByaW50LXRoaXMta2V5LTAxMjM0NTY3ODk="},
+		"InvalidSetting": {"PICKEM_DEV_SECRET": secret, "PICKEM_CURSOR_KEYS": "too-short", "PICKEM_COST_EXTENSION": "maybe"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(t.Context(), []string{"-h"}, func(k string) string { return env[k] }, &out, &out)
+			if !errors.Is(err, flag.ErrHelp) {
+				t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+			}
+			for _, v := range env {
+				if strings.Contains(out.String(), v) {
+					t.Errorf("help shows %q from the environment", v)
+				}
+			}
+			if !strings.Contains(out.String(), "-data") {
+				t.Errorf("help:\n%s", out.String())
+			}
+		})
 	}
-	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), "-data") {
-		t.Fatalf("help:\n%s", out.String())
+}
+
+// TestTakenAddressIsSaidFirst: a second server on a taken port (another -data directory)
+// stops with a hint before it loads or seeds anything into its directory.
+func TestTakenAddressIsSaidFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	err = run(t.Context(), []string{"-addr", ln.Addr().String(), "-data", dir}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-addr or PICKEM_ADDR") {
+		t.Fatalf("run on a taken address = %v, want a hint naming -addr", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "embedded-pickem.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a table was saved before the address was checked: %v", err)
 	}
 }
 
