@@ -108,6 +108,15 @@ func TestCORSRejectionsAreLogged(t *testing.T) {
 			t.Fatalf("preflight answer %v, warnings %v", h, w)
 		}
 	})
+	t.Run("HeaderListNotAsBrowsersSendIt", func(t *testing.T) {
+		// Allowed headers, but unsorted and capitalised (curl, a hand-made preflight):
+		// rs/cors refuses it, and says so in the log rather than silently.
+		h := preflight("http://localhost:5173", "Content-Type,Authorization")
+		w := warnings()
+		if h.Get("Access-Control-Allow-Origin") != "" || len(w) != 1 || w[0]["headers"] != "Content-Type,Authorization" || !strings.Contains(w[0]["why"].(string), "sorted") {
+			t.Fatalf("preflight answer %v, warnings %v", h, w)
+		}
+	})
 	t.Run("SameOriginIsNotCORS", func(t *testing.T) {
 		e.post(t, "", map[string]any{"query": "{ events { edges { cursor } } }"}, http.Header{"Origin": {"http://example.com"}}) // httptest's Host
 		if w := warnings(); len(w) != 0 {

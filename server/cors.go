@@ -45,28 +45,41 @@ func withCORS(origins []string, log *slog.Logger, next http.Handler) http.Handle
 	h := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && !sameOrigin(r, origin) {
-			logRejection(c, r, origin, log)
+		if origin == "" || sameOrigin(r, origin) {
+			h.ServeHTTP(w, r)
+			return
 		}
+		logged := logRejection(c, r, origin, log)
 		h.ServeHTTP(w, r)
+		// A preflight refused for a reason not logged above: rs/cors takes a header list
+		// only in the form browsers send it (Fetch standard).
+		if !logged && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" &&
+			w.Header().Get("Access-Control-Allow-Origin") == "" {
+			log.WarnContext(r.Context(), "CORS: preflight refused; the browser will not send the request",
+				"origin", origin, "headers", strings.Join(r.Header.Values("Access-Control-Request-Headers"), ", "),
+				"why", "the header list must be lower case, sorted and without repeats, as browsers send it")
+		}
 	})
 }
 
-func logRejection(c *cors.Cors, r *http.Request, origin string, log *slog.Logger) {
+// logRejection logs what the browser will refuse, and reports whether it logged anything.
+func logRejection(c *cors.Cors, r *http.Request, origin string, log *slog.Logger) bool {
 	ctx := r.Context()
 	if !c.OriginAllowed(r) {
 		log.WarnContext(ctx, "CORS: origin not allowed; the browser will refuse the answer",
 			"origin", origin, "method", r.Method, "path", r.URL.Path,
 			"fix", "add the origin to "+OriginsVariable+" (comma-separated, * for any)")
-		return
+		return true
 	}
 	method := r.Header.Get("Access-Control-Request-Method")
 	if r.Method != http.MethodOptions || method == "" {
-		return
+		return false
 	}
+	logged := false
 	if !slices.Contains(CORSAllowedMethods, strings.ToUpper(method)) {
 		log.WarnContext(ctx, "CORS: preflight for a method that is not allowed", "origin", origin, "method", method,
 			"allowed", strings.Join(CORSAllowedMethods, ", "))
+		logged = true
 	}
 	var refused []string
 	for _, list := range r.Header.Values("Access-Control-Request-Headers") {
@@ -80,7 +93,9 @@ func logRejection(c *cors.Cors, r *http.Request, origin string, log *slog.Logger
 		log.WarnContext(ctx, "CORS: preflight for request headers that are not allowed; the browser will not send the request",
 			"origin", origin, "headers", strings.Join(refused, ", "), "allowed", strings.Join(CORSAllowedHeaders, ", "),
 			"fix", "send only allowed headers, or add the header to server.CORSAllowedHeaders and deploy/template.yaml")
+		logged = true
 	}
+	return logged
 }
 
 // sameOrigin reports whether origin is the request's own (scheme and host).
