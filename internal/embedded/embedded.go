@@ -26,7 +26,9 @@ type Engine struct {
 	api      *server.Server
 
 	// mu orders writes against snapshots: every write holds it shared, Save holds it
-	// exclusively, so a snapshot never sees half of a transaction or of a batch.
+	// exclusively, so a snapshot never sees half of a transaction or of a batch. (minidyn
+	// also runs each call whole under its own lock, and answers a Scan without Limit in one
+	// page; mu keeps a snapshot whole should its scan ever take several calls.)
 	mu sync.RWMutex
 	// changes counts the writes the engine accepted.
 	changes atomic.Uint64
