@@ -239,7 +239,7 @@ func required(name, value string) error {
 func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 	file := fs.String("file", "", "card file (.yaml, .yml or .json)")
 	id := fs.String("id", "", "event id, overriding the file's")
-	startsAt := fs.String("starts-at", "", "start, overriding the file's: RFC 3339 (2026-12-01T22:00:00Z) or from now (+7d, +36h), rounded down to the hour; without -id the id is then derived from the new date and the name")
+	startsAt := fs.String("starts-at", "", "start, overriding the file's: RFC 3339 (YYYY-MM-DDT22:00:00Z) or from now (+7d, +36h), rounded down to the hour; without -id the id is then derived from the new date and the name")
 	return func(ctx context.Context, c *client, out io.Writer) error {
 		if err := required("file", *file); err != nil {
 			return err
@@ -289,7 +289,7 @@ func parseStart(v string, now time.Time) (string, error) {
 		return now.Add(d).UTC().Truncate(time.Hour).Format(time.RFC3339), nil
 	}
 	if _, err := time.Parse(time.RFC3339, v); err != nil {
-		return "", usagef("-starts-at %q: want RFC 3339 (2026-12-01T22:00:00Z) or +<days>d / +<duration> from now", v)
+		return "", usagef("-starts-at %q: want RFC 3339 (YYYY-MM-DDT22:00:00Z) or +<days>d / +<duration> from now", v)
 	}
 	return v, nil
 }
@@ -367,7 +367,7 @@ func lockCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 
 func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 	id := fs.String("event", "", "event id")
-	matchID := fs.String("match", "", "match id (see `admin card`)")
+	matchID := fs.String("match", "", "match id (see: admin card)")
 	winner := fs.Int("winner", -1, "the winning team's number (0 = first team on the card)")
 	draw := fs.Bool("draw", false, "the match was a draw (voids it)")
 	noContest := fs.Bool("no-contest", false, "the match was a no contest (voids it)")
@@ -411,7 +411,7 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 }
 
 func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
-	season := fs.Int("season", time.Now().UTC().Year(), "season (year; default this year)")
+	season := fs.Int("season", time.Now().UTC().Year(), "season (year)")
 	first := fs.Int("first", 50, "how many rows")
 	return func(ctx context.Context, c *client, out io.Writer) error {
 		if *season < 1 {
