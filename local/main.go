@@ -171,8 +171,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		log.Info("embedded DynamoDB engine (in memory, saved to disk)", "endpoint", eng.Endpoint, "items loaded", n,
 			"file", snapshot, "ms", time.Since(began).Milliseconds())
 		saveCtx, cancel := context.WithCancel(context.Background())
+		loaded := eng.Changes() // what the file holds; the demo data written next is a change
 		go func() {
-			saveDone <- eng.AutoSave(saveCtx, cfg.TableName, snapshot, snapshotEvery, func(err error) {
+			saveDone <- eng.AutoSave(saveCtx, cfg.TableName, snapshot, loaded, snapshotEvery, func(err error) {
 				log.Error("saving the embedded engine's data failed; will retry", "err", err)
 			})
 		}()

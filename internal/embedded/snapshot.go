@@ -132,12 +132,15 @@ func (e *Engine) Load(table, path string) (int, error) {
 }
 
 // AutoSave saves table to path every interval after a change, and once more when ctx
-// ends if anything changed since the last save. A save makes writes wait while the table
-// is read, so after a save that took d the next one waits at least 10×d: writes never
-// wait more than a tenth of the time, however large the table. It returns when the final
-// save is done, with its error; errors of the periodic saves go to report and are retried.
-func (e *Engine) AutoSave(ctx context.Context, table, path string, interval time.Duration, report func(error)) error {
-	saved := e.changes.Load()
+// ends if anything changed since the last save. since is the change count (Changes) that
+// the file at path already reflects: read it before starting AutoSave in a goroutine, so
+// that a write made before the goroutine runs is not taken as saved. A save makes writes
+// wait while the table is read, so after a save that took d the next one waits at least
+// 10×d: writes never wait more than a tenth of the time, however large the table. It
+// returns when the final save is done, with its error; errors of the periodic saves go to
+// report and are retried.
+func (e *Engine) AutoSave(ctx context.Context, table, path string, since uint64, interval time.Duration, report func(error)) error {
+	saved := since
 	wait := interval
 	for {
 		t := time.NewTimer(wait)

@@ -181,7 +181,7 @@ func TestAutoSaveSavesOnStopOnlyAfterAChange(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := eng.AutoSave(ctx, table, path, time.Hour, report); err != nil {
+	if err := eng.AutoSave(ctx, table, path, eng.Changes(), time.Hour, report); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -190,7 +190,8 @@ func TestAutoSaveSavesOnStopOnlyAfterAChange(t *testing.T) {
 
 	ctx, cancel = context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- eng.AutoSave(ctx, table, path, time.Hour, report) }()
+	since := eng.Changes()
+	go func() { done <- eng.AutoSave(ctx, table, path, since, time.Hour, report) }()
 	put(t, db, table, "USER#a", "USER")
 	cancel()
 	if err := <-done; err != nil {
@@ -199,6 +200,19 @@ func TestAutoSaveSavesOnStopOnlyAfterAChange(t *testing.T) {
 	eng2, _ := startWithTable(t, table)
 	if n, err := eng2.Load(table, path); n != 1 || err != nil {
 		t.Fatalf("Load of the final save = %d, %v", n, err)
+	}
+
+	// A write made before AutoSave runs (its goroutine scheduled late) counts from since.
+	since = eng.Changes()
+	put(t, db, table, "USER#b", "USER")
+	ctx, cancel = context.WithCancel(t.Context())
+	cancel()
+	if err := eng.AutoSave(ctx, table, path, since, time.Hour, report); err != nil {
+		t.Fatal(err)
+	}
+	eng3, _ := startWithTable(t, table)
+	if n, err := eng3.Load(table, path); n != 2 || err != nil {
+		t.Fatalf("Load after a write made before AutoSave started = %d, %v", n, err)
 	}
 }
 
@@ -210,7 +224,10 @@ func TestAutoSaveSavesAChangeWhileRunning(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "snapshot.jsonl")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- eng.AutoSave(ctx, table, path, 10*time.Millisecond, func(err error) { t.Error(err) }) }()
+	since := eng.Changes()
+	go func() {
+		done <- eng.AutoSave(ctx, table, path, since, 10*time.Millisecond, func(err error) { t.Error(err) })
+	}()
 	defer func() { cancel(); <-done }()
 
 	// waitFor polls the snapshot file until it holds want (the save is asynchronous).
