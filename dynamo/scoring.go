@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,7 +173,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if last != nil {
 		// Stopped early: what the index still shows as never scored after the last row
 		// read needs a write too (a lower bound: rows scored before may need one as well).
-		if itemString(last, attrGSISK) > prefixPending {
+		if strings.HasPrefix(itemString(last, attrGSISK), prefixPending) {
 			n, err := s.countAfter(ctx, eid, last)
 			if err != nil {
 				return report, fmt.Errorf("dynamo: score %s: %w", event, err)
