@@ -299,6 +299,35 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Mutations", func(t *testing.T) {
+		up := e.createEvent(t, "Budget Upcoming", e.clock.Now().Add(48*time.Hour), threeMatchCard()...)
+		admin := e.admin(t)
+		for _, c := range []struct {
+			name, token, query string
+			vars               map[string]any
+			planned            int
+		}{
+			{"Register", e.token(t, "p-fresh", "Fresh"), `mutation { register(name: "Budget Fresh") { id } }`, nil, 5},
+			{"RegisterRename", tok, `mutation { register(name: "Budget Ace Renamed") { id } }`, nil, 5},
+			{"SubmitPrediction", tok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { eventId } }`,
+				map[string]any{"e": up.ID, "m": up.Matches[0].ID}, 3},
+			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 1},
+			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, 5},
+			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 3},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				resp := e.request(t, c.token, c.query, c.vars)
+				noErrors(t, resp.Errors)
+				var ext costExt
+				if err := json.Unmarshal(resp.Extensions["dynamodb"], &ext); err != nil {
+					t.Fatalf("extensions %s", resp.Extensions["dynamodb"])
+				}
+				if ext.PlannedCalls != c.planned || ext.Calls > ext.PlannedCalls {
+					t.Fatalf("planned %d (want %d), made %d", ext.PlannedCalls, c.planned, ext.Calls)
+				}
+			})
+		}
+	})
 	t.Run("ConfiguredBudget", func(t *testing.T) {
 		small := newEnv(t, func(c *server.Config) { c.Limits.MaxDynamoDBCalls = 1 })
 		before := small.calls.Load()
