@@ -76,12 +76,16 @@ bench: deps
 	go test -run '^$$' -bench . -benchmem -count 1 ./bench/gqlexec | tee bench/results/gqlexec.txt
 	go run ./bench/cmd/screens -gobench bench/results/gqlexec.txt -out bench/results
 
-# GraphQL execution before and after a change in one run: bench/gqlexec built at BASE (a
-# scratch worktree) and from the work tree, run alternately COUNT times, then benchstat.
+# Before and after a change in one run (bench/ab.sh): bench/gqlexec built at BASE (a
+# scratch worktree) and from the work tree, run alternately COUNT times, then benchstat;
+# then the Lambda bootstrap of both (sizes, init time from lambda/e2e_test.go, alternated).
+# Results in OUT (default: a temp dir). Hold the bench lock on a shared machine:
+#   flock /work/.bench.lock make bench-ab BASE=eb72d50 OUT=bench/results/ab
 BASE ?= main
 COUNT ?= 10
-bench-ab:
-	bench/ab.sh $(BASE) $(COUNT)
+OUT ?=
+bench-ab: deps
+	bench/ab.sh $(BASE) $(COUNT) $(OUT)
 
 # Fault figures (issue 8; not part of `make test`): server.TestUnderEveryFault run with the
 # Lambda function's deadline (29 s) instead of CI's 3 s, so that every retry the client makes

@@ -11,8 +11,10 @@
 # COUNT times each (default 10), one `-test.count 1` run at a time, so that the load of a
 # shared machine hits both alike, and prints `go tool benchstat` of base vs head for every
 # metric (sec/op, cpu-sec/op, B/op, allocs/op). The environment (GOGC, GOMEMLIMIT, …) is
-# passed to both binaries alike. BENCH (default .) selects benchmarks, BENCHTIME (default
-# 1s) sets -test.benchtime.
+# passed to both binaries alike. BENCH (default ^BenchmarkGraphQL) selects benchmarks,
+# BENCHTIME (default 1s) sets -test.benchtime. When head has BenchmarkGraphQLDeployedGC
+# (the Lambda function's GC settings), benchstat-deployed.txt compares base's
+# BenchmarkGraphQL with it: before as it ran, after as deployed.
 #
 # lambda: `make lambda` in both trees (bootstrap and zip sizes), then lambda/e2e_test.go's
 # TestBootstrapBinary in both trees alternately, COUNT rounds of LAMBDA_PER_ROUND runs
@@ -20,14 +22,15 @@
 # invocation/next), and prints sizes and the median, min and max init time.
 #
 # WHAT (default "gqlexec lambda") selects the parts. Raw results are kept in OUT (default:
-# a new temp dir): base.txt, head.txt, benchstat.txt, lambda.txt.
+# a new temp dir): base.txt, head.txt, benchstat.txt, benchstat-deployed.txt,
+# init-base.txt, init-head.txt, lambda.txt.
 set -euo pipefail
 
 base=${1:?usage: bench/ab.sh BASE [COUNT] [OUT]}
 count=${2:-10}
 out=${3:-$(mktemp -d "${TMPDIR:-/tmp}/pickem-ab.XXXXXX")}
 what=${WHAT:-gqlexec lambda}
-bench=${BENCH:-.}
+bench=${BENCH:-^BenchmarkGraphQL}
 benchtime=${BENCHTIME:-1s}
 perRound=${LAMBDA_PER_ROUND:-3}
 
@@ -67,7 +70,12 @@ if [[ " $what " == *" gqlexec "* ]]; then
       -test.benchmem -test.count 1 -test.benchtime "$benchtime") >>"$out/$1.txt"
   }
   alternate "$count" gqlexec
-  (cd "$root" && go tool benchstat base="$out/base.txt" head="$out/head.txt") | tee "$out/benchstat.txt"
+  (cd "$root" && go tool benchstat -filter .name:GraphQL base="$out/base.txt" head="$out/head.txt") | tee "$out/benchstat.txt"
+  if grep -q '^BenchmarkGraphQLDeployedGC/' "$out/head.txt"; then
+    sed -n 's/^BenchmarkGraphQLDeployedGC\//BenchmarkGraphQL\//p; /^[a-z]*:/p' "$out/head.txt" >"$out/head-deployed-gc.txt"
+    (cd "$root" && go tool benchstat -filter .name:GraphQL base="$out/base.txt" head-deployed-gc="$out/head-deployed-gc.txt") |
+      tee "$out/benchstat-deployed.txt"
+  fi
 fi
 
 if [[ " $what " == *" lambda "* ]]; then
