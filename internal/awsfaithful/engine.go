@@ -18,13 +18,17 @@
 //     write that feeds it. Errors are AWS's: ProvisionedThroughputExceededException
 //     with a KeyRangeThroughputExceeded reason for plain calls, TransactionCanceledException
 //     with reason ThrottlingError for transactions, UnprocessedKeys/UnprocessedItems for
-//     batches.
+//     batches. With metering on, a write's ConsumedCapacity (when asked for) is what AWS
+//     would charge — DynamoDB Local undercounts transactions and index writes. Used
+//     returns the units consumed per partition.
 //   - Transaction conflicts: an in-flight TransactWriteItems holds its items; a
 //     transaction touching a held item is cancelled (reason TransactionConflict on that
 //     item), and a plain write to one gets TransactionConflictException. Overlap is made
 //     reproducible by Config.TransactionHold and by PauseTransactions.
 //
 // Network faults (latency, resets, black holes) come from toxiproxy: see [Network].
+// DelayAnswers delays the answers of chosen operations after they were carried out (an
+// applied write whose answer is lost).
 //
 // Tables are taken over the first time a request names them: the engine enables a
 // stream (NEW_AND_OLD_IMAGES) on the table in DynamoDB Local and, if it has global

@@ -329,6 +329,7 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 	db := eng.Client(t, noRetries)
 	table := newTable(t, db)
 	ctx := t.Context()
+	var reported *types.ConsumedCapacity // of the last UpdateItem
 	update := func(expr string, values ...string) {
 		t.Helper()
 		var vals map[string]types.AttributeValue
@@ -338,11 +339,12 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 		for i, v := range values {
 			vals[fmt.Sprintf(":v%d", i)] = str(v)
 		}
-		_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: row("A", "1"),
-			UpdateExpression: aws.String(expr), ExpressionAttributeValues: vals})
+		out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: row("A", "1"),
+			UpdateExpression: aws.String(expr), ExpressionAttributeValues: vals, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
+		reported = out.ConsumedCapacity
 	}
 	tablePart := capacity.Partition{Table: table, Key: "A"}
 	idx := func(key string) capacity.Partition { return capacity.Partition{Table: table, Index: index, Key: key} }
@@ -357,24 +359,33 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 		{"PartitionChanges", func() { update("SET GSI_PK = :v0", "Q") }, map[capacity.Partition]float64{tablePart: 4, idx("P"): 4, idx("Q"): 1}},
 		{"OtherAttribute", func() { update("SET v = :v0", "y") }, map[capacity.Partition]float64{tablePart: 5, idx("P"): 4, idx("Q"): 2}},
 		{"TransactionDoublesTheTableOnly", func() {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+			out, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
 				TableName: aws.String(table), Key: row("A", "1"), UpdateExpression: aws.String("SET GSI_SK = :s"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":s": str("3")},
-			}}}})
-			if err != nil {
-				t.Fatal(err)
+			}}}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			if err != nil || len(out.ConsumedCapacity) != 1 {
+				t.Fatalf("%v, consumed %+v", err, out.ConsumedCapacity)
 			}
+			reported = &out.ConsumedCapacity[0]
 		}, map[capacity.Partition]float64{tablePart: 7, idx("P"): 4, idx("Q"): 4}},
 		{"LeavesIndex", func() { update("REMOVE GSI_PK") }, map[capacity.Partition]float64{tablePart: 8, idx("P"): 4, idx("Q"): 5}},
 	}
 	for _, st := range steps {
+		before := eng.Used()
 		st.do()
 		used := eng.Used()
+		step := 0.0
 		for p, want := range st.want {
 			if used[p].Write != want {
 				t.Errorf("%s: %s used %v WCU, want %v", st.name, p, used[p].Write, want)
 			}
+			step += used[p].Write - before[p].Write
 		}
+		// The answer reports what AWS would: table and index units together.
+		if reported != nil && aws.ToFloat64(reported.CapacityUnits) != step {
+			t.Errorf("%s: ConsumedCapacity %v, want %v", st.name, aws.ToFloat64(reported.CapacityUnits), step)
+		}
+		reported = nil
 	}
 }
 

@@ -260,12 +260,79 @@ func (x *exchange) write() error {
 			actual = reserved // a failed condition costs the write
 		}
 		x.e.meter.Settle(reserved, actual)
+		if status == http.StatusOK {
+			resp = reportWrites(resp, actual, true)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	x.reply(status, resp)
 	return nil
+}
+
+// reportWrites replaces the ConsumedCapacity of a write's answer, if the client asked for
+// one, by what the write cost as AWS counts it (DynamoDB Local reports neither the double
+// price of transactions nor index writes faithfully): per table, the units of the table
+// and of its indexes, with the breakdown when the client asked for INDEXES. single is a
+// one-table operation (an object); otherwise a list, one entry per table.
+func reportWrites(resp []byte, actual capacity.Demand, single bool) []byte {
+	var out map[string]json.RawMessage
+	if json.Unmarshal(resp, &out) != nil || out["ConsumedCapacity"] == nil {
+		return resp
+	}
+	indexes := strings.Contains(string(out["ConsumedCapacity"]), `"Table"`)
+	type units struct {
+		CapacityUnits      float64
+		WriteCapacityUnits float64
+	}
+	type entry struct {
+		TableName              string
+		CapacityUnits          float64
+		WriteCapacityUnits     float64
+		Table                  *units           `json:",omitempty"`
+		GlobalSecondaryIndexes map[string]units `json:",omitempty"`
+	}
+	byTable := map[string]*entry{}
+	for p, u := range actual {
+		e := byTable[p.Table]
+		if e == nil {
+			e = &entry{TableName: p.Table}
+			if indexes {
+				e.Table = &units{}
+			}
+			byTable[p.Table] = e
+		}
+		e.CapacityUnits += u.Write
+		e.WriteCapacityUnits += u.Write
+		switch {
+		case !indexes:
+		case p.Index == "":
+			e.Table.CapacityUnits += u.Write
+			e.Table.WriteCapacityUnits += u.Write
+		default:
+			if e.GlobalSecondaryIndexes == nil {
+				e.GlobalSecondaryIndexes = map[string]units{}
+			}
+			x := e.GlobalSecondaryIndexes[p.Index]
+			x.CapacityUnits += u.Write
+			x.WriteCapacityUnits += u.Write
+			e.GlobalSecondaryIndexes[p.Index] = x
+		}
+	}
+	list := make([]*entry, 0, len(byTable))
+	for _, name := range sortedKeys(byTable) {
+		list = append(list, byTable[name])
+	}
+	if single {
+		if len(list) != 1 {
+			return resp
+		}
+		out["ConsumedCapacity"], _ = json.Marshal(list[0])
+	} else {
+		out["ConsumedCapacity"], _ = json.Marshal(list)
+	}
+	return replaceJSON(out)
 }
 
 // estimateNew is what a write's new image is expected to be, before it is made: the Put's
@@ -431,6 +498,9 @@ func (x *exchange) transact() error {
 			}
 		}
 		settle(actual)
+		if status == http.StatusOK {
+			resp = reportWrites(resp, actual, false)
+		}
 	}
 	if drainErr != nil {
 		return drainErr
@@ -675,6 +745,9 @@ func (x *exchange) batchWrite() error {
 			}
 		}
 		x.e.meter.Settle(reserved, actual)
+		if status == http.StatusOK {
+			resp = reportWrites(resp, actual, false)
+		}
 	}
 	if err != nil {
 		return err
