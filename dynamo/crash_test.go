@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,16 +21,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
 // TestScoringSurvivesSIGKILL kills the real local server process (go build ./local, on
-// this package's DynamoDB Local) with SIGKILL while it is scoring an event over HTTP — not
-// a cancelled context: the process dies between two DynamoDB calls, or with some in
-// flight — then starts it again and scores to completion. The table must end identical,
+// this package's DynamoDB Local through the AWS-faithful engine) with SIGKILL while it is
+// scoring an event over HTTP — not a cancelled context: the process dies with transactions
+// in flight — then starts it again and scores to completion. The table must end identical,
 // item for item and attribute for attribute, to a twin table holding the same data scored
-// by one uninterrupted run. "While scoring" is seen in the table (scored predictions
-// appear), not guessed with a sleep.
+// by one uninterrupted run. "While scoring" is seen, not guessed with a sleep: the engine
+// lets the first scoring transaction through and holds the next ones in flight; the kill
+// comes once the first is in the table and another is held.
 func TestScoringSurvivesSIGKILL(t *testing.T) {
 	t.Parallel()
 	began := time.Now()
@@ -40,10 +43,10 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("go build ./local: %v\n%s", err, out)
 	}
 
-	// 400 players: four chunks of work of two transactions each, so the kill lands with
-	// transactions still to run.
+	// 200 players: two chunks of two transactions each; the kill lands after the first
+	// transaction, with the others held in flight or not started.
 	phase("built")
-	const players = 400
+	const players = 200
 	e := newScEnv(t)
 	ev := e.createEvent("2025-04-19-crash", scCard())
 	entries := scGenEntries(players, scTeamCounts(ev), 13)
@@ -58,11 +61,19 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 	want := twin.snapshot()
 	want.checkScored(t, scScoredEvent{ev, entries})
 
-	// Crash: start scoring over HTTP, SIGKILL as soon as scored predictions show.
-	srv := startLocalProcess(t, bin, e.table)
+	// Crash: start scoring over HTTP; SIGKILL once one transaction has landed and the next
+	// ones are held in flight.
+	eng := awsfaithful.New(t, awsfaithful.Config{})
+	var txs atomic.Int64
+	gate := eng.PauseTransactions(func(awsfaithful.Tx) bool { return txs.Add(1) > 1 })
+	defer gate.Release()
+	srv := startLocalProcess(t, bin, eng.Endpoint(), e.table)
 	phase("started")
 	done := make(chan error, 1)
 	go func() { _, err := srv.score(ev.ID); done <- err }()
+	if err := gate.Paused(scCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 	scored := 0
 	for scored == 0 {
 		select {
@@ -74,6 +85,7 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 	}
 	srv.kill(t)
 	<-done // the connection dropped
+	gate.Release() // what was in flight goes on, or not: either is a crash
 	mid := e.snapshot()
 	mid.checkSums(t) // every transaction landed whole or not at all
 	n := mid.scored(ev.ID)
@@ -84,7 +96,7 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 
 	// Restart, score until complete.
 	phase("killed")
-	srv = startLocalProcess(t, bin, e.table)
+	srv = startLocalProcess(t, bin, dynamotest.Endpoint(t), e.table)
 	defer srv.kill(t)
 	phase("restarted")
 	for calls := 1; ; calls++ {
@@ -128,17 +140,17 @@ func (e *scEnv) countScored(id string) int {
 }
 
 // localProcess is the local server binary running over a table of the package's
-// DynamoDB Local.
+// DynamoDB Local (directly or through an engine in front of it).
 type localProcess struct {
 	cmd        *exec.Cmd
 	base, bear string
 	log        *bytes.Buffer
 }
 
-func startLocalProcess(t *testing.T, bin, table string) *localProcess {
+func startLocalProcess(t *testing.T, bin, endpoint, table string) *localProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-seed=false")
-	cmd.Env = append(cmd.Environ(), "DYNAMODB_ENDPOINT="+dynamotest.Endpoint(t), "TABLE_NAME="+table, "LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Environ(), "DYNAMODB_ENDPOINT="+endpoint, "TABLE_NAME="+table, "LOG_LEVEL=warn")
 	p := &localProcess{cmd: cmd, log: &bytes.Buffer{}}
 	cmd.Stderr = p.log
 	stdout, err := cmd.StdoutPipe()
