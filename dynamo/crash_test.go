@@ -84,7 +84,7 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 		scored = e.countScored(ev.ID)
 	}
 	srv.kill(t)
-	<-done // the connection dropped
+	<-done         // the connection dropped
 	gate.Release() // what was in flight goes on, or not: either is a crash
 	mid := e.snapshot()
 	mid.checkSums(t) // every transaction landed whole or not at all
