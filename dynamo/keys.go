@@ -10,20 +10,38 @@ import (
 
 // Table layout. This file is the only place that knows key attribute names and formats.
 //
-//	item        PK              SK                 GSI_PK               GSI_SK
-//	user        USER#<uid>      USER               -                    -
-//	event       EVENT           EVENT#<eid>        EVENT#<eid>          CARD#000
-//	match       EVENT#<eid>     MATCH#<uuid>       EVENT#<eid>          CARD#<pos, 3 digits>
-//	prediction  USER#<uid>      EVENT#<eid>        EVENT#<eid>          UNSCORED#<uid> | SCORE#<inv>#<uid>
-//	standing    USER#<uid>      STANDINGS#<yyyy>   STANDINGS#<yyyy>     SCORE#<inv>#<uid>
-//	count       EVENT#<eid>     COUNT#<shard>      -                    -
+//	item        PK                 SK                 GSI_PK                   GSI_SK
+//	user        USER#<uid>         USER               -                        -
+//	event       EVENT              EVENT#<eid>        EVENT#<eid>              CARD#000
+//	match       EVENT#<eid>        MATCH#<uuid>       EVENT#<eid>              CARD#<pos, 3 digits>
+//	prediction  USER#<uid>         EVENT#<eid>        EVENT#<eid>#<ss>         UNSCORED#<uid> | SCORE#<inv>#<uid>
+//	standing    USER#<uid>         STANDINGS#<yyyy>   STANDINGS#<yyyy>#<ss>    SCORE#<inv>#<uid>
+//	lock copy   EVENT#<eid>#<cc>   LOCK               -                        -
+//	checkpoint  EVENT#<eid>        SCORING#<ss>       -                        -
+//	count       EVENT#<eid>        COUNT#<shard>      -                        -   (before issue 12)
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
-// ties sort by user id. In an event's GSI partition the card ("CARD#…") sorts before scored
-// predictions ("SCORE#…"), which sort before unscored ones ("UNSCORED#…"): the card is one
-// key range whatever the number of players, and the card plus the top N of the leaderboard
-// is one ascending Query. Count items (how many predictions an event has, one item per
-// shard) sit beside the matches in the event's main-table partition and are not indexed.
+// ties sort by user id. The card ("CARD#…") has the event's GSI partition to itself: it is
+// one key range whatever the number of players.
+//
+// Predictions and standings are written across scoreShards index partitions (<ss>, two
+// digits): a player's shard is scoreShard(uid), the same for their predictions and their
+// standings, so scoring (which moves a player's prediction and standing keys together)
+// writes scoreShards partitions at once instead of one, and a leaderboard or standings
+// page is scoreShards Queries merged by GSI_SK. In each shard scored predictions
+// ("SCORE#…") sort before unscored ones ("UNSCORED#…").
+//
+// An event has lockCopies lock copies (<cc>, two digits), each in a partition of its own:
+// the fields a submit's condition needs (state, start, name, card version) mirrored from
+// the event row, and the count of predictions of the players of that copy (lockCopy(uid)).
+// A submit's transaction checks and counts on its player's copy, never on the event item,
+// so concurrent submits spread over lockCopies items. Scoring keeps one checkpoint per
+// shard in the event's partition (where a shard's scoring pass has got to, for which card
+// version). Count items (COUNT#…) are what events written before issue 12 counted their
+// predictions with; admin migrate folds them into the copies.
+//
+// (Issue 12 in progress: the rows still write GSI_PK EVENT#<eid> and STANDINGS#<yyyy> and
+// count on COUNT#…; the next change switches them to the keys above.)
 const (
 	attrPK    = "PK"
 	attrSK    = "SK"
@@ -46,6 +64,10 @@ const (
 	// pendingUpper is just above every "UNSCORED#…" key.
 	pendingUpper = "UNSCORED$"
 	prefixCount  = "COUNT#"
+	// lockSK is the sort key of an event's lock copies.
+	lockSK = "LOCK"
+	// prefixCheckpoint starts the sort keys of an event's scoring checkpoints.
+	prefixCheckpoint = "SCORING#"
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.
 	scoreUpper = "SCORE$"
@@ -114,6 +136,44 @@ func countShard(u userID) int {
 	_, _ = h.Write([]byte(u))
 	return int(h.Sum32() % countShards)
 }
+
+// scoreShards is how many index partitions an event's predictions and a season's
+// standings are written across (K). Chosen with the partition-throughput model (bench/README):
+// scoring 1,000,000 predictions in under 5 minutes moves every prediction's and standing's
+// index key (a delete and a put each) — with K shards each shard partition takes 1/K of
+// it. A leaderboard or standings page costs K Queries, so K is no larger than that needs.
+// Changing it changes every key built from it: existing data needs admin migrate.
+const scoreShards = 16
+
+// lockCopies is how many lock copies an event has: every submit's transaction checks (and
+// on a first prediction, counts on) the copy of its player, so at the peak submit rate each
+// copy sees 1/lockCopies of the submits, which keeps transaction conflicts on one item rare
+// (bench/README). A multiple of scoreShards: the copies of shard s are those with
+// copy % scoreShards == s.
+const lockCopies = 64
+
+// lockCopy is the lock copy of user u's predictions (0..lockCopies-1): FNV-1a of the id.
+func lockCopy(u userID) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(u))
+	return int(h.Sum32() % lockCopies)
+}
+
+// scoreShard is the index shard (0..scoreShards-1) of user u's predictions and standings.
+func scoreShard(u userID) int { return lockCopy(u) % scoreShards }
+
+// eventShardPK is the GSI partition of shard s of an event's predictions.
+func eventShardPK(e eventID, s int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s) }
+
+// seasonShardPK is the GSI partition of shard s of a season's standings.
+func seasonShardPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s) }
+
+// lockPK is the partition of an event's lock copy c.
+func lockPK(e eventID, c int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, c) }
+
+// checkpointSK is the sort key of the scoring checkpoint of shard s (in the event's
+// partition, eventPK).
+func checkpointSK(s int) string { return fmt.Sprintf("%s%02d", prefixCheckpoint, s) }
 
 // scoreSK is the GSI sort key of a scored prediction or a standing.
 func scoreSK(points int, u userID) (string, error) {

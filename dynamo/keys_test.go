@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -28,6 +29,12 @@ func TestKeyBuilders(t *testing.T) {
 		{"ScoreZero", mustScoreSK(t, 0, "amy"), "SCORE#999999999#amy"},
 		{"ScorePadded", mustScoreSK(t, 140, "amy"), "SCORE#999999859#amy"},
 		{"ScoreMax", mustScoreSK(t, MaxScore, "amy"), "SCORE#000000000#amy"},
+		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
+		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", scoreShards-1), "EVENT#2024-03-03-aew-revolution#15"},
+		{"SeasonShard", seasonShardPK(2024, 7), "STANDINGS#2024#07"},
+		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", lockCopies-1), "EVENT#2024-03-03-aew-revolution#63"},
+		{"LockCopySortKey", lockSK, "LOCK"},
+		{"Checkpoint", checkpointSK(3), "SCORING#03"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,6 +42,39 @@ func TestKeyBuilders(t *testing.T) {
 				t.Errorf("got %q, want %q", tt.got, tt.want)
 			}
 		})
+	}
+}
+
+// TestShards: a player's prediction and standing shard is their lock copy's, spread evenly
+// (the model assumes every shard takes 1/K of the load), and every copy belongs to one shard.
+func TestShards(t *testing.T) {
+	t.Parallel()
+	if lockCopies%scoreShards != 0 || lockCopies > 100 || scoreShards > 100 {
+		t.Fatalf("lockCopies %d must be a multiple of scoreShards %d, both two digits", lockCopies, scoreShards)
+	}
+	const players = 64_000
+	perShard := make([]int, scoreShards)
+	perCopy := make([]int, lockCopies)
+	for i := range players {
+		u := userID(fmt.Sprintf("player-%d", i))
+		c, s := lockCopy(u), scoreShard(u)
+		if c < 0 || c >= lockCopies || s != c%scoreShards {
+			t.Fatalf("user %s: copy %d, shard %d", u, c, s)
+		}
+		perShard[s]++
+		perCopy[c]++
+	}
+	for name, counts := range map[string][]int{"shard": perShard, "copy": perCopy} {
+		want := players / len(counts)
+		for i, n := range counts {
+			if n < want*9/10 || n > want*11/10 {
+				t.Errorf("%s %d holds %d players, want %d ± 10%%", name, i, n, want)
+			}
+		}
+	}
+	// Stable across releases: the shard of a player is in their keys.
+	if got := lockCopy("amy"); got != 30 {
+		t.Errorf("lockCopy(amy) = %d, want 30 (FNV-1a: changing the hash moves every key)", got)
 	}
 }
 
@@ -175,6 +215,11 @@ func FuzzKeys(f *testing.F) {
 		if eErr == nil {
 			oneHash(eventSK(e))
 			oneHash(eventPK(e))
+			for _, key := range []string{eventShardPK(e, scoreShards-1), lockPK(e, lockCopies-1)} {
+				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+3 {
+					t.Fatalf("shard key %q is not the event's partition and two digits", key)
+				}
+			}
 			if got, err := eventIDFromSK(eventSK(e)); err != nil || got != e {
 				t.Fatalf("eventIDFromSK(eventSK(%q)) = %q, %v", e, got, err)
 			}
