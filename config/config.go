@@ -52,7 +52,18 @@ type Config struct {
 	// sign page cursors: the first signs, all verify. Required in Lambda, where every
 	// instance must share them; locally empty means a random key per run.
 	CursorKeys [][]byte
+	// ReadCacheTTL (PICKEM_READ_CACHE_TTL, a Go duration from 0 to MaxReadCacheTTL) is how
+	// long the store's in-process cache serves the hot public reads (cards, first
+	// leaderboard and standings pages); 0 turns it off. Default DefaultReadCacheTTL.
+	ReadCacheTTL time.Duration
 }
+
+// DefaultReadCacheTTL is PICKEM_READ_CACHE_TTL's default (dynamo.DefaultReadCacheTTL):
+// the TTL the partition-throughput model and the template's reserved concurrency assume.
+const DefaultReadCacheTTL = 2 * time.Second
+
+// MaxReadCacheTTL bounds PICKEM_READ_CACHE_TTL: a public answer is never staler than this.
+const MaxReadCacheTTL = time.Minute
 
 // DefaultLambdaScoringBudget is PICKEM_SCORING_BUDGET's default in Lambda: with the
 // function's 29 s timeout and API Gateway's 30 s, a scoring call returns with time to spare.
@@ -101,6 +112,14 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("config: PICKEM_SCORING_BUDGET=%q: want a duration such as 20s (0 for no budget)", v)
 		}
 		c.ScoringBudget = d
+	}
+	c.ReadCacheTTL = DefaultReadCacheTTL
+	if v := getenv("PICKEM_READ_CACHE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > MaxReadCacheTTL {
+			return c, fmt.Errorf("config: PICKEM_READ_CACHE_TTL=%q: want a duration from 0 (off) to %s, such as 2s", v, MaxReadCacheTTL)
+		}
+		c.ReadCacheTTL = d
 	}
 	if lvl := getenv("LOG_LEVEL"); lvl != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {

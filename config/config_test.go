@@ -57,6 +57,17 @@ func TestLoadScoringBudget(t *testing.T) {
 	}
 }
 
+func TestLoadReadCacheTTL(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultReadCacheTTL, "0": 0, "500ms": 500 * time.Millisecond, "1m": time.Minute} {
+		for _, mode := range []Mode{Local, Lambda} {
+			c, err := Load(mode, lambdaEnv(map[string]string{"PICKEM_READ_CACHE_TTL": v}))
+			if err != nil || c.ReadCacheTTL != want {
+				t.Errorf("PICKEM_READ_CACHE_TTL=%q: %s %v, want %s", v, c.ReadCacheTTL, err, want)
+			}
+		}
+	}
+}
+
 func TestLoadReadsEnvironment(t *testing.T) {
 	c, err := Load(Lambda, lambdaEnv(map[string]string{
 		"TABLE_NAME": "t", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000", "LOG_LEVEL": "debug",
@@ -86,6 +97,8 @@ func TestLoadRefuses(t *testing.T) {
 		"BadLogLevel":         {Local, map[string]string{"LOG_LEVEL": "loud"}},
 		"BadScoringBudget":    {Lambda, map[string]string{"PICKEM_SCORING_BUDGET": "20"}},
 		"NegativeBudget":      {Local, map[string]string{"PICKEM_SCORING_BUDGET": "-1s"}},
+		"ReadCacheTTLTooLong": {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "61s"}},
+		"ReadCacheTTLNotTime": {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "2"}},
 		"MalformedPoolInJWKS": {Local, map[string]string{"COGNITO_USER_POOL_ID": "nounderscore", "COGNITO_CLIENT_ID": "c"}},
 	}
 	for name, tt := range tests {

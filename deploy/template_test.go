@@ -255,6 +255,7 @@ func TestTemplateFunction(t *testing.T) {
 			"PICKEM_ALLOWED_ORIGINS":   `{"Fn::Join":[",",{"Ref":"AllowedOrigins"}]}`,
 			"LOG_LEVEL":                `{"Ref":"LogLevel"}`,
 			"PICKEM_SCORING_BUDGET":    `"20s"`,
+			"PICKEM_READ_CACHE_TTL":    `"2s"`,
 			"PICKEM_CURSOR_KEYS":       `{"Ref":"CursorKeys"}`,
 			"PICKEM_TRUSTED_DOCUMENTS": `{"Ref":"TrustedDocuments"}`,
 		}

@@ -211,6 +211,7 @@ func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 // transaction fail and nothing is overwritten. Returns CONFLICT if the card changed
 // meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
 func (s *Store) commitCard(ctx context.Context, ev domain.Event, card []domain.Match, set *expression.UpdateBuilder, items ...types.TransactWriteItem) error {
+	defer s.forgetEvent(eventID(ev.ID))
 	upd := expression.UpdateBuilder{}
 	if set != nil {
 		upd = *set
@@ -323,6 +324,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 // state and start read and, if change.RequireOpen, on the start being after now. done is
 // false when the condition failed.
 func (s *Store) writeEventChange(ctx context.Context, ev domain.Event, change domain.EventChange, now time.Time) (bool, error) {
+	defer s.forgetEvent(eventID(ev.ID))
 	var upd expression.UpdateBuilder
 	if change.Name != nil {
 		upd = upd.Set(expression.Name("name"), expression.Value(*change.Name))

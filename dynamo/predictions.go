@@ -47,7 +47,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
-			ev, err = s.GetEvent(gctx, event)
+			ev, err = s.readEvent(gctx, eid, nil) // never the read cache: see readcache.go
 			return err
 		})
 		g.Go(func() error {

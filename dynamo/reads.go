@@ -125,9 +125,10 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 
 // readPartition reads an event's GSI partition with q, stopping once it holds
 // maxPredictions predictions (0: read to the end).
-func (s *Store) readPartition(ctx context.Context, q *dynamodb.QueryInput, maxPredictions int) (*eventPartition, error) {
+func (s *Store) readPartition(ctx context.Context, q *dynamodb.QueryInput, maxPredictions int, z *sized) (*eventPartition, error) {
 	p := &eventPartition{}
 	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		z.add(item)
 		if err := p.add(item); err != nil {
 			return false, err
 		}
@@ -151,18 +152,27 @@ func (p *eventPartition) toEvent(id string) (ev domain.Event, current bool, err 
 // index, whose cost does not depend on the number of players. When that read shows the
 // event row and the matches of two different moments (the index lags behind the table),
 // the card is read again from the table with consistent reads (readCard): a card is never
-// returned half old, half new. Returns NOT_FOUND if there is no such event.
+// returned half old, half new. With the read cache on, the card may be up to its TTL old.
+// Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	eid, err := parseEventID(id)
 	if err != nil {
 		return domain.Event{}, err
 	}
+	return cachedRead(ctx, s, cardCacheKey(eid), func(ctx context.Context, z *sized) (domain.Event, error) {
+		return s.readEvent(ctx, eid, z)
+	})
+}
+
+// readEvent is GetEvent without the cache.
+func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Event, error) {
+	id := string(eid)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
 		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	p, err := s.readPartition(ctx, q, 0)
+	p, err := s.readPartition(ctx, q, 0, z)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -173,16 +183,31 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	return ev, err
 }
 
+// eventWithPage is an event read with its leaderboard's first page.
+type eventWithPage struct {
+	event domain.Event
+	page  domain.Page[domain.Prediction]
+}
+
 // GetEventWithLeaderboard returns an event with its card and the first page of its
 // leaderboard in one ascending Query (card first, then scored predictions highest first).
-// The leaderboard is empty unless the event is SCORED. Returns NOT_FOUND if there is no
-// such event.
+// The leaderboard is empty unless the event is SCORED. With the read cache on, both may be
+// up to its TTL old. Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
-	var page domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
 	if err != nil {
-		return domain.Event{}, page, err
+		return domain.Event{}, domain.Page[domain.Prediction]{}, err
 	}
+	v, err := cachedRead(ctx, s, leaderboardCacheKey(eid, first), func(ctx context.Context, z *sized) (eventWithPage, error) {
+		e, page, err := s.readEventWithLeaderboard(ctx, eid, first, z)
+		return eventWithPage{e, page}, err
+	})
+	return v.event, v.page, err
+}
+
+func (s *Store) readEventWithLeaderboard(ctx context.Context, eid eventID, first int, z *sized) (domain.Event, domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	id := string(eid)
 	// The card has at most 1+MaxMatches items; then first+1 predictions tell whether a next
 	// page exists.
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
@@ -190,7 +215,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err != nil {
 		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	p, err := s.readPartition(ctx, q, first+1)
+	p, err := s.readPartition(ctx, q, first+1, z)
 	if err != nil {
 		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -231,7 +256,7 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 		attrPK: str(userPK(userID(c.ID))), attrSK: str(eventSK(eid)),
 		attrGSIPK: str(eventPK(eid)), attrGSISK: str(sk),
 	}
-	p, err := s.readPartition(ctx, q, first+1)
+	p, err := s.readPartition(ctx, q, first+1, nil)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
 	}
@@ -289,11 +314,21 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 }
 
 // Standings returns a season's standings, highest points first (ties by user id), ranked.
+// With the read cache on, the first page may be up to its TTL old.
 func (s *Store) Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error) {
-	var page domain.Page[domain.Standing]
 	if err := domain.ValidateSeason(season); err != nil {
-		return page, err
+		return domain.Page[domain.Standing]{}, err
 	}
+	if after != "" {
+		return s.readStandingsPage(ctx, season, first, after, nil)
+	}
+	return cachedRead(ctx, s, standingsCacheKey(season, first), func(ctx context.Context, z *sized) (domain.Page[domain.Standing], error) {
+		return s.readStandingsPage(ctx, season, first, "", z)
+	})
+}
+
+func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *sized) (domain.Page[domain.Standing], error) {
+	var page domain.Page[domain.Standing]
 	owner := strconv.Itoa(season)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(seasonGSIPK(season))), first+1, true)
 	if err != nil {
@@ -320,6 +355,7 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 			page.HasNext = true
 			return false, nil
 		}
+		z.add(item)
 		var row standingRow
 		if err := row.decode(item); err != nil {
 			return false, err

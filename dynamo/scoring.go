@@ -111,6 +111,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err := domain.CheckScorable(ev, s.now()); err != nil {
 		return report, err
 	}
+	defer func() { s.forgetEvent(eid); s.forgetSeason(ev.Season()) }()
 	// An event whose predictions were all made before prediction counts existed has no
 	// count item: its completeness rests on what the index shows, as it did then.
 	legacy := len(card.counts) == 0

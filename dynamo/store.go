@@ -43,6 +43,8 @@ type Store struct {
 	cursors       *cursorCodec
 	// scoringMargin is ScoringMargin (tests change it).
 	scoringMargin time.Duration
+	// cache is the read cache (WithReadCache); nil: none.
+	cache *readCache
 }
 
 // Option configures a Store.

@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		cfg.CursorKeys = [][]byte{b}
 	}
 	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
-		dynamo.WithCursorKeys(cfg.CursorKeys...))
+		dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL))
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}

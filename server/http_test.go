@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -304,6 +306,84 @@ func TestHTTPHealthzAndPlayground(t *testing.T) {
 	t.Run("NoStoreIsAnError", func(t *testing.T) {
 		if _, err := server.New(server.Config{}); err == nil {
 			t.Fatal("server.New without a store succeeded")
+		}
+	})
+}
+
+// TestHTTPCacheControl pins which answers a CDN or a browser may keep: anonymous GETs of
+// persisted queries without errors, for server.DefaultPublicMaxAge; nothing else.
+func TestHTTPCacheControl(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ev := e.createEvent(t, "Cached Show", t0.Add(time.Hour), threeMatchCard()...)
+	player := e.token(t, "p-cache", "Cache")
+	e.submit(t, player, ev, 0, 0, 0)
+	const card = `query Card($id: ID!) { event(id: $id) { id name } prediction(eventId: $id) { points } }`
+	register := func(t *testing.T) string { // APQ: send the text once with its hash
+		t.Helper()
+		sum := sha256.Sum256([]byte(card))
+		hash := hex.EncodeToString(sum[:])
+		_, resp := e.post(t, "", map[string]any{"query": card, "variables": map[string]any{"id": ev.ID},
+			"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hash}}}, nil)
+		noErrors(t, resp.Errors)
+		return hash
+	}
+	hash := register(t)
+	get := func(t *testing.T, id string, persisted bool, header http.Header) *http.Response {
+		t.Helper()
+		q := url.Values{"variables": {`{"id":"` + id + `"}`}}
+		if persisted {
+			q.Set("extensions", `{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`)
+		} else {
+			q.Set("query", card)
+		}
+		return e.do(t, http.MethodGet, "/graphql?"+q.Encode(), nil, header).Result()
+	}
+	public := "public, max-age=" + strconv.Itoa(int(server.DefaultPublicMaxAge/time.Second))
+	for name, c := range map[string]struct {
+		resp func(t *testing.T) *http.Response
+		want string
+	}{
+		"AnonymousPersistedGET": {func(t *testing.T) *http.Response { return get(t, ev.ID, true, nil) }, public},
+		"SignedIn": {func(t *testing.T) *http.Response {
+			return get(t, ev.ID, true, http.Header{"Authorization": {"Bearer " + player}})
+		}, "no-store"},
+		"InvalidToken": {func(t *testing.T) *http.Response {
+			return get(t, ev.ID, true, http.Header{"Authorization": {"Bearer not-a-token"}})
+		}, "no-store"},
+		"FullDocumentGET":   {func(t *testing.T) *http.Response { return get(t, ev.ID, false, nil) }, "no-store"},
+		"AnswerWithAnError": {func(t *testing.T) *http.Response { return get(t, "not an id", true, nil) }, "no-store"},
+		"POST": {func(t *testing.T) *http.Response {
+			return e.do(t, http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ events { pageInfo { hasNextPage } } }"}`),
+				http.Header{"Content-Type": {"application/json"}}).Result()
+		}, "no-store"},
+		"RefusedGET": {func(t *testing.T) *http.Response {
+			return e.do(t, http.MethodGet, "/graphql?query="+url.QueryEscape("{ nope }"), nil, nil).Result()
+		}, "no-store"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := c.resp(t)
+			if got := resp.Header.Get("Cache-Control"); got != c.want {
+				t.Fatalf("Cache-Control %q, want %q (status %d)", got, c.want, resp.StatusCode)
+			}
+			if name != "POST" && !slices.Contains(resp.Header.Values("Vary"), "Authorization") {
+				t.Fatalf("a GET answer without Vary: Authorization: %v", resp.Header)
+			}
+		})
+	}
+	t.Run("SignedInAnswerHoldsPrivateData", func(t *testing.T) {
+		// Why signed-in answers are never public: the same URL answers differently.
+		anon, _ := io.ReadAll(get(t, ev.ID, true, nil).Body)
+		mine, _ := io.ReadAll(get(t, ev.ID, true, http.Header{"Authorization": {"Bearer " + player}}).Body)
+		if string(anon) == string(mine) {
+			t.Fatalf("the signed-in answer is the anonymous one: %s", mine)
+		}
+	})
+	t.Run("NegativeMaxAgeMakesNothingPublic", func(t *testing.T) {
+		e2 := newEnv(t, func(c *server.Config) { c.PublicMaxAge = -1 })
+		w := e2.do(t, http.MethodGet, "/graphql?extensions="+url.QueryEscape(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), nil, nil)
+		if got := w.Header().Get("Cache-Control"); got != "no-store" {
+			t.Fatalf("Cache-Control %q", got)
 		}
 	})
 }

@@ -67,7 +67,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxQueryStringBytes bounds GET query strings (default DefaultMaxQueryStringBytes).
 	MaxQueryStringBytes int
-	ComplexityLimit     int
+	// PublicMaxAge is the max-age of public answers: anonymous GETs of persisted queries
+	// (see Transport.cacheControl). 0: DefaultPublicMaxAge; negative: none is public.
+	PublicMaxAge    time.Duration
+	ComplexityLimit int
 	// Logger receives the access log (one info line per request, see accesslog.go), CORS
 	// rejections (warn) and internal errors.
 	Logger *slog.Logger
@@ -141,7 +144,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 	limits := cfg.Limits.withDefaults()
 	queries := newByteCache(DefaultQueryCacheBytes, queryDocWeight[*ast.QueryDocument])
 	srv := handler.New(schema)
-	srv.AddTransport(Transport{MaxQueryStringBytes: cfg.MaxQueryStringBytes})
+	srv.AddTransport(Transport{MaxQueryStringBytes: cfg.MaxQueryStringBytes, PublicMaxAge: cfg.PublicMaxAge})
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(limits.MaxTokens)
 	if cfg.Introspection {

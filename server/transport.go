@@ -9,13 +9,16 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 )
 
@@ -57,6 +60,9 @@ type Transport struct {
 	// MaxQueryStringBytes bounds a GET query string: longer is 414 (default
 	// DefaultMaxQueryStringBytes). Bodies are bounded by New's body limit.
 	MaxQueryStringBytes int
+	// PublicMaxAge is how long a shared cache (a CDN) and a browser may keep a public
+	// answer (see cacheControl); 0 means DefaultPublicMaxAge, negative never public.
+	PublicMaxAge time.Duration
 }
 
 var _ graphql.Transport = Transport{}
@@ -78,6 +84,9 @@ func badRequest(status int, format string, args ...any) *requestError {
 // Do serves one request.
 func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctype := responseContentType(r)
+	if r.Method == http.MethodGet {
+		w.Header().Add("Vary", "Authorization") // see cacheControl
+	}
 	var (
 		params *graphql.RawParams
 		rerr   *requestError
@@ -130,7 +139,43 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	if resp == nil { // the client left during execution
 		return
 	}
+	w.Header().Set("Cache-Control", t.cacheControl(r, params, resp))
 	writeResponse(w, ctype, http.StatusOK, resp) // response.go: data is not re-encoded
+}
+
+// DefaultPublicMaxAge is how long a CDN or a browser may keep a public answer: as long as
+// the store's read cache keeps the reads behind it (dynamo.DefaultReadCacheTTL) would add
+// little, and players see a result, a card edit or a lock within it.
+const DefaultPublicMaxAge = 10 * time.Second
+
+// noStore is the Cache-Control of every answer that is not public.
+const noStore = "no-store"
+
+// cacheControl is the Cache-Control of an executed operation's answer. An answer is public
+// — "public, max-age=N": any cache may keep it N seconds and serve it to anyone — only when
+// it is the same for everyone who sends the same URL:
+//   - GET (a URL is the whole request; POSTs are never cached by shared caches anyway);
+//   - a persisted query: the document is named by its hash (extensions.persistedQuery), so
+//     its URL is short and one per document and variables;
+//   - anonymous: no Authorization header and no identity (a signed-in player's answer may
+//     hold their own picks; Vary: Authorization keeps a browser from serving a signed-out
+//     answer to a signed-in request, and the CDN must key on Authorization too);
+//   - a query (GET runs nothing else) whose answer has no error (an error may be
+//     transient: UNAVAILABLE).
+//
+// Every other answer is "no-store".
+func (t Transport) cacheControl(r *http.Request, params *graphql.RawParams, resp *graphql.Response) string {
+	maxAge := t.PublicMaxAge
+	if maxAge == 0 {
+		maxAge = DefaultPublicMaxAge
+	}
+	_, persisted := params.Extensions["persistedQuery"]
+	id := auth.FromContext(r.Context())
+	if r.Method != http.MethodGet || maxAge < time.Second || !persisted || len(resp.Errors) > 0 ||
+		r.Header.Get("Authorization") != "" || id.SignedIn() || auth.ErrorFromContext(r.Context()) != nil {
+		return noStore
+	}
+	return "public, max-age=" + strconv.Itoa(int(maxAge/time.Second))
 }
 
 // maxNameLen bounds an operation name (the frontend's longest has 16 characters).
@@ -311,6 +356,9 @@ func writeJSON(w http.ResponseWriter, ctype string, status int, resp *graphql.Re
 		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
 	}
 	w.Header().Set("Content-Type", ctype)
+	if w.Header().Get("Cache-Control") == "" || len(resp.Errors) > 0 {
+		w.Header().Set("Cache-Control", noStore) // errors are never kept
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

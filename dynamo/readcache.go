@@ -1,0 +1,164 @@
+package dynamo
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/pickem/api/internal/bytecache"
+)
+
+// The read cache: the hot public reads, kept in the process for a short time so that a
+// rush of players on one event or season costs each DynamoDB partition at most one read
+// per entry per TTL per process (in Lambda, per function instance: reserved concurrency ×
+// 1/TTL bounds it whatever the request rate). What it holds is the same for every caller:
+//
+//	key                         what                                      filled by
+//	card|<eid>                  an event with its card                    GetEvent, GetEventWithLeaderboard
+//	lb|<eid>|<first>            a leaderboard's first page of first rows  GetEventWithLeaderboard
+//	st|<season>|<first>         a season's first standings page           Standings
+//
+// Nothing private is cached (a player's own prediction and profile are read every time),
+// nor pages after the first (their cursors spread them). An entry is served for the TTL
+// after it was read, so an answer is at most TTL older than the table — plus the index's
+// own lag, which reads have anyway. A store's own writes drop the entries they change, so
+// that one process reads its writes; other processes see them within the TTL. Writes never
+// decide anything from the cache: mutations read what they check themselves (see README,
+// "Consistency").
+const (
+	// DefaultReadCacheTTL is how long a cached read is served: short enough that a card
+	// edit, a result or a scoring run shows everywhere within it, long enough that
+	// reserved concurrency / TTL stays far below a partition's 3,000 read units a second.
+	DefaultReadCacheTTL = 2 * time.Second
+	// DefaultReadCacheBytes bounds the cache (estimated, see goBytesPerItemByte): a card of
+	// 30 matches is about 15 KB in DynamoDB, a 100-row page about 40 KB.
+	DefaultReadCacheBytes = 16 << 20
+)
+
+// goBytesPerItemByte is what the decoded form of a read keeps in memory per byte of the
+// DynamoDB items it came from (Go strings, slices, pointers, page cursors): measured by
+// TestReadCacheWeight, rounded up.
+const goBytesPerItemByte = 4
+
+// ReadCache configures the store's read cache (WithReadCache).
+type ReadCache struct {
+	// TTL is how long an entry is served (0: DefaultReadCacheTTL).
+	TTL time.Duration
+	// MaxBytes bounds the entries' estimated size (0: DefaultReadCacheBytes).
+	MaxBytes int
+	// Now is the cache's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// WithReadCache turns the read cache on (it is off by default: a store without it reads
+// DynamoDB on every call).
+func WithReadCache(c ReadCache) Option {
+	if c.TTL <= 0 {
+		c.TTL = DefaultReadCacheTTL
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultReadCacheBytes
+	}
+	return func(s *Store) { s.cache = &readCache{lru: bytecache.New[any](c.MaxBytes, c.TTL, c.Now)} }
+}
+
+// WithReadCacheTTL is WithReadCache with ttl and the default size, or no cache when ttl is
+// 0 (PICKEM_READ_CACHE_TTL).
+func WithReadCacheTTL(ttl time.Duration) Option {
+	if ttl <= 0 {
+		return func(*Store) {}
+	}
+	return WithReadCache(ReadCache{TTL: ttl})
+}
+
+// readCache is the store's cache of public reads; a nil *readCache caches nothing.
+type readCache struct {
+	lru *bytecache.Cache[any]
+	// fills makes concurrent misses of one key in this process share one read.
+	fills singleflight.Group
+}
+
+// ReadCacheTTL returns the TTL of the store's read cache, 0 when it has none.
+func (s *Store) ReadCacheTTL() time.Duration {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.lru.TTL()
+}
+
+// sized counts the bytes of the DynamoDB items a fill read, to weigh its entry.
+type sized struct{ bytes int }
+
+func (z *sized) add(item map[string]types.AttributeValue) {
+	if z != nil {
+		z.bytes += itemSize(item)
+	}
+}
+
+// cachedRead returns the entry under key, or runs fill (once per process for concurrent
+// misses) and keeps what it returns for the TTL. Errors are not kept. fill reports the
+// bytes of the items it read through its *sized (nil when nothing is kept).
+//
+// A fill shared by concurrent misses runs with the context of the first, without its
+// cancellation (the SDK's attempt timeouts bound it): one caller leaving does not fail the
+// others. Its DynamoDB calls are counted in that first request's cost.
+func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(context.Context, *sized) (T, error)) (T, error) {
+	if s.cache == nil {
+		return fill(ctx, nil)
+	}
+	if v, ok := s.cache.lru.Get(key); ok {
+		return v.(T), nil
+	}
+	ch := s.cache.fills.DoChan(key, func() (any, error) {
+		z := &sized{}
+		v, err := fill(context.WithoutCancel(ctx), z)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.lru.Add(key, v, bytecache.EntryOverhead+len(key)+goBytesPerItemByte*z.bytes)
+		return v, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			var zero T
+			return zero, r.Err
+		}
+		return r.Val.(T), nil
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// Cache keys (see the table above).
+func cardCacheKey(e eventID) string { return "card|" + string(e) }
+func leaderboardCacheKey(e eventID, first int) string {
+	return "lb|" + string(e) + "|" + strconv.Itoa(first)
+}
+func standingsCacheKey(season, first int) string {
+	return "st|" + strconv.Itoa(season) + "|" + strconv.Itoa(first)
+}
+
+// forgetEvent drops what the cache holds of an event (its card and leaderboard pages):
+// the store changed it.
+func (s *Store) forgetEvent(e eventID) {
+	if s.cache == nil {
+		return
+	}
+	card, lb := cardCacheKey(e), "lb|"+string(e)+"|"
+	s.cache.lru.Remove(func(k string) bool { return k == card || strings.HasPrefix(k, lb) })
+}
+
+// forgetSeason drops what the cache holds of a season's standings: the store changed them.
+func (s *Store) forgetSeason(season int) {
+	if s.cache == nil {
+		return
+	}
+	st := "st|" + strconv.Itoa(season) + "|"
+	s.cache.lru.Remove(func(k string) bool { return strings.HasPrefix(k, st) })
+}

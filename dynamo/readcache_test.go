@@ -1,0 +1,222 @@
+package dynamo
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/testclock"
+)
+
+// calls runs fn with a cost counter and returns the DynamoDB calls it made.
+func calls(t *testing.T, fn func(ctx context.Context)) int {
+	t.Helper()
+	ctx, cost := WithCost(ctxT(t))
+	fn(ctx)
+	return cost.Snapshot().Calls
+}
+
+func TestReadCache(t *testing.T) {
+	t.Parallel()
+	l := newLeague(t)
+	cacheClock := testclock.New(time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC))
+	cached := New(l.db, l.table, WithClock(l.clock.Now), WithReadCache(ReadCache{TTL: 2 * time.Second, Now: cacheClock.Now}))
+	other := l.s // another process: no cache, writes the same table
+
+	card := func(t *testing.T, ctx context.Context) domain.Event {
+		t.Helper()
+		e, err := cached.GetEvent(ctx, l.mar.ID)
+		mustOK(t, err)
+		return e
+	}
+
+	t.Run("CardServedForTheTTLThenReadAgain", func(t *testing.T) {
+		if n := calls(t, func(ctx context.Context) { card(t, ctx) }); n != 1 {
+			t.Fatalf("a miss made %d calls, want 1 (the card's one Query)", n)
+		}
+		if n := calls(t, func(ctx context.Context) { card(t, ctx) }); n != 0 {
+			t.Fatalf("a hit made %d calls", n)
+		}
+		// Another process renames the event: this one serves the old card until the TTL.
+		_, err := other.UpdateEvent(ctxT(t), l.mar.ID, domain.EventUpdate{Name: ptr("Mar Show Renamed")})
+		mustOK(t, err)
+		cacheClock.Advance(1999 * time.Millisecond)
+		if e := card(t, ctxT(t)); e.Name == "Mar Show Renamed" {
+			t.Fatal("the entry was read again before its TTL")
+		}
+		cacheClock.Advance(time.Millisecond)
+		var e domain.Event
+		if n := calls(t, func(ctx context.Context) { e = card(t, ctx) }); n != 1 || e.Name != "Mar Show Renamed" {
+			t.Fatalf("after the TTL: %d calls, name %q; want 1 call and the new name", n, e.Name)
+		}
+	})
+
+	t.Run("OwnWritesDropWhatTheyChange", func(t *testing.T) {
+		card(t, ctxT(t))
+		m, err := cached.AddMatch(ctxT(t), l.mar.ID, matchSpec("Added Late", 7))
+		mustOK(t, err)
+		e := card(t, ctxT(t))
+		if e.Matches[len(e.Matches)-1].ID != m.ID {
+			t.Fatal("the store served its cached card after changing it")
+		}
+		_, err = cached.UpdateEvent(ctxT(t), l.mar.ID, domain.EventUpdate{Name: ptr("Mar Show Again")})
+		mustOK(t, err)
+		if e := card(t, ctxT(t)); e.Name != "Mar Show Again" {
+			t.Fatal("the store served its cached card after renaming the event")
+		}
+	})
+
+	t.Run("NotFoundIsNotKept", func(t *testing.T) {
+		for range 2 {
+			n := calls(t, func(ctx context.Context) {
+				_, err := cached.GetEvent(ctx, "2030-05-01-no-such-show")
+				wantCode(t, err, domain.CodeNotFound)
+			})
+			if n != 1 {
+				t.Fatalf("NOT_FOUND: %d calls, want 1 each time", n)
+			}
+		}
+	})
+
+	t.Run("FirstPagesOnlyAndPerPageSize", func(t *testing.T) {
+		page := func(ctx context.Context, first int, after string) domain.Page[domain.Standing] {
+			p, err := cached.Standings(ctx, 2030, first, after)
+			mustOK(t, err)
+			return p
+		}
+		if n := calls(t, func(ctx context.Context) { page(ctx, 2, "") }); n != 1 {
+			t.Fatalf("standings miss: %d calls", n)
+		}
+		var p domain.Page[domain.Standing]
+		if n := calls(t, func(ctx context.Context) { p = page(ctx, 2, "") }); n != 0 || len(p.Items) != 2 || *p.Items[1].Rank != 2 {
+			t.Fatalf("standings hit: %d calls, %d rows", n, len(p.Items))
+		}
+		if n := calls(t, func(ctx context.Context) { page(ctx, 3, "") }); n != 1 {
+			t.Fatalf("another page size: %d calls, want its own read", n)
+		}
+		for range 2 {
+			if n := calls(t, func(ctx context.Context) { page(ctx, 2, p.EndCursor()) }); n != 1 {
+				t.Fatalf("a page after a cursor: %d calls, want 1 every time", n)
+			}
+		}
+		for range 2 {
+			n := calls(t, func(ctx context.Context) {
+				_, lb, err := cached.GetEventWithLeaderboard(ctx, l.spring.ID, 50)
+				mustOK(t, err)
+				if len(lb.Items) != 4 {
+					t.Fatalf("leaderboard: %d rows", len(lb.Items))
+				}
+			})
+			if n > 1 {
+				t.Fatalf("event with leaderboard: %d calls", n)
+			}
+		}
+	})
+
+	t.Run("ScoringDropsTheSeasonAndTheEvent", func(t *testing.T) {
+		_, err := cached.Standings(ctxT(t), 2030, 10, "")
+		mustOK(t, err)
+		_, _, err = cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10)
+		mustOK(t, err)
+		mar := card(t, ctxT(t))
+		l.on(t).submit("p-new", mar, 0, 0, 0, 0)
+		l.clock.Set(time.Date(2030, 3, 21, 0, 0, 0, 0, time.UTC))
+		for _, m := range mar.Matches {
+			_, err := cached.SetResult(ctxT(t), l.mar.ID, m.ID, &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(0)})
+			mustOK(t, err)
+		}
+		for {
+			rep, err := cached.ScoreEvent(ctxT(t), l.mar.ID, false)
+			mustOK(t, err)
+			if rep.Complete {
+				break
+			}
+		}
+		st, err := cached.Standings(ctxT(t), 2030, 10, "")
+		mustOK(t, err)
+		found := false
+		for _, s := range st.Items {
+			found = found || s.User.ID == "p-new"
+		}
+		e, lb, err := cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10)
+		mustOK(t, err)
+		if !found || e.Stored != domain.StateScored || len(lb.Items) == 0 {
+			t.Fatalf("after scoring through the store: p-new in standings %v, event %s, %d leaderboard rows", found, e.Stored, len(lb.Items))
+		}
+	})
+
+	t.Run("ConcurrentMissesShareOneRead", func(t *testing.T) {
+		cacheClock.Advance(time.Minute)
+		ctx, cost := WithCost(ctxT(t))
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := cached.GetEvent(ctx, l.apr.ID)
+				mustOK(t, err)
+			}()
+		}
+		wg.Wait()
+		if n := cost.Snapshot().Calls; n != 1 {
+			t.Fatalf("16 concurrent reads of one expired entry made %d calls, want 1", n)
+		}
+	})
+
+	t.Run("BoundedInBytes", func(t *testing.T) {
+		small := New(l.db, l.table, WithClock(l.clock.Now), WithReadCache(ReadCache{MaxBytes: 40_000}))
+		for _, e := range []domain.Event{l.old, l.jan, l.winter, l.spring, l.mar, l.apr} {
+			_, err := small.GetEvent(ctxT(t), e.ID)
+			mustOK(t, err)
+			_, err = small.Standings(ctxT(t), e.Season(), 50, "")
+			mustOK(t, err)
+			if b := small.cache.lru.Bytes(); b > 40_000 {
+				t.Fatalf("%d bytes held, bound 40000", b)
+			}
+		}
+		if small.cache.lru.Len() == 0 || small.cache.lru.Len() == 12 {
+			t.Fatalf("%d entries held: the bound did not bite or nothing was kept", small.cache.lru.Len())
+		}
+	})
+}
+
+// TestReadCacheWeight measures what a cached read keeps in memory per byte of the items it
+// came from, and checks goBytesPerItemByte is not below it. Not parallel: other tests'
+// garbage would blur the heap figures.
+func TestReadCacheWeight(t *testing.T) {
+	l := newLeague(t)
+	s := l.s
+	for name, read := range map[string]func(z *sized) (any, error){
+		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
+		"leaderboard": func(z *sized) (any, error) {
+			e, p, err := s.readEventWithLeaderboard(ctxT(t), eventID(l.spring.ID), 50, z)
+			return eventWithPage{e, p}, err
+		},
+		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
+	} {
+		const copies = 200
+		kept := make([]any, copies)
+		z := &sized{}
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range kept {
+			v, err := read(z)
+			mustOK(t, err)
+			kept[i] = v
+		}
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perByte := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(z.bytes)
+		runtime.KeepAlive(kept)
+		t.Logf("%-11s %5d item bytes: %.2f bytes kept per item byte", name, z.bytes/copies, perByte)
+		if perByte > goBytesPerItemByte {
+			t.Errorf("%s keeps %.2f bytes per item byte, over the estimate %d", name, perByte, goBytesPerItemByte)
+		}
+	}
+}
