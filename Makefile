@@ -155,7 +155,8 @@ fuzz: deps
 	done
 
 # The trusted-documents manifest the function embeds (PICKEM_TRUSTED_DOCUMENTS=builtin):
-# the frontend's operations in bench/frontend by SHA-256. `make test` fails when it is stale
+# the frontend's operations (bench/frontend and the players' ones in testdata/operations) by
+# SHA-256. `make test` fails when it is stale
 # (server.TestTrustedDocumentsManifestIsCurrent).
 trusted-documents:
 	go run ./bench/cmd/trusted-documents -o server/trusted-documents.json

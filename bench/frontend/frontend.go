@@ -6,6 +6,10 @@ package frontend
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 )
 
 // EventList is screen 1: the 20 newest events (no card, no leaderboard).
@@ -92,10 +96,60 @@ func Documents() map[string]string {
 func Manifest() map[string]string {
 	m := map[string]string{}
 	for _, doc := range Documents() {
-		sum := sha256.Sum256([]byte(doc))
-		m[hex.EncodeToString(sum[:])] = doc
+		m[hash(doc)] = doc
 	}
 	return m
+}
+
+func hash(doc string) string {
+	sum := sha256.Sum256([]byte(doc))
+	return hex.EncodeToString(sum[:])
+}
+
+// OperationsDir is the directory, from the repository root, of the clients' contract
+// operations (server/contract_test.go runs every one).
+const OperationsDir = "testdata/operations"
+
+// PlayerOperations returns the contract operations of dir (OperationsDir) that players
+// send, by file name without ".graphql": every file but the admin command's
+// (admin-*.graphql; admins may send any document). Besides the screens of Documents they
+// page through lists (`after`), rename the player (register) and read `me`.
+func PlayerOperations(dir string) (map[string]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.graphql"))
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no *.graphql files")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("frontend: operations in %s: %w", dir, err)
+	}
+	ops := map[string]string{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".graphql")
+		if strings.HasPrefix(name, "admin-") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("frontend: %w", err)
+		}
+		ops[name] = string(b)
+	}
+	return ops, nil
+}
+
+// TrustedManifest is the trusted-documents manifest a production deployment runs
+// (server/trusted-documents.json, PICKEM_TRUSTED_DOCUMENTS=builtin): Manifest and the
+// PlayerOperations of dir, each under the hex SHA-256 of its exact text.
+func TrustedManifest(dir string) (map[string]string, error) {
+	ops, err := PlayerOperations(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := Manifest()
+	for _, doc := range ops {
+		m[hash(doc)] = doc
+	}
+	return m, nil
 }
 
 // Request is the JSON body of a GraphQL POST.

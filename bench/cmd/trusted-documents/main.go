@@ -1,5 +1,6 @@
 // Command trusted-documents writes the trusted-documents manifest of the frontend's
-// operations (bench/frontend) as JSON: `make trusted-documents` writes
+// operations as JSON (frontend.TrustedManifest: the screens of bench/frontend and the
+// players' contract operations in testdata/operations): `make trusted-documents` writes
 // server/trusted-documents.json, which the function embeds (PICKEM_TRUSTED_DOCUMENTS=builtin).
 package main
 
@@ -14,8 +15,13 @@ import (
 
 func main() {
 	out := flag.String("o", "server/trusted-documents.json", "output file")
+	ops := flag.String("operations", frontend.OperationsDir, "the contract operations directory")
 	flag.Parse()
-	b, err := json.MarshalIndent(frontend.Manifest(), "", "  ") // map keys come out sorted
+	m, err := frontend.TrustedManifest(*ops)
+	var b []byte
+	if err == nil {
+		b, err = json.MarshalIndent(m, "", "  ") // map keys come out sorted
+	}
 	if err == nil {
 		err = os.WriteFile(*out, append(b, '\n'), 0o644)
 	}
