@@ -21,7 +21,8 @@ import (
 //	msg=request method=POST path=/graphql operation=Card status=200 durationMs=3.1 dynamodbCalls=2 caller=demo-player
 //
 // operation is the GraphQL operation's name, or for an anonymous one its type and
-// top-level fields ("query {events}"); caller is the signed-in user's id, "anonymous", or
+// top-level fields ("query {events}"), cut to maxNameLen bytes (a document may name its
+// operation with most of a 64 KiB body); caller is the signed-in user's id, "anonymous", or
 // "invalid token". The local server writes it as text, Lambda as JSON (with the Lambda and
 // API Gateway request ids added by lambda/main.go).
 
@@ -89,7 +90,7 @@ func noteCaller(next http.Handler) http.Handler {
 // noteOperation records the GraphQL operation's name (gqlgen AroundOperations).
 func noteOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if ri := infoFrom(ctx); ri != nil && graphql.HasOperationContext(ctx) {
-		name := operationName(graphql.GetOperationContext(ctx))
+		name := shorten(operationName(graphql.GetOperationContext(ctx)), maxNameLen)
 		ri.mu.Lock()
 		ri.operation = name
 		ri.mu.Unlock()

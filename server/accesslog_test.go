@@ -46,6 +46,9 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 		{"AnonymousOperation", "", `{ events { edges { cursor } } }`, "query {events}", 200, 1, "anonymous"},
 		{"InvalidToken", "not-a-token", `{ events { edges { cursor } } }`, "query {events}", 200, 0, "invalid token"},
 		{"ParseError", "", `{ events(`, "", 422, 0, "anonymous"},
+		// A document's own operation name is not bounded like operationName: the line
+		// quotes 128 bytes of it, not the 60 KB.
+		{"LongOperationName", "", "query " + strings.Repeat("N", 60_000) + " { __typename }", strings.Repeat("N", 128) + "…", 200, 0, "anonymous"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -177,6 +177,27 @@ func TestHostileRow8Introspection(t *testing.T) {
 	})
 }
 
+// TestDeferRefused: gqlgen runs @defer fragments, but the transport writes one response,
+// so the client got `hasNext: true`, null in non-null fields and never the rest. A
+// document that spreads a fragment with @defer is refused before anything runs.
+func TestDeferRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for name, q := range map[string]string{
+		"Inline":     `query($e: ID!) { event(id: $e) { id ... @defer { leaderboard { edges { cursor } } } } }`,
+		"Spread":     `query($e: ID!) { event(id: $e) { id ...L @defer(label: "l") } } fragment L on Event { leaderboard { edges { cursor } } }`,
+		"IfFalse":    `query($e: ID!) { event(id: $e) { id ... @defer(if: false) { name } } }`,
+		"OnRoot":     `query($e: ID!) { ... @defer { event(id: $e) { id } } }`,
+		"InFragment": `query($e: ID!) { ...Q } fragment Q on Query { event(id: $e) { ... @defer { id } } }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := e.calls.Load()
+			refused(t, e, before, e.postJSON(t, "", hostile.Request{Query: q, Variables: map[string]any{"e": hostile.EventID}}),
+				http.StatusUnprocessableEntity, "GRAPHQL_VALIDATION_FAILED")
+		})
+	}
+}
+
 // TestHostileRow11Int32: Int literals and variables beyond 32 bits are refused before any
 // resolver, the complexity function or DynamoDB sees them.
 func TestHostileRow11Int32(t *testing.T) {

@@ -139,6 +139,13 @@ func (g *guard) MutateOperationParameters(ctx context.Context, p *graphql.RawPar
 	case s.directives > g.limits.MaxDirectives:
 		return limitError("directives", g.limits.MaxDirectives, s.directives,
 			"the document has %d directives; at most %d", s.directives, g.limits.MaxDirectives)
+	case s.deferred:
+		// gqlgen would run the deferred fragments, but this transport writes one response:
+		// the client would get hasNext: true, nulls where the schema promises values, and
+		// never the rest.
+		e := gqlerror.Errorf("@defer is not supported: this API answers with one response; remove @defer")
+		e.Extensions = map[string]any{"code": "GRAPHQL_VALIDATION_FAILED"}
+		return e
 	case s.introspection > 0 && !g.introspection:
 		e := gqlerror.Errorf("introspection is disabled here: the schema is graph/schema.graphqls")
 		e.Extensions = map[string]any{"code": "GRAPHQL_VALIDATION_FAILED"}
@@ -184,6 +191,7 @@ type shape struct {
 	// introspection counts __schema and __type selections, fragments expanded.
 	introspection int
 	cycle         string // a fragment that spreads itself, if any
+	deferred      bool   // a fragment is spread with @defer
 }
 
 // measure walks doc: fields and depth with fragment spreads expanded (each fragment
@@ -210,7 +218,7 @@ func measure(doc *ast.QueryDocument, maxFields int) shape {
 		}
 	}
 	s := shape{fields: total.fields, depth: total.depth, introspection: total.introspection,
-		aliases: m.aliases, directives: m.directives, cycle: m.cycle}
+		aliases: m.aliases, directives: m.directives, cycle: m.cycle, deferred: m.deferred}
 	if s.cycle == "" && s.fields <= maxFields {
 		r := &repeatCounter{doc: doc, counts: map[string]int{}, budget: 4 * maxFields}
 		for i, op := range doc.Operations {
@@ -246,6 +254,7 @@ type measurer struct {
 	frags               map[string]*fragSize
 	aliases, directives int
 	cycle               string
+	deferred            bool
 }
 
 func (m *measurer) fragment(name string) size {
@@ -283,9 +292,11 @@ func (m *measurer) selections(sel ast.SelectionSet) size {
 			total = total.plus(sub)
 		case *ast.FragmentSpread:
 			m.directives += len(s.Directives)
+			m.deferred = m.deferred || s.Directives.ForName("defer") != nil
 			total = total.plus(m.fragment(s.Name))
 		case *ast.InlineFragment:
 			m.directives += len(s.Directives)
+			m.deferred = m.deferred || s.Directives.ForName("defer") != nil
 			total = total.plus(m.selections(s.SelectionSet))
 		}
 	}
