@@ -297,8 +297,8 @@ func TestHandlerRecordedEvents(t *testing.T) {
 	})
 }
 
-// TestHandlerLambdaDefaults checks what is off in Lambda unless enabled: the playground and
-// the cost extension.
+// TestHandlerLambdaDefaults checks what is off in Lambda unless enabled: the playground,
+// the cost extension and introspection.
 func TestHandlerLambdaDefaults(t *testing.T) {
 	table := newTable(t)
 	fn, err := newFunction(t.Context(), testEnv(t, table), &testlog.Buffer{})
@@ -312,6 +312,30 @@ func TestHandlerLambdaDefaults(t *testing.T) {
 		g := graphQL(t, resp)
 		if _, ok := g.Extensions["dynamodb"]; ok {
 			t.Errorf("extensions.dynamodb present with PICKEM_COST_EXTENSION unset: %s", resp.Body)
+		}
+	})
+	t.Run("NoIntrospection", func(t *testing.T) {
+		for name, q := range map[string]string{
+			"Schema": "{ __schema { queryType { name } } }",
+			"Type":   `{ __type(name: "Event") { fields { name } } }`,
+		} {
+			resp, _ := in.invoke(t, marshal(t, withBody(t, anonymous(fixture(t, fixtureBase64POST)), q, nil)))
+			var g gqlResponse
+			if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || resp.StatusCode != 422 || len(g.Errors) != 1 ||
+				g.Errors[0].Extensions["code"] != "GRAPHQL_VALIDATION_FAILED" {
+				t.Errorf("%s with PICKEM_INTROSPECTION unset: status %d %s", name, resp.StatusCode, resp.Body)
+			}
+		}
+	})
+	t.Run("IntrospectionWhenEnabled", func(t *testing.T) {
+		fn, err := newFunction(t.Context(), testEnv(t, table, "PICKEM_INTROSPECTION", "true"), &testlog.Buffer{})
+		if err != nil {
+			t.Fatalf("newFunction: %v", err)
+		}
+		on := &invoker{h: lambda.NewHandler(fn.Handle)}
+		resp, _ := on.invoke(t, marshal(t, withBody(t, anonymous(fixture(t, fixtureBase64POST)), "{ __schema { queryType { name } } }", nil)))
+		if g := graphQL(t, resp); len(g.Errors) != 0 || !strings.Contains(string(g.Data), `"Query"`) {
+			t.Errorf("PICKEM_INTROSPECTION=true: %s", resp.Body)
 		}
 	})
 	t.Run("NoPlayground", func(t *testing.T) {
