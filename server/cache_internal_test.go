@@ -19,7 +19,7 @@ import (
 // its source, and checks astBytesPerQueryByte is not below it.
 func TestQueryCacheWeight(t *testing.T) {
 	es := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}})
-	for name, req := range legitimateDocuments() {
+	for name, req := range legitimateDocuments(t) {
 		const copies = 50
 		docs := make([]*ast.QueryDocument, copies)
 		runtime.GC()

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,9 +21,24 @@ import (
 )
 
 // legitimateDocuments are the documents the limits must admit: the frontend's screens
-// (with the variables it sends) and the introspection query.
-func legitimateDocuments() map[string]frontend.Request {
-	return map[string]frontend.Request{
+// (with the variables it sends), the players' contract operations (testdata/operations,
+// pages of the largest size) and the introspection query.
+func legitimateDocuments(t *testing.T) map[string]frontend.Request {
+	ops, err := frontend.PlayerOperations(filepath.Join("..", frontend.OperationsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contractVars := map[string]map[string]any{
+		"event-list":        {"first": 100, "after": "x", "season": 2025},
+		"event-card":        {"id": "2025-07-06-x"},
+		"scored-event":      {"id": "2025-07-06-x", "first": 100, "after": "x"},
+		"standings":         {"season": 2025, "first": 100, "after": "x"},
+		"profile":           {"id": "u1", "first": 100, "after": "x"},
+		"me":                nil,
+		"register":          {"name": "Jo"},
+		"submit-prediction": {"eventId": "2025-07-06-x", "picks": []any{}},
+	}
+	docs := map[string]frontend.Request{
 		"EventList":          {Query: frontend.EventList, Variables: map[string]any{"first": 20}},
 		"EventCard":          {Query: frontend.EventCard, Variables: map[string]any{"id": "2025-07-06-x"}},
 		"ScoredEvent":        {Query: frontend.ScoredEvent, Variables: map[string]any{"id": "2025-07-06-x", "first": 100}},
@@ -32,6 +48,14 @@ func legitimateDocuments() map[string]frontend.Request {
 		"ScoreEvent":         {Query: frontend.ScoreEvent, Variables: map[string]any{"eventId": "2025-07-06-x"}},
 		"IntrospectionQuery": {Query: hostile.IntrospectionQuery},
 	}
+	for name, doc := range ops {
+		vars, ok := contractVars[name]
+		if !ok {
+			t.Errorf("testdata/operations/%s.graphql: give it variables in legitimateDocuments", name)
+		}
+		docs["contract-"+name] = frontend.Request{Query: doc, Variables: vars}
+	}
+	return docs
 }
 
 func countTokens(q string) int {
@@ -52,7 +76,7 @@ func countTokens(q string) int {
 func TestLimitsAdmitLegitimateDocuments(t *testing.T) {
 	es := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}, Complexity: complexityRoot()})
 	l := Limits{}.withDefaults()
-	for name, req := range legitimateDocuments() {
+	for name, req := range legitimateDocuments(t) {
 		t.Run(name, func(t *testing.T) {
 			doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: req.Query}, l.MaxTokens)
 			if err != nil {
