@@ -60,10 +60,10 @@ type FieldCost struct {
 // scoring, by its own budget.
 var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
-	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, or the card and the first leaderboard page"},
+	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, or the card and the first leaderboard page; when the index lags behind a card change, GetItem ∥ Query of the table more"},
 	{Field: "Query.prediction", Calls: 1, Note: "1 GetItem"},
 	{Field: "Query.standings", Calls: 1, Note: "1 Query (GSI `STANDINGS#<season>`)"},
-	{Field: "Query.user", Calls: 1, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page"},
+	{Field: "Query.user", Calls: 1, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips their unscored predictions: 1 Query more per `first` + 6 of them"},
 	{Field: "Query.me", Calls: 1, Note: "as `user`; none when signed out"},
 	{Field: "Event.leaderboard", Calls: 1, FreeUnder: []string{"Query.event"}, ZeroUnder: []string{"EventEdge.node"},
 		Note: "free in `event(id)`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query; refused on `events` rows"},

@@ -103,10 +103,11 @@ func (g *guard) Validate(es graphql.ExecutableSchema) error {
 
 // MutateOperationParameters checks the document's shape before gqlgen parses and
 // validates it: tokens, fields (fragments expanded), aliases, directives, depth and
-// introspection. A document in the query cache passed these checks already.
+// introspection (a document in the query cache passed these checks already); then the
+// Int variables as sent (checkRawInts).
 func (g *guard) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
-	if _, ok := g.cache.Get(ctx, p.Query); ok {
-		return nil
+	if doc, ok := g.cache.Get(ctx, p.Query); ok {
+		return g.checkRawInts(doc, p)
 	}
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, g.limits.MaxTokens)
 	if err != nil {
@@ -154,6 +155,24 @@ func (g *guard) MutateOperationParameters(ctx context.Context, p *graphql.RawPar
 	case s.introspection > maxIntrospection:
 		return limitError("introspection", maxIntrospection, s.introspection,
 			"the document selects __schema or __type %d times; at most %d", s.introspection, maxIntrospection)
+	}
+	return g.checkRawInts(doc, p)
+}
+
+// checkRawInts refuses the operation's Int variables that are not 32-bit integers as the
+// client sent them (JSON numbers such as 1.5, 1e309 or 2^63), before gqlgen coerces them:
+// its refusals of those are GRAPHQL_VALIDATION_FAILED and misquote the value ("cannot use
+// value 0 as Int"), so that every bad Int variable is BAD_USER_INPUT. The coerced values
+// (default values included) are checked again after validation (checkInts).
+func (g *guard) checkRawInts(doc *ast.QueryDocument, p *graphql.RawParams) *gqlerror.Error {
+	op := doc.Operations.ForName(p.OperationName)
+	if op == nil {
+		return nil // gqlgen reports it
+	}
+	for _, v := range op.VariableDefinitions {
+		if err := g.checkVariable(p.Variables[v.Variable], v.Type, "$"+v.Variable, 0); err != nil {
+			return err
+		}
 	}
 	return nil
 }
