@@ -178,7 +178,7 @@ func TestHostileRow5NoEcho(t *testing.T) {
 		"LongFloatLiteral":  {`{"query": "{ events(first: 1.` + strings.Repeat("5", 50<<10) + `) { edges { cursor } } }"}`, "GRAPHQL_VALIDATION_FAILED", http.StatusUnprocessableEntity},
 		"LongOperationName": {`{"query": "query Q { me { id } }", "operationName": "` + secret + `"}`, "BAD_REQUEST", http.StatusBadRequest},
 		"LongArgumentValue": {`{"query": "{ event(id: \"` + secret + `\") { id } }"}`, "", http.StatusOK},
-		"LongVariableValue": {`{"query": "query($n: Int) { events(first: $n) { edges { cursor } } }", "variables": {"n": "` + secret + `"}}`, "GRAPHQL_VALIDATION_FAILED", http.StatusUnprocessableEntity},
+		"LongVariableValue": {`{"query": "query($n: Int) { events(first: $n) { edges { cursor } } }", "variables": {"n": "` + secret + `"}}`, "BAD_USER_INPUT", http.StatusBadRequest},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := e.calls.Load()
