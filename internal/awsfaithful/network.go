@@ -9,6 +9,7 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/rs/zerolog"
 )
 
@@ -54,8 +55,12 @@ func (n *Network) Latency(d time.Duration) error {
 }
 
 // ResetPeer resets every connection (TCP RST) as soon as the client sends on it: the
-// request never reaches the endpoint.
+// request never reaches the endpoint. (Connections open before the fault are closed with a
+// FIN rather than an RST: toxiproxy sets SO_LINGER 0 when a connection starts.)
 func (n *Network) ResetPeer() error {
+	if err := n.add(resetGuardType, "upstream", `{}`); err != nil {
+		return err
+	}
 	return n.add("reset_peer", "upstream", `{"timeout":0}`)
 }
 
@@ -67,7 +72,7 @@ func (n *Network) BlackHole() error {
 
 // Clear removes every fault.
 func (n *Network) Clear() {
-	for _, name := range []string{"latency", "reset_peer", "timeout"} {
+	for _, name := range []string{"latency", resetGuardType, "reset_peer", "timeout"} {
 		_ = n.proxy.Toxics.RemoveToxic(context.Background(), name)
 	}
 }
@@ -81,4 +86,41 @@ func (n *Network) add(typ, stream, attributes string) error {
 		return fmt.Errorf("awsfaithful: add %s toxic: %w", typ, err)
 	}
 	return nil
+}
+
+// resetGuardType is the toxic ResetPeer puts before toxiproxy's reset_peer.
+const resetGuardType = "awsfaithful_reset_guard"
+
+func init() { toxics.Register(resetGuardType, new(resetGuard)) }
+
+// resetGuard makes toxiproxy's reset_peer toxic (v2.12.0) safe to use. Alone, reset_peer
+// takes one chunk of a connection's data, resets the connection and stops reading its
+// input, so when a request reaches the proxy in two reads the toxic before it (the
+// hidden noop at the head of every chain) blocks for good sending the second chunk: one
+// goroutine left behind per connection, which Proxy.Stop does not end. The Go HTTP client
+// writes a request's headers and its body separately (an SDK body is not an in-memory
+// reader), so on a loaded machine the proxy often reads them apart.
+//
+// Placed before reset_peer, resetGuard ends the connection itself at the first chunk: it
+// closes its output, which is reset_peer's input, and reset_peer resets as if it had
+// received data (its presence in the chain when a connection starts is what makes the
+// close an RST). The guard then swallows whatever still comes until the connection is
+// gone, so nothing before it ever blocks.
+type resetGuard struct{}
+
+// Pipe implements toxics.Toxic.
+func (*resetGuard) Pipe(stub *toxics.ToxicStub) {
+	select {
+	case <-stub.Interrupt: // the chain changes (a toxic added or removed): toxiproxy restarts Pipe
+		return
+	case c := <-stub.Input:
+		stub.Close()
+		if c == nil {
+			return // the connection ended before sending anything
+		}
+		// A closed stub is never interrupted (InterruptToxic sees it closed), so this loop
+		// ends only when the stub before it closes the input: when the connection is gone.
+		for range stub.Input {
+		}
+	}
 }
