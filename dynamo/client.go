@@ -108,8 +108,12 @@ func RetryOption(o *dynamodb.Options) {
 		so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: retryableCodes})
 	})
 	// The SDK's tuned transport, in a plain *http.Client (whose idle connections a
-	// caller can close) with the attempt timeout.
-	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: awshttp.NewBuildableClient().GetTransport()}
+	// caller can close) with the attempt timeout. A ranked page reads scoreShards
+	// partitions at once: keep that many connections (and the page's card) open between
+	// requests, rather than the SDK's 10 per host, so that a page does not open new ones.
+	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: awshttp.NewBuildableClient().
+		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*scoreShards) }).
+		GetTransport()}
 }
 
 // retryableCodes are the error codes retried besides the SDK's defaults.

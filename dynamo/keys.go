@@ -3,7 +3,10 @@ package dynamo
 import (
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
 )
@@ -18,6 +21,10 @@ import (
 //	standing    USER#<uid>         STANDINGS#<yyyy>   STANDINGS#<yyyy>#<ss>    SCORE#<inv>#<uid>
 //	lock copy   EVENT#<eid>#<cc>   LOCK               -                        -
 //	checkpoint  EVENT#<eid>        SCORING#<ss>       -                        -
+//	ranks       EVENT#<eid>#<ss>   RANKS              -                        -   (shard s's score histogram)
+//	ranks       STANDINGS#<yyyy>#<ss> RANKS           -                        -
+//	rank table  EVENT#<eid>        RANKS              -                        -   (the shards summed)
+//	rank table  STANDINGS#<yyyy>   RANKS              -                        -
 //	count       EVENT#<eid>        COUNT#<shard>      -                        -   (before issue 12)
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
@@ -174,6 +181,40 @@ func lockPK(e eventID, c int) string { return fmt.Sprintf("%s%s#%02d", prefixEve
 // checkpointSK is the sort key of the scoring checkpoint of shard s (in the event's
 // partition, eventPK).
 func checkpointSK(s int) string { return fmt.Sprintf("%s%02d", prefixCheckpoint, s) }
+
+// ranksSK is the sort key of score histograms (dynamo/ranks.go): shard s's histogram of an
+// event's predictions or a season's standings is in the main-table partition named like the
+// shard's index partition, and the rank table that sums them in the list's own partition.
+const ranksSK = "RANKS"
+
+func eventRanksKey(e eventID, s int) map[string]types.AttributeValue {
+	return pkKey(eventShardPK(e, s), ranksSK)
+}
+func seasonRanksKey(season, s int) map[string]types.AttributeValue {
+	return pkKey(seasonShardPK(season, s), ranksSK)
+}
+func eventRankTableKey(e eventID) map[string]types.AttributeValue { return pkKey(eventPK(e), ranksSK) }
+func seasonRankTableKey(season int) map[string]types.AttributeValue {
+	return pkKey(seasonGSIPK(season), ranksSK)
+}
+
+// histogramAttr is the histogram attribute counting the players with points.
+func histogramAttr(points int) string { return "p" + strconv.Itoa(points) }
+
+// histogramPoints parses a histogram attribute name; ok is false for other attributes.
+func histogramPoints(attr string) (points int, ok bool) {
+	rest, found := strings.CutPrefix(attr, "p")
+	if !found || rest == "" || len(rest) > scoreWidth || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
+}
 
 // scoreSK is the GSI sort key of a scored prediction or a standing.
 func scoreSK(points int, u userID) (string, error) {

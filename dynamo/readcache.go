@@ -119,7 +119,7 @@ func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(cont
 		if err != nil {
 			return nil, err
 		}
-		s.cache.lru.Add(key, v, bytecache.EntryOverhead+len(key)+goBytesPerItemByte*z.bytes)
+		s.cache.add(key, v, z.bytes)
 		return v, nil
 	})
 	select {
@@ -144,21 +144,37 @@ func standingsCacheKey(season, first int) string {
 	return "st|" + strconv.Itoa(season) + "|" + strconv.Itoa(first)
 }
 
+// get returns the entry under key (none without a cache).
+func (c *readCache) get(key string) (any, bool) {
+	if c == nil {
+		return nil, false
+	}
+	return c.lru.Get(key)
+}
+
+// add keeps v under key; itemBytes weighs it (as in cachedRead).
+func (c *readCache) add(key string, v any, itemBytes int) {
+	if c != nil {
+		c.lru.Add(key, v, bytecache.EntryOverhead+len(key)+goBytesPerItemByte*itemBytes)
+	}
+}
+
+// remove drops the entries whose key match reports true.
+func (c *readCache) remove(match func(key string) bool) {
+	if c != nil {
+		c.lru.Remove(match)
+	}
+}
+
 // forgetEvent drops what the cache holds of an event (its card and leaderboard pages):
 // the store changed it.
 func (s *Store) forgetEvent(e eventID) {
-	if s.cache == nil {
-		return
-	}
 	card, lb := cardCacheKey(e), "lb|"+string(e)+"|"
-	s.cache.lru.Remove(func(k string) bool { return k == card || strings.HasPrefix(k, lb) })
+	s.cache.remove(func(k string) bool { return k == card || strings.HasPrefix(k, lb) })
 }
 
 // forgetSeason drops what the cache holds of a season's standings: the store changed them.
 func (s *Store) forgetSeason(season int) {
-	if s.cache == nil {
-		return
-	}
 	st := "st|" + strconv.Itoa(season) + "|"
-	s.cache.lru.Remove(func(k string) bool { return strings.HasPrefix(k, st) })
+	s.cache.remove(func(k string) bool { return strings.HasPrefix(k, st) })
 }

@@ -287,7 +287,8 @@ func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r 
 }
 
 // GetPrediction returns a user's prediction for an event (one consistent GetItem), or
-// NOT_FOUND.
+// NOT_FOUND. A scored prediction carries its rank in the event when the event has a rank
+// table (ranks.go; one more read, or none from the read cache).
 func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error) {
 	uid, err := parseUserID(user)
 	if err != nil {
@@ -310,7 +311,15 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 	if err := row.decode(out.Item); err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
-	return row.toDomain()
+	p, err := row.toDomain()
+	if err != nil {
+		return p, err
+	}
+	ps := []domain.Prediction{p}
+	if err := s.fillPredictionRanks(ctx, ps, nil); err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	return ps[0], nil
 }
 
 // Standings returns a season's standings, highest points first (ties by user id), ranked.
@@ -376,8 +385,10 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 
 // GetUser returns a user with their standings (newest season first) and the first page of
 // their predictions (newest event first) from one descending Query of their partition.
-// Unscored predictions are left out unless includeUnscored. Returns NOT_FOUND if the user
-// never registered nor played.
+// Unscored predictions are left out unless includeUnscored. Standings and scored
+// predictions carry their ranks where their season or event has a rank table (ranks.go: one
+// BatchGetItem of the tables not in the read cache). Returns NOT_FOUND if the user never
+// registered nor played.
 func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscored bool) (domain.User, domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	uid, err := parseUserID(id)
@@ -415,11 +426,15 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 	if !found {
 		return domain.User{}, domain.Page[domain.Prediction]{}, domain.Errorf(domain.CodeNotFound, "user %q not found", id)
 	}
+	if err := s.fillPredictionRanks(ctx, page.Items, user.Standings); err != nil {
+		return domain.User{}, domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: get user %s: %w", id, err)
+	}
 	return user, page, nil
 }
 
 // UserPredictions returns the page of a user's predictions (newest event first) after
-// cursor after. Unscored predictions are left out unless includeUnscored.
+// cursor after, ranked as in GetUser. Unscored predictions are left out unless
+// includeUnscored.
 func (s *Store) UserPredictions(ctx context.Context, id string, first int, after string, includeUnscored bool) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	uid, err := parseUserID(id)
@@ -439,6 +454,9 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		return s.addPrediction(&page, item, id, first, includeUnscored)
 	})
+	if err == nil {
+		err = s.fillPredictionRanks(ctx, page.Items, nil)
+	}
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}

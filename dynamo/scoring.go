@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -610,27 +609,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 // batchGet reads keys consistently in requests of at most 100 keys, retrying unprocessed
 // keys, and calls fn for every item found.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
-	for start := 0; start < len(keys); start += 100 {
-		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[start:min(start+100, len(keys))], ConsistentRead: aws.Bool(true)}}
-		for attempt := 1; len(req) > 0; attempt++ {
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return err
-			}
-			for _, item := range out.Responses[s.table] {
-				if err := fn(item); err != nil {
-					return err
-				}
-			}
-			req = out.UnprocessedKeys
-			if len(req) > 0 {
-				if err := sleep(ctx, backoff(attempt)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return s.batchGetItems(ctx, keys, true, fn)
 }
 
 // markScored makes the event SCORED (or, if it is already, confirms it) in one

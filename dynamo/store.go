@@ -248,3 +248,29 @@ func itemString(item map[string]types.AttributeValue, attr string) string {
 	}
 	return ""
 }
+
+// batchGetItems reads keys (consistently or not) in requests of at most 100 keys, retrying
+// unprocessed keys, and calls fn for every item found.
+func (s *Store) batchGetItems(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool, fn func(map[string]types.AttributeValue) error) error {
+	for start := 0; start < len(keys); start += 100 {
+		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[start:min(start+100, len(keys))], ConsistentRead: aws.Bool(consistent)}}
+		for attempt := 1; len(req) > 0; attempt++ {
+			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return err
+			}
+			for _, item := range out.Responses[s.table] {
+				if err := fn(item); err != nil {
+					return err
+				}
+			}
+			req = out.UnprocessedKeys
+			if len(req) > 0 {
+				if err := sleep(ctx, backoff(attempt)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

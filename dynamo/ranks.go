@@ -1,0 +1,400 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// Ranks outside a leaderboard page. A player's rank in an event (or a season) is 1 + the
+// number of players with more points — ties share a rank, as on the pages (1, 2, 2, 4).
+// Counting the rows above a player in the index would read up to every row of the list (a
+// million at the top of a big event), so scoring keeps score histograms instead:
+//
+//   - Shard histograms (type "ranks", keys.go: PK = the shard's index partition name,
+//     SK = RANKS): for shard s of an event's predictions or of a season's standings, how
+//     many of the shard's players have each points total (attributes p<points>), and rev,
+//     how many times it changed. Scoring updates them in the transactions that write the
+//     scores — a batch holds the players of one shard, so one ADD per histogram per
+//     transaction (rankDelta) — so they always agree with the scores; a shard's histogram is
+//     written by its shard's batches only, never a hot item.
+//   - Rank tables (type "rankTable", SK = RANKS in the event's or season's own partition):
+//     the shard histograms summed, as a compact sorted table (points, players), written when
+//     a scoring run completes (summarizeRanks). Reads use these: one small item per event or
+//     season, kept by the read cache like the other public reads.
+//
+// So a rank is that of the last completed scoring run: after a correction, ranks move when
+// the run that applies it completes; a season's ranks when the run of any of its events
+// does. An event or season without a rank table (none scored since issue 12, and not
+// migrated) shows no rank (null).
+const (
+	typeRanks     = "ranks"
+	typeRankTable = "rankTable"
+)
+
+// rankDelta is what a batch of scoring writes does to one shard histogram: points →
+// change in the number of players with those points.
+type rankDelta map[int]int
+
+// move records one player going from old to new points (nil: not counted, i.e. not scored
+// before, or no longer).
+func (d rankDelta) move(old, new *int) {
+	if old != nil && new != nil && *old == *new {
+		return
+	}
+	if old != nil {
+		d[*old]--
+	}
+	if new != nil {
+		d[*new]++
+	}
+}
+
+// ranksUpdate is the transaction item applying d to the shard histogram at key (eventRanksKey
+// or seasonRanksKey); ok is false when d changes nothing (no item needed). The item needs
+// no condition: it commits exactly when the score writes of its transaction do.
+func (s *Store) ranksUpdate(key map[string]types.AttributeValue, d rankDelta) (item types.TransactWriteItem, ok bool, err error) {
+	upd := expression.Set(expression.Name(attrType), expression.Value(typeRanks)).
+		Add(expression.Name("rev"), expression.Value(1))
+	for _, points := range slices.Sorted(maps.Keys(d)) {
+		if n := d[points]; n != 0 {
+			upd = upd.Add(expression.Name(histogramAttr(points)), expression.Value(n))
+			ok = true
+		}
+	}
+	if !ok {
+		return item, false, nil
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+	if err != nil {
+		return item, false, fmt.Errorf("dynamo: rank histogram update: %w", err)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, true, nil
+}
+
+// histogram is shard histograms summed: points → players.
+type histogram map[int]int
+
+// addItem adds a shard histogram item's counts and returns its rev.
+func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
+	rev := 0
+	for name, v := range item {
+		n, ok := v.(*types.AttributeValueMemberN)
+		if !ok {
+			continue
+		}
+		count, err := strconv.Atoi(n.Value)
+		if err != nil {
+			return 0, fmt.Errorf("rank histogram attribute %s: %w", name, err)
+		}
+		if name == "rev" {
+			rev = count
+		} else if points, ok := histogramPoints(name); ok {
+			h[points] += count
+		}
+	}
+	return rev, nil
+}
+
+// summarizeRanks writes the rank tables of an event and of its season from their shard
+// histograms: one consistent BatchGetItem of 2 × scoreShards keys, then one conditional
+// PutItem per table. A table records the sum of the shards' revs it was built from and is
+// only written over one built from fewer changes, so two runs completing at once cannot
+// leave the older sum. Scoring's completing call runs it once the event is SCORED.
+func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) error {
+	type list struct {
+		table map[string]types.AttributeValue
+		hist  histogram
+		rev   int
+		found bool
+	}
+	event := &list{table: eventRankTableKey(eid), hist: histogram{}}
+	seasonList := &list{table: seasonRankTableKey(season), hist: histogram{}}
+	var keys []map[string]types.AttributeValue
+	owner := map[string]*list{}
+	for sh := range scoreShards {
+		keys = append(keys, eventRanksKey(eid, sh), seasonRanksKey(season, sh))
+		owner[eventShardPK(eid, sh)], owner[seasonShardPK(season, sh)] = event, seasonList
+	}
+	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
+		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+		l := owner[pk.Value]
+		if l == nil {
+			return fmt.Errorf("unexpected item %s", pk.Value)
+		}
+		rev, err := l.hist.addItem(item)
+		l.rev += rev
+		l.found = true
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
+	}
+	for _, l := range []*list{event, seasonList} {
+		if !l.found {
+			continue
+		}
+		item := map[string]types.AttributeValue{
+			attrPK: l.table[attrPK], attrSK: l.table[attrSK], attrType: str(typeRankTable),
+			"table": &types.AttributeValueMemberB{Value: encodeRankTable(l.hist)},
+			"rev":   &types.AttributeValueMemberN{Value: strconv.Itoa(l.rev)},
+		}
+		cond := expression.Name("rev").AttributeNotExists().Or(expression.Name("rev").LessThan(expression.Value(l.rev)))
+		expr, err := expression.NewBuilder().WithCondition(cond).Build()
+		if err != nil {
+			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
+		}
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(s.table), Item: item, ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		})
+		if err != nil && !isConditionFailed(err) { // failed: a table of more changes is there
+			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
+		}
+	}
+	s.forgetRanks(eid, season)
+	return nil
+}
+
+// encodeRankTable writes h as uvarint pairs (points, players), points high to low, entries
+// with players only.
+func encodeRankTable(h histogram) []byte {
+	points := slices.Sorted(maps.Keys(h))
+	var b []byte
+	for i := len(points) - 1; i >= 0; i-- {
+		if n := h[points[i]]; n > 0 {
+			b = binary.AppendUvarint(b, uint64(points[i]))
+			b = binary.AppendUvarint(b, uint64(n))
+		}
+	}
+	return b
+}
+
+// rankTable answers ranks: the totals present, high to low, and how many players have more
+// than each.
+type rankTable struct {
+	points []int
+	more   []int
+	total  int
+}
+
+func decodeRankTable(b []byte) (*rankTable, error) {
+	t := &rankTable{}
+	for len(b) > 0 {
+		p, k := binary.Uvarint(b)
+		if k <= 0 || p > MaxScore || (len(t.points) > 0 && int(p) >= t.points[len(t.points)-1]) {
+			return nil, fmt.Errorf("rank table: bad points")
+		}
+		b = b[k:]
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n == 0 || n > math.MaxInt32 {
+			return nil, fmt.Errorf("rank table: bad count")
+		}
+		b = b[k:]
+		t.points = append(t.points, int(p))
+		t.more = append(t.more, t.total)
+		t.total += int(n)
+	}
+	return t, nil
+}
+
+// rank is the rank of a player with points: 1 + the players with more. Points the table does
+// not hold (a score written after the table) rank among the totals it holds.
+func (t *rankTable) rank(points int) int {
+	i := sort.Search(len(t.points), func(i int) bool { return t.points[i] <= points })
+	if i < len(t.points) {
+		return t.more[i] + 1
+	}
+	return t.total + 1
+}
+
+// rankRef names a rank table: an event's (event set) or a season's.
+type rankRef struct {
+	event  eventID
+	season int
+}
+
+func (r rankRef) key() map[string]types.AttributeValue {
+	if r.event != "" {
+		return eventRankTableKey(r.event)
+	}
+	return seasonRankTableKey(r.season)
+}
+
+func (r rankRef) cacheKey() string {
+	if r.event != "" {
+		return "rk|e|" + string(r.event)
+	}
+	return "rk|s|" + strconv.Itoa(r.season)
+}
+
+// rankTables returns the rank tables of refs (nil where there is none), from the read cache
+// or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
+// too.
+func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*rankTable, error) {
+	out := make(map[rankRef]*rankTable, len(refs))
+	var missing []rankRef
+	for _, r := range refs {
+		if _, done := out[r]; done {
+			continue
+		}
+		if v, ok := s.cache.get(r.cacheKey()); ok {
+			out[r] = v.(*rankTable)
+			continue
+		}
+		out[r] = nil
+		missing = append(missing, r)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	keys := make([]map[string]types.AttributeValue, len(missing))
+	byPK := map[string]rankRef{}
+	for i, r := range missing {
+		keys[i] = r.key()
+		byPK[keys[i][attrPK].(*types.AttributeValueMemberS).Value] = r
+	}
+	sizes := map[rankRef]int{}
+	err := s.batchGetItems(ctx, keys, false, func(item map[string]types.AttributeValue) error {
+		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+		r, ok := byPK[pk.Value]
+		b, _ := item["table"].(*types.AttributeValueMemberB)
+		if !ok || b == nil {
+			return fmt.Errorf("unexpected rank table item")
+		}
+		t, err := decodeRankTable(b.Value)
+		if err != nil {
+			return err
+		}
+		out[r], sizes[r] = t, len(b.Value)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: rank tables: %w", err)
+	}
+	for _, r := range missing {
+		// Decoded, a table holds two ints (16 bytes) per entry where its item holds about
+		// 3 to 6 bytes: twice the usual weight per item byte.
+		s.cache.add(r.cacheKey(), out[r], 2*sizes[r])
+	}
+	return out, nil
+}
+
+// fillPredictionRanks sets the rank of every scored prediction in ps from its event's rank
+// table (left nil where the event has none).
+func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction, standings []domain.Standing) error {
+	var refs []rankRef
+	for _, p := range ps {
+		if p.Points != nil {
+			refs = append(refs, rankRef{event: eventID(p.EventID)})
+		}
+	}
+	for _, st := range standings {
+		refs = append(refs, rankRef{season: st.Season})
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	tables, err := s.rankTables(ctx, refs)
+	if err != nil {
+		return err
+	}
+	for i, p := range ps {
+		if t := tables[rankRef{event: eventID(p.EventID)}]; t != nil && p.Points != nil {
+			r := t.rank(*p.Points)
+			ps[i].Rank = &r
+		}
+	}
+	for i, st := range standings {
+		if t := tables[rankRef{season: st.Season}]; t != nil {
+			r := t.rank(st.Points)
+			standings[i].Rank = &r
+		}
+	}
+	return nil
+}
+
+// forgetRanks drops the cached rank tables of an event and its season.
+func (s *Store) forgetRanks(e eventID, season int) {
+	ev, se := rankRef{event: e}.cacheKey(), rankRef{season: season}.cacheKey()
+	s.cache.remove(func(k string) bool { return k == ev || k == se })
+}
+
+// rebuildRanks recomputes the shard histograms of an event's predictions and of a season's
+// standings from the lists themselves (every shard's index partition, read whole) and
+// writes their rank tables: for tables whose scores were written before histograms existed
+// (admin migrate). Each histogram is replaced (stale totals removed, rev moved on), so it is
+// safe to repeat. Not meant to run while the event or the season is being scored: a
+// scoring transaction committed between a shard's read and its write would be lost from
+// the histogram (run it again afterwards).
+func (s *Store) rebuildRanks(ctx context.Context, eid eventID, season int) error {
+	for sh := range scoreShards {
+		for _, l := range []struct {
+			pk  string
+			key map[string]types.AttributeValue
+		}{{eventShardPK(eid, sh), eventRanksKey(eid, sh)}, {seasonShardPK(season, sh), seasonRanksKey(season, sh)}} {
+			h := histogram{}
+			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(l.pk)).
+				And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))), 0, true)
+			if err != nil {
+				return fmt.Errorf("dynamo: rebuild ranks %s: %w", l.pk, err)
+			}
+			err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
+				points, _, err := parseScoreSK(sk.Value)
+				h[points]++
+				return err == nil, err
+			})
+			if err == nil {
+				err = s.replaceHistogram(ctx, l.key, h)
+			}
+			if err != nil {
+				return fmt.Errorf("dynamo: rebuild ranks %s: %w", l.pk, err)
+			}
+		}
+	}
+	return s.summarizeRanks(ctx, eid, season)
+}
+
+// replaceHistogram makes the histogram at key hold exactly h: it sets h's totals, removes
+// the others it held and adds 1 to rev.
+func (s *Store) replaceHistogram(ctx context.Context, key map[string]types.AttributeValue, h histogram) error {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return err
+	}
+	upd := expression.Set(expression.Name(attrType), expression.Value(typeRanks)).
+		Add(expression.Name("rev"), expression.Value(1))
+	for name := range out.Item {
+		if p, ok := histogramPoints(name); ok && h[p] == 0 {
+			upd = upd.Remove(expression.Name(name))
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(h)) {
+		upd = upd.Set(expression.Name(histogramAttr(p)), expression.Value(h[p]))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	return err
+}

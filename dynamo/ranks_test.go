@@ -1,0 +1,241 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestRankTable(t *testing.T) {
+	h := histogram{10: 2, 7: 3, 3: 1, 5: 0, 4: -2} // empty and negative entries are left out
+	tbl, err := decodeRankTable(encodeRankTable(h))
+	mustOK(t, err)
+	for points, want := range map[int]int{11: 1, 10: 1, 8: 3, 7: 3, 5: 6, 3: 6, 0: 7} {
+		if got := tbl.rank(points); got != want {
+			t.Errorf("rank(%d) = %d, want %d", points, got, want)
+		}
+	}
+	empty, err := decodeRankTable(nil)
+	mustOK(t, err)
+	if empty.rank(0) != 1 {
+		t.Error("the only player of an empty table is not first")
+	}
+	for name, b := range map[string][]byte{
+		"Truncated":       encodeRankTable(h)[:3],
+		"NotDescending":   {3, 1, 7, 1},
+		"ZeroPlayers":     {7, 0},
+		"OverMaxScore":    encodeRankTable(histogram{MaxScore + 1: 1}),
+		"UnterminatedVar": {0x80},
+	} {
+		if _, err := decodeRankTable(b); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
+// applyRanks commits d to the shard histogram at key, as a scoring transaction would.
+func (f *fixture) applyRanks(key map[string]types.AttributeValue, d rankDelta) {
+	f.t.Helper()
+	item, ok, err := f.s.ranksUpdate(key, d)
+	mustOK(f.t, err)
+	if !ok {
+		return
+	}
+	mustOK(f.t, f.s.transact(ctxT(f.t), []types.TransactWriteItem{item}))
+}
+
+// TestRanks: histograms kept by transactions (moves between totals, in each player's shard),
+// summed into rank tables, give every player the rank the leaderboard gives them — on their
+// own prediction and on their profile — in one read, cached.
+func TestRanks(t *testing.T) {
+	t.Parallel()
+	l := newLeague(t)
+	ev := l.spring
+	eid := eventID(ev.ID)
+
+	// The league's scores (see newLeague), then a correction that moves p-low from 3 to 15
+	// (tied second) and back up to 16: the histograms follow each move.
+	event := map[string]int{"p-top": 18, "p-amy": 15, "p-zed": 15, "p-low": 3}
+	season := map[string]int{"p-top": 36, "p-amy": 15, "p-zed": 15, "p-low": 3}
+	for u, p := range event {
+		l.applyRanks(eventRanksKey(eid, scoreShard(userID(u))), rankDelta{p: 1})
+	}
+	for u, p := range season {
+		l.applyRanks(seasonRanksKey(2030, scoreShard(userID(u))), rankDelta{p: 1})
+	}
+	ctx := ctxT(t)
+	mustOK(t, l.s.summarizeRanks(ctx, eid, 2030))
+
+	rankOf := func(t *testing.T, s *Store, user string) (event, season *int) {
+		t.Helper()
+		p, err := s.GetPrediction(ctx, user, ev.ID)
+		mustOK(t, err)
+		u, _, err := s.GetUser(ctx, user, 20, false)
+		mustOK(t, err)
+		for _, st := range u.Standings {
+			if st.Season == 2030 {
+				season = st.Rank
+			}
+		}
+		return p.Rank, season
+	}
+	check := func(t *testing.T, s *Store, want map[string][2]int) {
+		t.Helper()
+		for u, w := range want {
+			e, se := rankOf(t, s, u)
+			if e == nil || se == nil || *e != w[0] || *se != w[1] {
+				t.Errorf("%s: event rank %v, season rank %v; want %d, %d", u, deref(e), deref(se), w[0], w[1])
+			}
+		}
+	}
+	t.Run("SameAsTheLeaderboard", func(t *testing.T) {
+		_, lb, err := l.s.GetEventWithLeaderboard(ctx, ev.ID, 50)
+		mustOK(t, err)
+		st, err := l.s.Standings(ctx, 2030, 50, "")
+		mustOK(t, err)
+		want := map[string][2]int{}
+		for _, p := range lb.Items {
+			w := want[p.User.ID]
+			w[0] = *p.Rank
+			want[p.User.ID] = w
+		}
+		for _, s := range st.Items {
+			w := want[s.User.ID]
+			w[1] = *s.Rank
+			want[s.User.ID] = w
+		}
+		if len(want) != 4 || want["p-low"] != [2]int{4, 4} || want["p-zed"] != [2]int{2, 2} {
+			t.Fatalf("the league is not as expected: %v", want)
+		}
+		check(t, l.s, want)
+	})
+	t.Run("ProfileRowsAndSeasons", func(t *testing.T) {
+		u, page, err := l.s.GetUser(ctx, "p-top", 20, false)
+		mustOK(t, err)
+		for _, p := range page.Items {
+			switch {
+			case p.EventID == ev.ID && (p.Rank == nil || *p.Rank != 1):
+				t.Errorf("spring-clash row: rank %v, want 1", deref(p.Rank))
+			case p.EventID != ev.ID && p.Rank != nil:
+				t.Errorf("%s has no rank table yet: rank %d", p.EventID, *p.Rank)
+			}
+		}
+		for _, st := range u.Standings {
+			if (st.Season == 2030) != (st.Rank != nil) {
+				t.Errorf("season %d: rank %v", st.Season, deref(st.Rank))
+			}
+		}
+	})
+	t.Run("UnscoredHasNoRank", func(t *testing.T) {
+		p, err := l.s.GetPrediction(ctx, "p-top", l.mar.ID)
+		mustOK(t, err)
+		if p.Rank != nil {
+			t.Fatalf("an unscored prediction has rank %d", *p.Rank)
+		}
+	})
+	t.Run("MovesFollowCorrections", func(t *testing.T) {
+		sh := scoreShard("p-low")
+		for _, to := range []int{15, 16} {
+			from := event["p-low"]
+			d := rankDelta{}
+			d.move(&from, &to)
+			l.applyRanks(eventRanksKey(eid, sh), d)
+			sfrom, sto := season["p-low"], season["p-low"]-from+to
+			d = rankDelta{}
+			d.move(&sfrom, &sto)
+			l.applyRanks(seasonRanksKey(2030, sh), d)
+			event["p-low"], season["p-low"] = to, sto
+		}
+		// What the leaderboard will say once scoring rewrote the keys: p-top 18, p-low 16,
+		// p-amy and p-zed 15.
+		mustOK(t, l.s.summarizeRanks(ctx, eid, 2030))
+		e, se := rankOf(t, l.s, "p-amy")
+		if *e != 3 || *se != 3 {
+			t.Fatalf("p-amy after p-low's correction: %d, %d; want 3, 3", *e, *se)
+		}
+	})
+	t.Run("AnOlderSummaryNeverWinsOverANewer", func(t *testing.T) {
+		// A table built from more changes than the shards now hold (a run completing
+		// later with more): summarizing again must not replace it.
+		_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(l.table), Key: eventRankTableKey(eid),
+			UpdateExpression:          aws.String("SET rev = :r, #t = :t"),
+			ExpressionAttributeNames:  map[string]string{"#t": "table"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: encodeRankTable(histogram{1: 9})}},
+		})
+		mustOK(t, err)
+		mustOK(t, l.s.summarizeRanks(ctx, eid, 2030))
+		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}})
+		mustOK(t, err)
+		if got := tables[rankRef{event: eid}]; got == nil || got.total != 9 {
+			t.Fatalf("the newer table was replaced: %+v", got)
+		}
+	})
+	t.Run("OneReadForAProfileThenTheCache", func(t *testing.T) {
+		cached := New(l.db, l.table, WithReadCache(ReadCache{}))
+		for i, want := range []int{2, 1} { // the Query and the tables; then the Query alone
+			if n := calls(t, func(ctx context.Context) {
+				_, _, err := cached.GetUser(ctx, "p-top", 20, false)
+				mustOK(t, err)
+			}); n != want {
+				t.Fatalf("profile read %d: %d calls, want %d", i+1, n, want)
+			}
+		}
+	})
+}
+
+// TestRebuildRanks: tables of scores written before histograms existed (admin migrate) get
+// histograms and rank tables that agree with the lists, in every shard.
+func TestRebuildRanks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ev := f.createEvent("2030-03-10-rebuild-show", 20, standardCard())
+	eid := eventID(ev.ID)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var items []map[string]types.AttributeValue
+	var board, table []ranked
+	for i := range 120 {
+		u, points := fmt.Sprintf("p-%03d", i), rng.IntN(9)
+		var p *int
+		if i%17 != 0 { // a few unscored: not counted
+			p = &points
+			board = append(board, ranked{user: u, points: points})
+		}
+		items = append(items, sharded(predictionItem(t, u, ev, p, 0), u, func(s int) string { return eventShardPK(eid, s) }),
+			sharded(standingItem(t, u, 2030, 100+points, 0), u, func(s int) string { return seasonShardPK(2030, s) }))
+		table = append(table, ranked{user: u, points: 100 + points})
+	}
+	f.putRaw(items)
+	// A stale histogram in one shard (a total nobody has any more) is replaced, not added to.
+	f.applyRanks(eventRanksKey(eid, 5), rankDelta{77: 3})
+
+	mustOK(t, f.s.rebuildRanks(ctxT(t), eid, 2030))
+	mustOK(t, f.s.rebuildRanks(ctxT(t), eid, 2030)) // idempotent
+	tables, err := f.s.rankTables(ctxT(t), []rankRef{{event: eid}, {season: 2030}})
+	mustOK(t, err)
+	for name, c := range map[string]struct {
+		t    *rankTable
+		want []ranked
+	}{"event": {tables[rankRef{event: eid}], expectRanks(board)}, "season": {tables[rankRef{season: 2030}], expectRanks(table)}} {
+		if c.t == nil || c.t.total != len(c.want) {
+			t.Fatalf("%s: table %+v for %d players", name, c.t, len(c.want))
+		}
+		for _, r := range c.want {
+			if got := c.t.rank(r.points); got != r.rank {
+				t.Errorf("%s: %s with %d points: rank %d, want %d", name, r.user, r.points, got, r.rank)
+			}
+		}
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,161 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
+)
+
+// Ranked lists (a leaderboard, a season's standings) are written across scoreShards index
+// partitions, each sorted by its score keys (SCORE#<inv>#<uid>: points high to low, ties by
+// user id). A page is read as one Query per shard, all at once, merged by score key:
+// scoreShards calls whatever the page (one round trip), and exact. Each shard is asked for
+// as many rows as the whole page needs (first+1, so that the merge knows whether a next
+// page exists): any one shard may hold the whole page.
+//
+// A page after a cursor continues every shard after the cursor's position, the last row's
+// score key: `GSI_SK > SCORE#<inv>#<uid>` is the same position in every shard, whichever
+// shard that row came from, so the cursor (points and user id, plus the rank state) is the
+// same as when the list was one partition.
+
+// eventShardPKs returns the index partitions of an event's predictions, shard by shard.
+func eventShardPKs(e eventID) []string {
+	pks := make([]string, scoreShards)
+	for s := range pks {
+		pks[s] = eventShardPK(e, s)
+	}
+	return pks
+}
+
+// seasonShardPKs returns the index partitions of a season's standings, shard by shard.
+func seasonShardPKs(season int) []string {
+	pks := make([]string, scoreShards)
+	for s := range pks {
+		pks[s] = seasonShardPK(season, s)
+	}
+	return pks
+}
+
+// scoredItem is one row of a shard page with its score key.
+type scoredItem struct {
+	sk   string
+	item map[string]types.AttributeValue
+}
+
+// shardPage returns up to n items with score keys after `after` (a score key, or "" for the
+// top) from the index partitions pks, in score-key order. One Query per partition, run at
+// once; each reads at most n score rows and stops at the first key that is not a score key
+// (unscored predictions sort after the scored ones). z (may be nil) weighs what was read.
+func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, z *sized) ([]map[string]types.AttributeValue, error) {
+	perShard := make([][]scoredItem, len(pks))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, pk := range pks {
+		g.Go(func() error {
+			key := expression.Key(attrGSIPK).Equal(expression.Value(pk))
+			if after == "" {
+				key = key.And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper)))
+			} else {
+				key = key.And(expression.Key(attrGSISK).GreaterThan(expression.Value(after)))
+			}
+			q, err := s.newQuery(IndexName, key, n, true)
+			if err != nil {
+				return err
+			}
+			var rows []scoredItem
+			err = s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
+				if sk == nil || !strings.HasPrefix(sk.Value, prefixScore) {
+					return false, nil
+				}
+				rows = append(rows, scoredItem{sk.Value, item})
+				return len(rows) < n, nil
+			})
+			perShard[i] = rows
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	all := slices.Concat(perShard...)
+	slices.SortFunc(all, func(a, b scoredItem) int { return strings.Compare(a.sk, b.sk) })
+	out := make([]map[string]types.AttributeValue, 0, min(n, len(all)))
+	for _, r := range all[:min(n, len(all))] {
+		z.add(r.item)
+		out = append(out, r.item)
+	}
+	return out, nil
+}
+
+// cursorPosition returns the score key a ranked list's cursor points at, and the rank state
+// to go on from; a nil cursor is the top of the list.
+func cursorPosition(c *cursor) (string, domain.Ranker, error) {
+	if c == nil {
+		return "", domain.Ranker{}, nil
+	}
+	sk, err := scoreSK(c.Points, userID(c.ID))
+	if err != nil {
+		return "", domain.Ranker{}, errBadCursor
+	}
+	return sk, c.ranker(), nil
+}
+
+// leaderboardShards returns the page of first rows of event eid's leaderboard after cursor
+// c (nil: the first page): scoreShards Queries.
+func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c *cursor, z *sized) (domain.Page[domain.Prediction], error) {
+	after, r, err := cursorPosition(c)
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, err
+	}
+	items, err := s.shardPage(ctx, eventShardPKs(eid), after, first+1, z)
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
+	}
+	rows := make([]predictionRow, len(items))
+	for i, item := range items {
+		if err := rows[i].decode(item); err != nil {
+			return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
+		}
+	}
+	return s.leaderboardPage(eid, rows, first, r)
+}
+
+// standingsShards returns the page of first rows of a season's standings after cursor c
+// (nil: the first page), ranked: scoreShards Queries.
+func (s *Store) standingsShards(ctx context.Context, season, first int, c *cursor, z *sized) (domain.Page[domain.Standing], error) {
+	var page domain.Page[domain.Standing]
+	after, r, err := cursorPosition(c)
+	if err != nil {
+		return page, err
+	}
+	items, err := s.shardPage(ctx, seasonShardPKs(season), after, first+1, z)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: standings %d: %w", season, err)
+	}
+	owner := strconv.Itoa(season)
+	for _, item := range items {
+		if len(page.Items) == first {
+			page.HasNext = true
+			break
+		}
+		var row standingRow
+		if err := row.decode(item); err != nil {
+			return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
+		}
+		st := row.toDomain()
+		rank := r.Next(st.Points)
+		st.Rank = &rank
+		page.Items = append(page.Items, st)
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank}))
+	}
+	return page, nil
+}

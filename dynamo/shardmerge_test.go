@@ -1,0 +1,151 @@
+package dynamo
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ranked is one row of a ranked list as the test expects it.
+type ranked struct {
+	user   string
+	points int
+	rank   int
+}
+
+// expectRanks sorts rows highest points first, ties by user id, and ranks them 1, 2, 2, 4.
+func expectRanks(rows []ranked) []ranked {
+	slices.SortFunc(rows, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.points, a.points), cmp.Compare(a.user, b.user))
+	})
+	for i := range rows {
+		rows[i].rank = i + 1
+		if i > 0 && rows[i].points == rows[i-1].points {
+			rows[i].rank = rows[i-1].rank
+		}
+	}
+	return rows
+}
+
+// sharded moves an item's index key to shard partition pk(shard of user).
+func sharded(item map[string]types.AttributeValue, user string, pk func(s int) string) map[string]types.AttributeValue {
+	item[attrGSIPK] = str(pk(scoreShard(userID(user))))
+	return item
+}
+
+// TestShardPages reads leaderboards and standings written across scoreShards partitions:
+// every page of every size is the exact slice of the one sorted list, ranks with ties
+// carry across pages and shards, every page costs scoreShards calls, and unscored
+// predictions in the shards are never shown.
+func TestShardPages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ev := f.createEvent("2030-03-10-shard-show", 20, standardCard())
+	eid := eventID(ev.ID)
+	rng := rand.New(rand.NewPCG(12, 12))
+
+	// 300 players: points from a small range (many ties, ties across shards), a few
+	// unscored; and 40 players whose ids all fall in shard 3 holding the top scores (one
+	// shard holds more than a page).
+	var items []map[string]types.AttributeValue
+	var board, table []ranked
+	add := func(user string, points int, scored bool) {
+		var p *int
+		if scored {
+			p = ptr(points)
+			board = append(board, ranked{user: user, points: points})
+		}
+		items = append(items, sharded(predictionItem(t, user, ev, p, 0), user, func(s int) string { return eventShardPK(eid, s) }))
+		items = append(items, sharded(standingItem(t, user, 2030, points, 0), user, func(s int) string { return seasonShardPK(2030, s) }))
+		table = append(table, ranked{user: user, points: points})
+	}
+	for i := range 300 {
+		add(fmt.Sprintf("p-%03d", i), rng.IntN(12), i%29 != 0)
+	}
+	for i, n := 0, 0; n < 40; i++ {
+		if u := fmt.Sprintf("top-%d", i); scoreShard(userID(u)) == 3 {
+			add(u, 50+n%7, true)
+			n++
+		}
+	}
+	f.putRaw(items)
+	board, table = expectRanks(board), expectRanks(table)
+
+	type page struct {
+		rows    []ranked
+		hasNext bool
+		end     string
+	}
+	check := func(t *testing.T, want []ranked, read func(ctx context.Context, first int, after string) page) {
+		for _, first := range []int{13, 50, 100} { // 13: pages end inside groups of ties
+			var got []ranked
+			after := ""
+			for n := 0; ; n++ {
+				ctx, cost := WithCost(ctxT(t))
+				p := read(ctx, first, after)
+				if c := cost.Snapshot().Calls; c != scoreShards {
+					t.Fatalf("first %d, page %d: %d calls, want %d (one Query per shard)", first, n+1, c, scoreShards)
+				}
+				got = append(got, p.rows...)
+				if more := len(got) < len(want); p.hasNext != more || (more && len(p.rows) != first) {
+					t.Fatalf("first %d, page %d: %d rows, hasNext %v with %d of %d read", first, n+1, len(p.rows), p.hasNext, len(got), len(want))
+				}
+				if !p.hasNext {
+					break
+				}
+				after = p.end
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("first %d: the pages put together differ from the sorted list\n got %v\nwant %v", first, got, want)
+			}
+		}
+	}
+
+	t.Run("Leaderboard", func(t *testing.T) {
+		check(t, board, func(ctx context.Context, first int, after string) page {
+			var c *cursor
+			if after != "" {
+				d, err := f.s.cursors.decode(after, cursorLeaderboard, ev.ID)
+				mustOK(t, err)
+				c = &d
+			}
+			p, err := f.s.leaderboardShards(ctx, eid, first, c, nil)
+			mustOK(t, err)
+			var rows []ranked
+			for _, it := range p.Items {
+				rows = append(rows, ranked{it.User.ID, *it.Points, *it.Rank})
+			}
+			return page{rows, p.HasNext, p.EndCursor()}
+		})
+	})
+	t.Run("Standings", func(t *testing.T) {
+		check(t, table, func(ctx context.Context, first int, after string) page {
+			var c *cursor
+			if after != "" {
+				d, err := f.s.cursors.decode(after, cursorStandings, "2030")
+				mustOK(t, err)
+				c = &d
+			}
+			p, err := f.s.standingsShards(ctx, 2030, first, c, nil)
+			mustOK(t, err)
+			var rows []ranked
+			for _, it := range p.Items {
+				rows = append(rows, ranked{it.User.ID, it.Points, *it.Rank})
+			}
+			return page{rows, p.HasNext, p.EndCursor()}
+		})
+	})
+	t.Run("EmptyList", func(t *testing.T) {
+		ctx, cost := WithCost(ctxT(t))
+		p, err := f.s.standingsShards(ctx, 2031, 50, nil, nil)
+		mustOK(t, err)
+		if len(p.Items) != 0 || p.HasNext || cost.Snapshot().Calls != scoreShards {
+			t.Fatalf("%d rows, hasNext %v, %d calls", len(p.Items), p.HasNext, cost.Snapshot().Calls)
+		}
+	})
+}
