@@ -365,17 +365,7 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 			return false, nil
 		}
 		z.add(item)
-		var row standingRow
-		if err := row.decode(item); err != nil {
-			return false, err
-		}
-		st := row.toDomain()
-		rank := r.Next(st.Points)
-		st.Rank = &rank
-		page.Items = append(page.Items, st)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank}))
-		return true, nil
+		return true, s.addStanding(&page, item, &r, owner)
 	})
 	if err != nil {
 		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)

@@ -146,16 +146,24 @@ func (s *Store) standingsShards(ctx context.Context, season, first int, c *curso
 			page.HasNext = true
 			break
 		}
-		var row standingRow
-		if err := row.decode(item); err != nil {
+		if err := s.addStanding(&page, item, &r, owner); err != nil {
 			return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 		}
-		st := row.toDomain()
-		rank := r.Next(st.Points)
-		st.Rank = &rank
-		page.Items = append(page.Items, st)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank}))
 	}
 	return page, nil
+}
+
+// addStanding appends a standing item to page, ranked on by r, with its cursor.
+func (s *Store) addStanding(page *domain.Page[domain.Standing], item map[string]types.AttributeValue, r *domain.Ranker, owner string) error {
+	var row standingRow
+	if err := row.decode(item); err != nil {
+		return err
+	}
+	st := row.toDomain()
+	rank := r.Next(st.Points)
+	st.Rank = &rank
+	page.Items = append(page.Items, st)
+	page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+		Points: r.Points, Index: r.Index, Rank: r.Rank}))
+	return nil
 }
