@@ -124,10 +124,10 @@ func TestTemplateHeader(t *testing.T) {
 		params = append(params, p)
 	}
 	sort.Strings(params)
-	if want := []string{"AllowedOrigins", "CursorKeys", "LogLevel", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+	if want := []string{"AlarmEmail", "AllowedOrigins", "CursorKeys", "LogLevel", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
 		t.Errorf("parameters %v, want %v", params, want)
 	}
-	for _, o := range []string{"ApiUrl", "TableName"} {
+	for _, o := range []string{"ApiUrl", "TableName", "FunctionName", "AlarmTopic"} {
 		if _, ok := tpl.Outputs[o]; !ok {
 			t.Errorf("no output %s", o)
 		}
@@ -424,4 +424,145 @@ func lowerSet(vs []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// TestTemplateFrontDoor checks what stands between players and DynamoDB (README, "Front
+// door"): the stage throttle, the function's reserved concurrency, and that the read cache
+// the reserved concurrency is sized with is on.
+func TestTemplateFrontDoor(t *testing.T) {
+	tpl := loadTemplate(t)
+	var api struct {
+		DefaultRouteSettings struct{ ThrottlingRateLimit, ThrottlingBurstLimit float64 }
+	}
+	props(t, tpl, "Api", "AWS::Serverless::HttpApi", &api)
+	var fn struct {
+		ReservedConcurrentExecutions int
+		Environment                  struct{ Variables map[string]any }
+	}
+	props(t, tpl, "Function", "AWS::Serverless::Function", &fn)
+
+	// The issue's submit load: 1,000,000 picks in the last hour, the peak minute 10× the
+	// average, must pass the stage; more than API Gateway's default account quota (10,000
+	// requests/s, bursts of 5,000) would be a setting that cannot take effect.
+	const submitPeak = 1_000_000.0 / 3600 * 10
+	r := api.DefaultRouteSettings
+	if r.ThrottlingRateLimit < submitPeak || r.ThrottlingRateLimit > 10_000 || r.ThrottlingBurstLimit < 1 || r.ThrottlingBurstLimit > 5_000 {
+		t.Errorf("stage throttle %v/s, burst %v: want at least the submit peak (%.0f/s) and at most the account's 10,000/s, 5,000",
+			r.ThrottlingRateLimit, r.ThrottlingBurstLimit, submitPeak)
+	}
+	// Reserved: at most what an account may reserve (1,000 by default, 100 left unreserved).
+	if c := fn.ReservedConcurrentExecutions; c < 1 || c > 900 {
+		t.Errorf("ReservedConcurrentExecutions %d: want 1..900", c)
+	}
+	ttl, err := time.ParseDuration(fmt.Sprint(fn.Environment.Variables["PICKEM_READ_CACHE_TTL"]))
+	if err != nil || ttl <= 0 {
+		t.Errorf("PICKEM_READ_CACHE_TTL %v: the read cache must be on (the reserved concurrency bounds partition reads through it)", fn.Environment.Variables["PICKEM_READ_CACHE_TTL"])
+	}
+}
+
+// alarm is the part of an AWS::CloudWatch::Alarm the test reads.
+type alarm struct {
+	Namespace, MetricName, Statistic, ComparisonOperator string
+	Dimensions                                           []struct {
+		Name  string
+		Value any
+	}
+	Metrics []struct {
+		Id         string
+		Expression string
+		MetricStat *struct {
+			Metric struct {
+				Namespace, MetricName string
+				Dimensions            []struct {
+					Name  string
+					Value any
+				}
+			}
+		}
+	}
+	Threshold    float64
+	AlarmActions []any
+	OKActions    []any
+}
+
+// watches returns "namespace/metric dimension=value …" for every metric the alarm reads.
+func (a alarm) watches() []string {
+	var out []string
+	one := func(ns, name string, dims []struct {
+		Name  string
+		Value any
+	}) {
+		w := ns + "/" + name
+		for _, d := range dims {
+			w += " " + d.Name + "=" + js(d.Value)
+		}
+		out = append(out, w)
+	}
+	if a.MetricName != "" {
+		one(a.Namespace, a.MetricName, a.Dimensions)
+	}
+	for _, m := range a.Metrics {
+		if m.MetricStat != nil {
+			one(m.MetricStat.Metric.Namespace, m.MetricStat.Metric.MetricName, m.MetricStat.Metric.Dimensions)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestTemplateAlarms: the issue's alarms — throttled requests (API stage, Lambda,
+// DynamoDB), TransactionConflicts, function errors, duration near the timeout — each on
+// the stack's own resources and notifying the alarm topic.
+func TestTemplateAlarms(t *testing.T) {
+	tpl := loadTemplate(t)
+	var fn functionProps
+	props(t, tpl, "Function", "AWS::Serverless::Function", &fn)
+	table, function, api := `{"Ref":"Table"}`, `{"Ref":"Function"}`, `{"Ref":"Api"}`
+	want := map[string][]string{
+		"ApiThrottledAlarm":      {"AWS/ApiGateway/4xx ApiId=" + api, "AWS/ApiGateway/Count ApiId=" + api},
+		"FunctionThrottlesAlarm": {"AWS/Lambda/Throttles FunctionName=" + function},
+		"DynamoDBThrottledAlarm": {
+			"AWS/DynamoDB/ReadThrottleEvents TableName=" + table, "AWS/DynamoDB/ReadThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
+			"AWS/DynamoDB/WriteThrottleEvents TableName=" + table, "AWS/DynamoDB/WriteThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
+		},
+		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + table},
+		"FunctionErrorsAlarm":      {"AWS/Lambda/Errors FunctionName=" + function},
+		"FunctionDurationAlarm":    {"AWS/Lambda/Duration FunctionName=" + function},
+	}
+	found := 0
+	for name, r := range tpl.Resources {
+		if r.Type != "AWS::CloudWatch::Alarm" {
+			continue
+		}
+		found++
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("alarm %s is not one the test knows", name)
+			continue
+		}
+		var a alarm
+		props(t, tpl, name, r.Type, &a)
+		sort.Strings(w)
+		if got := a.watches(); !slices.Equal(got, w) {
+			t.Errorf("%s watches %v, want %v", name, got, w)
+		}
+		topic := `[{"Ref":"AlarmTopic"}]`
+		if js(a.AlarmActions) != topic || js(a.OKActions) != topic {
+			t.Errorf("%s notifies %s and %s, want the AlarmTopic both ways", name, js(a.AlarmActions), js(a.OKActions))
+		}
+		if name == "FunctionDurationAlarm" {
+			// Near the timeout: above any scoring call (budget + margin), below the timeout.
+			budget, _ := time.ParseDuration(fmt.Sprint(fn.Environment.Variables["PICKEM_SCORING_BUDGET"]))
+			lo, hi := (budget + dynamo.ScoringMargin).Milliseconds(), int64(fn.Timeout)*1000
+			if a.Statistic != "Maximum" || int64(a.Threshold) <= lo || int64(a.Threshold) >= hi {
+				t.Errorf("duration alarm: %s > %v ms; want Maximum between %d and %d ms", a.Statistic, a.Threshold, lo, hi)
+			}
+		}
+	}
+	if found != len(want) {
+		t.Errorf("%d alarms, want %d", found, len(want))
+	}
+	if _, ok := tpl.Resources["AlarmTopic"]; !ok || tpl.Resources["AlarmTopic"].Type != "AWS::SNS::Topic" {
+		t.Error("no AlarmTopic SNS topic")
+	}
 }
