@@ -56,7 +56,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,7 +112,7 @@ type Engine struct {
 	locks   map[string]*holder // item key → the request holding it
 	stopped bool
 
-	throttled, conflicts atomic.Int64 // requests refused, for Faults
+	faults faultLog // requests refused, for Faults and WaitFaults
 }
 
 // FaultCounts counts what the engine refused: requests (or transactions, or batch items)
@@ -122,7 +121,55 @@ type FaultCounts struct{ Throttled, Conflicts int64 }
 
 // Faults returns what the engine has refused so far.
 func (e *Engine) Faults() FaultCounts {
-	return FaultCounts{Throttled: e.throttled.Load(), Conflicts: e.conflicts.Load()}
+	counts, _ := e.faults.read()
+	return counts
+}
+
+// WaitFaults waits until what the engine has refused satisfies ok (e.g. a first
+// TransactionConflict: func(f FaultCounts) bool { return f.Conflicts > 0 }), or until ctx
+// ends. It lets a test hold a situation until a fault has happened, without guessing how
+// long that takes.
+func (e *Engine) WaitFaults(ctx context.Context, ok func(FaultCounts) bool) error {
+	for {
+		counts, changed := e.faults.read()
+		if ok(counts) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// faultLog counts what the engine refused.
+type faultLog struct {
+	mu      sync.Mutex
+	counts  FaultCounts
+	changed chan struct{} // closed (and replaced) when counts change
+}
+
+// add adds d to the counts.
+func (l *faultLog) add(d FaultCounts) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.counts.Throttled += d.Throttled
+	l.counts.Conflicts += d.Conflicts
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// read returns the counts and a channel closed at their next change.
+func (l *faultLog) read() (FaultCounts, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.changed == nil {
+		l.changed = make(chan struct{})
+	}
+	return l.counts, l.changed
 }
 
 // Start starts an engine in front of cfg.Upstream on a loopback port.

@@ -24,7 +24,7 @@ func rawBool(raw json.RawMessage) bool {
 
 // throttled is the error for a request refused for want of capacity on s.
 func (x *exchange) throttled(t *table, s *capacity.Shortage) error {
-	x.e.throttled.Add(1)
+	x.e.faults.add(FaultCounts{Throttled: 1})
 	kind, resource := "Table", t.arn
 	if s.Partition.Index != "" {
 		kind, resource = "Index", t.arn+"/index/"+s.Partition.Index
@@ -219,7 +219,7 @@ func (x *exchange) write() error {
 	}
 	defer x.e.unlock(h)
 	if len(busy) > 0 {
-		x.e.conflicts.Add(1)
+		x.e.faults.add(FaultCounts{Conflicts: 1})
 		return transactionConflict()
 	}
 
@@ -416,7 +416,7 @@ func (x *exchange) transact() error {
 	}
 	h, busy := x.e.lockTx(keys)
 	if busy != nil {
-		x.e.conflicts.Add(1)
+		x.e.faults.add(FaultCounts{Conflicts: 1})
 		codes := make([]string, len(entries))
 		for i, en := range entries {
 			codes[i] = reasonNone
@@ -455,7 +455,7 @@ func (x *exchange) transact() error {
 			}
 		}
 		if s := x.e.meter.Reserve(reserved); s != nil {
-			x.e.throttled.Add(1)
+			x.e.faults.add(FaultCounts{Throttled: 1})
 			codes := make([]string, len(entries))
 			for i := range entries {
 				codes[i] = reasonNone
@@ -549,7 +549,7 @@ func (x *exchange) batchGet() error {
 			d := capacity.Demand{}
 			d.AddRead(capacity.Partition{Table: t.name, Key: t.partitionKey(key)}, capacity.ReadUnits(size, consistent))
 			if s := x.e.meter.Reserve(d); s != nil {
-				x.e.throttled.Add(1)
+				x.e.faults.add(FaultCounts{Throttled: 1})
 				no = append(no, key)
 				shortage, shortTable = s, t
 				continue
@@ -571,7 +571,7 @@ func (x *exchange) batchGet() error {
 	}()
 	if len(admitted) == 0 && shortage != nil {
 		reserved = nil
-		x.e.throttled.Add(-1) // counted per key above
+		x.e.faults.add(FaultCounts{Throttled: -1}) // counted per key above
 		return x.throttled(shortTable, shortage)
 	}
 	if len(refused) == 0 {
@@ -702,7 +702,7 @@ func (x *exchange) batchWrite() error {
 				d := capacity.Demand{}
 				d.AddWriteOf(t.name, t.partitionKey(key), old, estimateNew(t, op, old, item), 1)
 				if s := x.e.meter.Reserve(d); s != nil {
-					x.e.throttled.Add(1)
+					x.e.faults.add(FaultCounts{Throttled: 1})
 					shortage, shortTable = s, t
 					refused[name] = append(refused[name], w)
 					continue
@@ -716,7 +716,7 @@ func (x *exchange) batchWrite() error {
 	}
 	if len(admitted) == 0 && len(refused) > 0 {
 		if shortage != nil {
-			x.e.throttled.Add(-1) // counted per item above
+			x.e.faults.add(FaultCounts{Throttled: -1}) // counted per item above
 			return x.throttled(shortTable, shortage)
 		}
 		b, _ := json.Marshal(map[string]any{"UnprocessedItems": refused})
