@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,17 +10,23 @@ import (
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
+	"github.com/pickem/api/internal/dynamotest"
 )
 
 // TestScoreEventExactUnderThrottlingAndConflicts scores two events of one season with two
 // concurrent runs each, through the AWS-faithful engine with the production client settings
-// (RetryOption): partitions get 100 WCU per second of the engine's virtual clock (every
-// scoring batch moves 50 items in each of two index partitions, the event's and the
-// season's standings', a delete and a put each, at standard cost in a transaction, so
-// batches running together are throttled), and every transaction stays in flight 20 ms (so overlapping ones
-// conflict). Runs that give up (UNAVAILABLE) or stop short are run again, as the admin
-// command does. The table must end exactly as the oracle says: every standing the sum of
-// its player's scored predictions.
+// (RetryOption; attempts may take longer than production's 2 s, see
+// dynamotest.PatientAttempts: this test is about throttling and conflicts, not timeouts):
+// partitions get 100 WCU per second of the engine's virtual clock (every scoring batch
+// moves 50 items in each of two index partitions, the event's and the season's standings',
+// a delete and a put each, at standard cost in a transaction, so batches running together
+// are throttled), and every transaction stays in flight 20 ms (so overlapping ones
+// conflict). Both faults are also forced, so that they happen whatever the machine's load:
+// the engine's clock stands still until a first request is throttled, and the first
+// scoring transaction of the first event is held in flight until another transaction has
+// conflicted with it. Runs that give up (UNAVAILABLE) or stop short are run again, as the
+// admin command does. The table must end exactly as the oracle says: every standing the
+// sum of its player's scored predictions.
 func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)
@@ -31,17 +38,39 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 		events = append(events, scScoredEvent{e.setResults(ev, scResults()), entries})
 	}
 
-	// The engine's clock moves 25 ms each time it is read (a few times per request), so
-	// that capacity refills with the requests made, not with the machine's speed: the
-	// throttling does not depend on how loaded the machine is.
+	// The engine's clock stands still until a request has been throttled: scoring the first
+	// event writes 140 WCU (70 predictions, a delete and a put each) into its index
+	// partition, whose bucket holds 100 and does not refill meanwhile, so a throttle is
+	// certain. From then on the clock moves 25 ms each time it is read (a few times per
+	// request), so that capacity refills with the requests made, not with the machine's
+	// speed.
+	var engine atomic.Pointer[awsfaithful.Engine]
 	var ticks atomic.Int64
-	virtual := func() time.Time { return scAfter.Add(time.Duration(ticks.Add(1)) * 25 * time.Millisecond) }
+	virtual := func() time.Time {
+		if eng := engine.Load(); eng == nil || eng.Faults().Throttled == 0 {
+			return scAfter
+		}
+		return scAfter.Add(time.Duration(ticks.Add(1)) * 25 * time.Millisecond)
+	}
 	eng := awsfaithful.New(t, awsfaithful.Config{
 		Now:             virtual,
 		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 100}),
 		TransactionHold: 20 * time.Millisecond,
 	})
-	client := eng.Client(t, CostOption, RetryOption)
+	engine.Store(eng)
+	// The first event's scoring transactions are held in flight until one transaction has
+	// conflicted: the event's other run writes the same first batch (the same players,
+	// never scored, in key order), so it conflicts with the held one.
+	firstEvent := eventSK(eventID(events[0].ev.ID))
+	gate := eng.PauseTransactions(func(tx awsfaithful.Tx) bool {
+		return eng.Faults().Conflicts == 0 && slices.ContainsFunc(tx.Items, func(it awsfaithful.TxItem) bool { return it.Key.S(attrSK) == firstEvent })
+	})
+	defer gate.Release()
+	go func() {
+		_ = eng.WaitFaults(scCtx(t), func(f awsfaithful.FaultCounts) bool { return f.Conflicts > 0 })
+		gate.Release()
+	}()
+	client := eng.Client(t, CostOption, RetryOption, dynamotest.PatientAttempts)
 	const runsPerEvent, maxCalls = 2, 30
 	var wg sync.WaitGroup
 	var mu sync.Mutex
