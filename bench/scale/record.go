@@ -171,12 +171,28 @@ func (h *harness) token(id, name string, admin bool) string {
 	return t
 }
 
+// admin sends an admin request (not recorded), again while it is answered UNAVAILABLE.
 func (h *harness) admin(ctx context.Context, doc string, vars map[string]any) (answer, error) {
-	a, err := h.send(ctx, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), vars, nil)
-	if err == nil && a.code != "" {
-		err = fmt.Errorf("scale: admin request failed: %s", a.code)
+	return h.untraced(ctx, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), vars)
+}
+
+// untraced sends a request that is not recorded, again while it is answered UNAVAILABLE,
+// and fails on any other error.
+func (h *harness) untraced(ctx context.Context, sc Screen, token string, vars map[string]any) (answer, error) {
+	retried := 0
+	for {
+		a, err := h.send(ctx, sc, token, vars, nil)
+		if err != nil || unavailable(a, &retried) {
+			if err != nil {
+				return a, err
+			}
+			continue
+		}
+		if a.code != "" {
+			return a, fmt.Errorf("scale: request failed: %s", a.code)
+		}
+		return a, nil
 	}
-	return a, err
 }
 
 func playerName(i int) string { return fmt.Sprintf("Player %07d", i) }
@@ -268,33 +284,51 @@ func (h *harness) scoreDoc(ctx context.Context) string {
 // score runs the admin's scoring loop through handler: scoreEvent until the report says
 // complete (a report without "complete" is complete). With rec, it returns every
 // invocation's calls.
-func (h *harness) score(ctx context.Context, handler http.Handler, ev event, rec *dynamo.Recorder) ([][]dynamo.TraceCall, error) {
+func (h *harness) score(ctx context.Context, handler http.Handler, ev event, rec *dynamo.Recorder) (invocations [][]dynamo.TraceCall, retried int, err error) {
 	doc := h.scoreDoc(ctx)
-	var invocations [][]dynamo.TraceCall
 	for len(invocations) < 100_000 {
 		a, err := h.sendTo(ctx, handler, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), map[string]any{"e": ev.id}, rec)
 		if err != nil {
-			return invocations, err
+			return invocations, retried, err
 		}
 		var calls []dynamo.TraceCall
 		if rec != nil {
 			calls = rec.Take()
 		}
+		if unavailable(a, &retried) {
+			continue // as the admin command does; the calls of the failed try are dropped
+		}
 		invocations = append(invocations, calls)
 		if a.code != "" {
-			return invocations, fmt.Errorf("scale: scoreEvent %s: %s", ev.id, a.code)
+			return invocations, retried, fmt.Errorf("scale: scoreEvent %s: %s", ev.id, a.code)
 		}
 		var r struct {
 			Complete *bool `json:"complete"`
 		}
 		if err := json.Unmarshal(a.data["scoreEvent"], &r); err != nil {
-			return invocations, err
+			return invocations, retried, err
 		}
 		if r.Complete == nil || *r.Complete {
-			return invocations, nil
+			return invocations, retried, nil
 		}
 	}
-	return invocations, fmt.Errorf("scale: scoreEvent %s never completed", ev.id)
+	return invocations, retried, fmt.Errorf("scale: scoreEvent %s never completed", ev.id)
+}
+
+// maxRecordingRetries bounds the tries of one request answered UNAVAILABLE while
+// recording.
+const maxRecordingRetries = 5
+
+// unavailable reports whether a request should be sent again: it was answered
+// UNAVAILABLE (DynamoDB Local on a loaded machine can be slower than the client's
+// per-attempt timeout) and has been retried fewer than maxRecordingRetries times. The
+// failed try is not recorded: it shows the engine's slowness, not the code.
+func unavailable(a answer, retried *int) bool {
+	if a.code != "UNAVAILABLE" || *retried >= maxRecordingRetries {
+		return false
+	}
+	*retried++
+	return true
 }
 
 // each runs fn for players 1..n, opts.Workers at a time.
@@ -335,13 +369,22 @@ func (h *harness) perPlayer(ctx context.Context, load string, players []int, var
 		if sc.SignedIn {
 			token = h.token(PlayerID(p), playerName(p), false)
 		}
-		a, err := h.send(ctx, sc, token, vars(p), rec)
-		if err != nil {
-			return err
+		var a answer
+		var traced []dynamo.TraceCall
+		retried := 0
+		for {
+			var err error
+			if a, err = h.send(ctx, sc, token, vars(p), rec); err != nil {
+				return err
+			}
+			traced = rec.Take()
+			if !unavailable(a, &retried) {
+				break
+			}
 		}
-		traced := rec.Take()
 		mu.Lock()
 		defer mu.Unlock()
+		lt.RetriedWhileRecording += retried
 		units.add(traced)
 		lt.Requests++
 		if a.code != "" {
@@ -388,11 +431,8 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	}
 	h.clock.Set(previousStart.Add(-time.Hour))
 	err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
-		a, err := h.send(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
-			map[string]any{"eventId": prev.id, "picks": prev.picks(p + 1)}, nil)
-		if err == nil && a.code != "" {
-			err = fmt.Errorf("scale: submit to the previous event: %s", a.code)
-		}
+		_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+			map[string]any{"eventId": prev.id, "picks": prev.picks(p + 1)})
 		return err
 	})
 	if err != nil {
@@ -404,7 +444,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	}
 	// Scored without a budget: how many work units the code runs at once.
 	prevJob := dynamo.NewRecorder(nil, h.table) // times only
-	prevCalls, err := h.score(ctx, h.full, prev, prevJob)
+	prevCalls, _, err := h.score(ctx, h.full, prev, prevJob)
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +472,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if err := h.results(ctx, show); err != nil {
 		return nil, err
 	}
-	invocations, err := h.score(ctx, h.handler, show, dynamo.NewRecorder(h.db, h.table))
+	invocations, retried, err := h.score(ctx, h.handler, show, dynamo.NewRecorder(h.db, h.table))
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +481,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		rec.Units.add(inv)
 		jt.Invocations = append(jt.Invocations, calls.invocationOf(inv))
 	}
-	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt}
+	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt, RetriedWhileRecording: retried}
 	logf("%s: %d invocations", LoadScore, len(invocations))
 
 	rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {

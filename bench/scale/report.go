@@ -410,6 +410,15 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	for _, row := range d.Soundness.Rows {
 		p("| %s | %s | %.4g | %.4g | %s |\n", row.Load, row.What, row.Small, row.Large, row.Class)
 	}
+	retried := 0
+	for _, rec := range []*Recording{d.Design.Small, d.Design.Large} {
+		for _, lt := range rec.Loads {
+			retried += lt.RetriedWhileRecording
+		}
+	}
+	if retried > 0 {
+		p("\nWhile recording, %d requests answered UNAVAILABLE by a slow DynamoDB Local (the client's per-attempt timeout) were sent again; the failed tries are not in the recordings.\n", retried)
+	}
 	cs, cl := d.CrossSmall, d.CrossLarge
 	p("\nThe %s-player run predicted from the %s-player recording, against the %s-player recording itself: scoring %.1f s vs %.1f s; busiest partition %s vs %s WCU/s and %s vs %s RCU/s; submit errors %s vs %s.\n",
 		num(float64(d.Design.Large.Players)), num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)),

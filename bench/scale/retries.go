@@ -238,12 +238,8 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 		return nil, err
 	}
 	for p := 1; p <= 3; p++ {
-		a, err := h.send(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
-			map[string]any{"eventId": ev.id, "picks": ev.picks(p)}, nil)
-		if err == nil && a.code != "" {
-			err = fmt.Errorf("scale: probe submit: %s", a.code)
-		}
-		if err != nil {
+		if _, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+			map[string]any{"eventId": ev.id, "picks": ev.picks(p)}); err != nil {
 			return nil, err
 		}
 	}
@@ -268,7 +264,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 			}
 		}
 	}
-	if _, err := h.score(ctx, h.handler, ev, nil); err != nil {
+	if _, _, err := h.score(ctx, h.handler, ev, nil); err != nil {
 		return nil, err
 	}
 	if err := perPlayer(LoadStandings, map[string]any{"season": season, "first": PageSize}); err != nil {

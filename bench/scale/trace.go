@@ -114,6 +114,9 @@ type LoadTrace struct {
 	// GraphQL error code or HTTP status.
 	Requests int            `json:"requests"`
 	Errors   map[string]int `json:"errors,omitempty"`
+	// RetriedWhileRecording counts tries answered UNAVAILABLE by a slow DynamoDB Local
+	// and sent again (not recorded).
+	RetriedWhileRecording int `json:"retriedWhileRecording,omitempty"`
 	// Templates are the distinct request shapes of a per-player load, with how many
 	// requests had each shape.
 	Templates []Template `json:"templates,omitempty"`
