@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -359,8 +360,16 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 	case *dynamodb.QueryInput:
 		c.Consistent = aws.ToBool(in.ConsistentRead)
 		if out, ok := result.(*dynamodb.QueryOutput); ok {
-			a := TraceAccess{Index: aws.ToString(in.IndexName), PK: queryPartition(in), Kind: AccessRead, Items: len(out.Items)}
-			for _, item := range out.Items {
+			items := out.Items
+			if in.Select == types.SelectCount || in.ProjectionExpression != nil {
+				// DynamoDB bills the whole items read, not what comes back: read them.
+				var err error
+				if items, err = r.wholeItems(in); err != nil {
+					return err
+				}
+			}
+			a := TraceAccess{Index: aws.ToString(in.IndexName), PK: queryPartition(in), Kind: AccessRead, Items: len(items)}
+			for _, item := range items {
 				a.Bytes += itemSize(item)
 			}
 			a.RCU = capacity.ReadUnits(a.Bytes, c.Consistent)
@@ -398,6 +407,35 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return nil
+}
+
+// wholeItems reads again, outside the trace, the page a Query with Select COUNT or a
+// projection read, with every attribute: the same page (DynamoDB's 1 MB limit applies to
+// the items read either way), for their sizes.
+func (r *Recorder) wholeItems(in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	if r.db == nil {
+		return nil, nil
+	}
+	q := *in
+	q.Select, q.ProjectionExpression = "", nil
+	q.ReturnConsumedCapacity = ""
+	// Names only the projection used would now be unused, which DynamoDB refuses.
+	if in.ExpressionAttributeNames != nil {
+		q.ExpressionAttributeNames = map[string]string{}
+		used := aws.ToString(in.KeyConditionExpression) + " " + aws.ToString(in.FilterExpression)
+		for k, v := range in.ExpressionAttributeNames {
+			if strings.Contains(used, k) {
+				q.ExpressionAttributeNames[k] = v
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := r.db.Query(ctx, &q)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: recorder: read a counted page: %w", err)
+	}
+	return out.Items, nil
 }
 
 // keyEquals matches "#name = :value" in a key condition built by the expression builder.

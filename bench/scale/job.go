@@ -10,64 +10,151 @@ import (
 	"github.com/pickem/api/internal/capacity"
 )
 
-// The scoring job. The admin calls scoreEvent until it reports complete; each call
-// (invocation) reads what it needs (its prologue), does units of work — four at a time
-// today, each one BatchGetItem of standings and two transactions — until its time budget
-// is spent (always at least one unit), and the last one closes the event (its epilogue).
-// The recording runs it with the smallest budget, so that every invocation shows its
-// prologue and exactly one unit. The model then needs three things, each checked at the
-// two recorded sizes: the number of work units is proportional to the players; each
-// prologue read is a line in the players and in the share of work left (bytes = c0 +
-// c1·players + c2·players·left: a read of every prediction is c1, a read of what is left to
-// score is c2, a fixed read is c0); the epilogue is constant.
+// The scoring job. The admin calls scoreEvent until it reports complete. Each call
+// (invocation) reads, does units of work — several at once; today each is one
+// BatchGetItem of standings and two transactions — until its time budget is spent (always
+// at least one), reads again, and the last one closes the event. What a call reads depends
+// on the design: today's reads the predictions not yet scored page by page "as far as it
+// writes", then counts what is left (a Select COUNT over the rest of the partition); the
+// last call reads every scored prediction again before marking the event scored.
+//
+// The recording alternates calls with the smallest budget (one unit) and a moderate one
+// (several units), at two numbers of players. For every read (operation and partition)
+// the model then fits, over every call but the last of both recordings:
+//
+//	bytes read before and during the work = a0 + a1·players + a2·players·left + u·units
+//	bytes read after the work             = p0 + p1·players + p2·players·left
+//
+// (left: the share of units still to do when the call began; units: the units the call
+// did). u is what the code reads per unit of work, a and p what it reads once per call. The
+// last call's reads after its work, less p, are the closing reads: a line in the players
+// through the two recordings. The number of units is proportional to the players.
 
 // JobModel is the scoring job at some number of players.
 type JobModel struct {
-	// Workers is how many units an invocation runs at once.
+	// Workers is how many units a call runs at once.
 	Workers int
-	// Units lists, for every work unit in order, its template (an index into Work).
+	// Units lists, for every unit of work in order, its template (an index into Work).
 	Units []int
 	Work  []Template
-	// Fixed are the prologue's stages of reads that do not grow (e.g. the card).
-	Fixed [][]int
-	// Reads are the prologue's reads that grow with players or work left, read page by
-	// page after Fixed.
-	Reads    []GrowingRead
-	Epilogue Template
+	// Reads are the fitted reads; Closing the last call's calls that are not reads (e.g.
+	// the transaction that marks the event scored).
+	Reads   []JobRead
+	Closing Template
 
 	w     *Workload
 	pages map[[2]int]int // (read, bytes) → call id of a page
 }
 
-// GrowingRead is a prologue read whose size is a line in the players and the work left.
-type GrowingRead struct {
+// JobRead is one read of the scoring job (an operation on one partition) as fitted.
+type JobRead struct {
 	Group string
-	Proto Call // one recorded page
-	// C are the line's coefficients: bytes = C[0] + C[1]·players + C[2]·players·left.
-	C [3]float64
-	// PageBytes is what one page holds: DynamoDB's 1 MB, or what the code's Limit asks.
+	Proto Call // a recorded call of the read, the largest
+	// Pre, PerUnit and Post are the bytes read before and during the work, per unit of
+	// work, and after the work: Pre and Post as c0 + c1·players + c2·players·left.
+	Pre     [3]float64
+	PerUnit float64
+	Post    [3]float64
+	// Close is the last call's extra read after its work: c0 + c1·players.
+	Close [2]float64
+	// Stream, when set, replaces Pre and PerUnit: the read walks the items still to score
+	// (BytesPerPlayer each) page by page as the work consumes them — one page before the
+	// first unit, another whenever the units started have used what was read (today's
+	// "reads only as far as it writes").
+	Stream         bool
+	BytesPerPlayer float64
+	// PageBytes is what one call of the read returns at most: DynamoDB's 1 MB for a
+	// Query (or the page the code's Limit asks for), everything for other reads.
 	PageBytes float64
 }
 
-// Bytes is the read's size at players with a share left of the work still to do.
-func (g GrowingRead) Bytes(players int, left float64) float64 {
+func line3(c [3]float64, players int, left float64) float64 {
 	n := float64(players)
-	return math.Max(0, g.C[0]+g.C[1]*n+g.C[2]*n*left)
+	return math.Max(0, c[0]+c[1]*n+c[2]*n*left)
 }
 
-// Prologue returns the stages of an invocation's prologue when a share left of the work
-// is still to do: the fixed reads, then each growing read page by page.
-func (j *JobModel) Prologue(left float64) [][]int {
-	stages := append([][]int(nil), j.Fixed...)
-	for i, g := range j.Reads {
-		bytes := g.Bytes(j.w.Players, left)
-		for bytes > 0 {
-			b := math.Min(bytes, g.PageBytes)
-			stages = append(stages, []int{j.page(i, b)})
-			bytes -= b
-		}
+// stages lists pages of read i holding bytes, one stage each.
+func (j *JobModel) stages(i int, bytes float64) [][]int {
+	var out [][]int
+	g := j.Reads[i]
+	for bytes >= 1 {
+		b := math.Min(bytes, g.PageBytes)
+		out = append(out, []int{j.page(i, b)})
+		bytes -= b
 	}
-	return stages
+	return out
+}
+
+// callReads is what one call has read of each streamed read: bytes read not yet used by
+// a unit, and bytes still to read.
+type callReads struct {
+	buf, rest []float64
+}
+
+// StartCall returns a call's reads before its work when a share left of the units is to
+// do, and the state its units' reads go on from.
+func (j *JobModel) StartCall(left float64) (*callReads, [][]int) {
+	cr := &callReads{buf: make([]float64, len(j.Reads)), rest: make([]float64, len(j.Reads))}
+	var out [][]int
+	for i, g := range j.Reads {
+		if !g.Stream {
+			out = append(out, j.stages(i, line3(g.Pre, j.w.Players, left))...)
+			continue
+		}
+		cr.rest[i] = g.BytesPerPlayer * float64(j.w.Players) * left
+		out = append(out, j.nextPage(cr, i)...)
+	}
+	return cr, out
+}
+
+// nextPage reads the next page of streamed read i, if anything is left.
+func (j *JobModel) nextPage(cr *callReads, i int) [][]int {
+	b := math.Min(cr.rest[i], j.Reads[i].PageBytes)
+	if b < 1 {
+		return nil
+	}
+	cr.rest[i] -= b
+	cr.buf[i] += b
+	return [][]int{{j.page(i, b)}}
+}
+
+// UnitStages are the stages of unit u: what the code reads for it, then its work.
+func (j *JobModel) UnitStages(cr *callReads, u int) [][]int {
+	var out [][]int
+	for i, g := range j.Reads {
+		if !g.Stream {
+			out = append(out, j.stages(i, g.PerUnit)...)
+			continue
+		}
+		need := g.BytesPerPlayer * j.playersPerUnit()
+		for cr.buf[i] < need && cr.rest[i] >= 1 {
+			out = append(out, j.nextPage(cr, i)...)
+		}
+		cr.buf[i] = math.Max(0, cr.buf[i]-need)
+	}
+	return append(out, j.Work[j.Units[u]].Stages...)
+}
+
+func (j *JobModel) playersPerUnit() float64 {
+	return float64(j.w.Players) / float64(max(1, len(j.Units)))
+}
+
+// PostStages are a call's reads after its work.
+func (j *JobModel) PostStages(left float64) [][]int {
+	var out [][]int
+	for i, g := range j.Reads {
+		out = append(out, j.stages(i, line3(g.Post, j.w.Players, left))...)
+	}
+	return out
+}
+
+// CloseStages are the last call's closing reads and calls.
+func (j *JobModel) CloseStages() [][]int {
+	var out [][]int
+	for i, g := range j.Reads {
+		out = append(out, j.stages(i, math.Max(0, g.Close[0]+g.Close[1]*float64(j.w.Players)))...)
+	}
+	return append(out, j.Closing.Stages...)
 }
 
 // page returns the call of one page of read i holding bytes.
@@ -78,31 +165,36 @@ func (j *JobModel) page(i int, bytes float64) int {
 	}
 	g := j.Reads[i]
 	c := g.Proto
-	a := c.Accesses[0]
-	if a.Bytes > 0 {
-		a.Items = max(1, int(math.Round(float64(a.Items)*bytes/float64(a.Bytes))))
+	total := callBytes(c)
+	var as dynamo.TraceAccesses
+	for _, a := range c.Accesses {
+		share := 1.0
+		if total > 0 {
+			share = float64(a.Bytes) / total
+		}
+		n := int(math.Ceil(share * float64(key[1])))
+		if a.Bytes > 0 {
+			a.Items = max(1, int(math.Round(float64(a.Items)*float64(n)/float64(a.Bytes))))
+		}
+		a.Bytes = n
+		a.RCU = capacity.ReadUnits(n, c.Consistent)
+		as = append(as, a)
 	}
-	a.Bytes = key[1]
-	a.RCU = capacity.ReadUnits(a.Bytes, c.Consistent)
-	c.Accesses = dynamo.TraceAccesses{a}
+	c.Accesses = as
 	j.w.Calls = append(j.w.Calls, c)
 	id := len(j.w.Calls) - 1
 	j.pages[key] = id
 	return id
 }
 
-// jobSample is one recorded invocation's prologue, seen from the model.
-type jobSample struct {
-	players int
-	left    float64
-	bytes   map[string]float64 // by read group
-}
-
-// readGroup names a prologue call's read for fitting: operation, table or index, and
-// partition.
+// readGroup names a call that reads shared partitions only, for fitting: operation, table
+// or index, and partitions; "" for a call that writes or touches a player's partition.
 func readGroup(c Call) string {
 	parts := []string{c.Op}
 	for _, a := range c.Accesses {
+		if isWrite(a) || own(a) {
+			return ""
+		}
 		parts = append(parts, a.Index+"|"+a.PK)
 	}
 	return strings.Join(parts, " ")
@@ -116,52 +208,341 @@ func callBytes(c Call) float64 {
 	return float64(n)
 }
 
-// samples lists a recording's invocations with the share of work left when each began.
-func samples(r *Recording) []jobSample {
-	invs := r.Loads[LoadScore].Job.Invocations
-	units := 0
-	for _, inv := range invs {
-		if len(inv.Work.Stages) > 0 {
-			units++
-		}
-	}
-	var out []jobSample
-	done := 0
-	for _, inv := range invs {
-		sm := jobSample{players: r.Players, left: 1, bytes: map[string]float64{}}
-		if units > 0 {
-			sm.left = float64(units-done) / float64(units)
-		}
-		for _, st := range inv.Prologue.Stages {
-			for _, id := range st {
-				sm.bytes[readGroup(r.Calls[id])] += callBytes(r.Calls[id])
+// jobCall is one recorded scoreEvent call, seen from the model.
+type jobCall struct {
+	players    int
+	left       float64
+	units      float64
+	last       bool
+	tiny       bool
+	pre, post  map[string]float64 // bytes by read group (pre includes the reads during the work)
+	closeCalls Template           // calls after the work that are not reads
+}
+
+// workCalls counts the calls of a template that touch players' partitions.
+func workCalls(r *Recording, t Template) int {
+	n := 0
+	for _, st := range t.Stages {
+		for _, id := range st {
+			if readGroup(r.Calls[id]) == "" {
+				n++
 			}
 		}
-		out = append(out, sm)
-		if len(inv.Work.Stages) > 0 {
-			done++
+	}
+	return n
+}
+
+// jobCalls lists a recording's scoreEvent calls with the units each did and the share of
+// units left when it began. A call's units are its work calls over those of the first
+// call, which has the smallest budget and so did one unit.
+func jobCalls(r *Recording) []jobCall {
+	invs := r.Loads[LoadScore].Job.Invocations
+	unitCalls := max(1, workCalls(r, invs[0].Work))
+	var out []jobCall
+	total := 0.0
+	for i, inv := range invs {
+		c := jobCall{players: r.Players, last: i == len(invs)-1, tiny: inv.BudgetSeconds <= tinyBudget.Seconds(),
+			pre: map[string]float64{}, post: map[string]float64{}, closeCalls: Template{Stages: [][]int{}}}
+		c.units = math.Max(0, math.Round(float64(workCalls(r, inv.Work))/float64(unitCalls)))
+		total += c.units
+		for _, t := range []Template{inv.Pre, inv.Work} {
+			for _, st := range t.Stages {
+				for _, id := range st {
+					if g := readGroup(r.Calls[id]); g != "" {
+						c.pre[g] += callBytes(r.Calls[id])
+					}
+				}
+			}
 		}
+		for _, st := range inv.Post.Stages {
+			var rest []int
+			for _, id := range st {
+				if g := readGroup(r.Calls[id]); g != "" {
+					c.post[g] += callBytes(r.Calls[id])
+				} else {
+					rest = append(rest, id)
+				}
+			}
+			if len(rest) > 0 {
+				c.closeCalls.Stages = append(c.closeCalls.Stages, rest)
+			}
+		}
+		out = append(out, c)
+	}
+	done := 0.0
+	for i := range out {
+		out[i].left = 1
+		if total > 0 {
+			out[i].left = (total - done) / total
+		}
+		done += out[i].units
 	}
 	return out
 }
 
-// workStats are a recording's work units: how many, and their mean units.
-func workStats(r *Recording) (units int, perUnit float64) {
-	for _, inv := range r.Loads[LoadScore].Job.Invocations {
-		if len(inv.Work.Stages) == 0 {
+// lsq returns the least-squares coefficients of y over the feature rows x, and the worst
+// miss relative to the largest y (1 when nothing was read).
+func lsq(x [][]float64, y []float64) ([]float64, float64) {
+	k := 0
+	if len(x) > 0 {
+		k = len(x[0])
+	}
+	a := make([][]float64, k)
+	for i := range a {
+		a[i] = make([]float64, k+1)
+	}
+	top := 0.0
+	for r := range x {
+		top = math.Max(top, math.Abs(y[r]))
+		for i := 0; i < k; i++ {
+			for j := 0; j < k; j++ {
+				a[i][j] += x[r][i] * x[r][j]
+			}
+			a[i][k] += x[r][i] * y[r]
+		}
+	}
+	c := solve(a)
+	miss := 0.0
+	for r := range x {
+		p := 0.0
+		for i := range c {
+			p += c[i] * x[r][i]
+		}
+		miss = math.Max(miss, math.Abs(p-y[r]))
+	}
+	if top == 0 {
+		return c, 0
+	}
+	return c, miss / top
+}
+
+// solve solves a linear system given augmented, by Gaussian elimination with partial
+// pivoting; a column with no information gets coefficient 0.
+func solve(a [][]float64) []float64 {
+	k := len(a)
+	for col := 0; col < k; col++ {
+		p := col
+		for r := col + 1; r < k; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
+				p = r
+			}
+		}
+		a[col], a[p] = a[p], a[col]
+		if math.Abs(a[col][col]) < 1e-9 {
 			continue
 		}
-		units++
-		for _, st := range inv.Work.Stages {
-			for _, id := range st {
-				perUnit += r.Calls[id].RCU() + r.Calls[id].WCU()
+		for r := 0; r < k; r++ {
+			if r == col {
+				continue
+			}
+			f := a[r][col] / a[col][col]
+			for j := col; j <= k; j++ {
+				a[r][j] -= f * a[col][j]
 			}
 		}
 	}
-	if units > 0 {
-		perUnit /= float64(units)
+	c := make([]float64, k)
+	for i := 0; i < k; i++ {
+		if math.Abs(a[i][i]) >= 1e-9 {
+			c[i] = a[i][k] / a[i][i]
+		}
 	}
-	return units, perUnit
+	return c
+}
+
+// fitReads fits every read of both recordings' calls (see the comment at the top).
+func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
+	calls := append(jobCalls(d.Small), jobCalls(d.Large)...)
+	groups := map[string]bool{}
+	for _, c := range calls {
+		for g := range c.pre {
+			groups[g] = true
+		}
+		for g := range c.post {
+			groups[g] = true
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	misses = map[string][2]float64{}
+	for _, g := range names {
+		var xa, xp [][]float64
+		var ya, yp []float64
+		for _, c := range calls {
+			if c.last {
+				continue
+			}
+			n := float64(c.players)
+			xa = append(xa, []float64{1, n, n * c.left, c.units})
+			ya = append(ya, c.pre[g])
+			xp = append(xp, []float64{1, n, n * c.left})
+			yp = append(yp, c.post[g])
+		}
+		ca, ma := lsq(xa, ya)
+		cp, mp := lsq(xp, yp)
+		r := JobRead{Group: g, PageBytes: math.Inf(1)}
+		if len(ca) == 4 {
+			r.Pre, r.PerUnit = [3]float64{tidy(ca[0]), tidy(ca[1]), tidy(ca[2])}, math.Max(0, tidy(ca[3]))
+		}
+		if len(cp) == 3 {
+			r.Post = [3]float64{tidy(cp[0]), tidy(cp[1]), tidy(cp[2])}
+		}
+		// The closing read: what the last call read after its work beyond Post, a line
+		// through the two recordings.
+		var pts [][2]float64
+		for _, c := range calls {
+			if c.last {
+				pts = append(pts, [2]float64{float64(c.players), c.post[g] - line3(r.Post, c.players, c.left)})
+			}
+		}
+		if len(pts) == 2 && pts[1][0] != pts[0][0] {
+			slope := (pts[1][1] - pts[0][1]) / (pts[1][0] - pts[0][0])
+			r.Close = [2]float64{tidy(pts[0][1] - slope*pts[0][0]), tidy(slope)}
+		}
+		if beta, mb, ok := fitStream(g, calls); ok && mb < ma {
+			r.Stream, r.BytesPerPlayer, r.Pre, r.PerUnit = true, beta, [3]float64{}, 0
+			ma = mb
+		}
+		misses[g] = [2]float64{ma, mp}
+		reads = append(reads, r)
+	}
+	return reads, misses
+}
+
+// fitStream tests whether read g, before and during the work, walks the items still to
+// score in 1 MB pages as the work uses them (JobRead.Stream): bytes per player from the
+// calls whose read was not cut by a page, then the predicted bytes of every call but the
+// last — one page, or as many as its units used, never more than is left. It returns the
+// bytes per player and the worst miss, relative to the largest read.
+func fitStream(g string, calls []jobCall) (beta, miss float64, ok bool) {
+	units := map[int]float64{} // units of each recording
+	for _, c := range calls {
+		units[c.players] += c.units
+	}
+	for _, c := range calls {
+		if b := c.pre[g]; !c.last && b > 0 && b < pageBytes*0.99 && c.left > 0 {
+			beta = math.Max(beta, b/(float64(c.players)*c.left))
+		}
+	}
+	if beta == 0 {
+		return 0, 0, false
+	}
+	top := 0.0
+	for _, c := range calls {
+		if c.last {
+			continue
+		}
+		rest := beta * float64(c.players) * c.left
+		used := c.units * beta * float64(c.players) / math.Max(1, units[c.players])
+		pred := math.Min(rest, math.Max(1, math.Ceil(used/pageBytes))*pageBytes)
+		miss = math.Max(miss, math.Abs(pred-c.pre[g]))
+		top = math.Max(top, c.pre[g])
+	}
+	if top == 0 {
+		return 0, 0, false
+	}
+	return beta, miss / top, true
+}
+
+// tidy rounds what prints as zero to zero (no "-0").
+func tidy(v float64) float64 {
+	if math.Abs(v) < 0.05 {
+		return 0
+	}
+	return v
+}
+
+// minFitCalls is the fewest calls (besides each recording's last) the reads are fitted
+// over; tooFewCalls starts the problem reported when there are fewer.
+const (
+	minFitCalls = 6
+	tooFewCalls = "score: only"
+)
+
+// missTolerance is the worst miss allowed of a fitted read, relative to its largest value;
+// reads of a few KB are let off (a page's rounding).
+const missTolerance = 0.10
+
+// checkJob checks that the scoring job extrapolates.
+func (s *Soundness) checkJob(d Design) {
+	ja, jb := d.Small.Loads[LoadScore].Job, d.Large.Loads[LoadScore].Job
+	if ja == nil || jb == nil || len(ja.Invocations) == 0 || len(jb.Invocations) == 0 {
+		s.Problems = append(s.Problems, "score: no scoring job recorded")
+		return
+	}
+	if n := len(ja.Invocations) + len(jb.Invocations) - 2; n < minFitCalls {
+		s.Problems = append(s.Problems, fmt.Sprintf("%s %d scoreEvent calls besides the last ones: too few to fit their reads (want %d; record more players)", tooFewCalls, n, minFitCalls))
+	}
+	row := func(what string, a, b float64, ok bool, class string) {
+		r := SoundnessRow{Load: LoadScore, What: what, Small: a, Large: b, Class: class}
+		if !ok {
+			r.Class = "differs"
+			s.Problems = append(s.Problems, fmt.Sprintf("score: %s is %.4g at %d players but %.4g at %d", what, a, d.Small.Players, b, d.Large.Players))
+		}
+		s.Rows = append(s.Rows, r)
+	}
+	units := func(r *Recording) (n, work float64) {
+		for _, c := range jobCalls(r) {
+			n += c.units
+		}
+		for _, inv := range r.Loads[LoadScore].Job.Invocations {
+			for _, st := range inv.Work.Stages {
+				for _, id := range st {
+					if readGroup(r.Calls[id]) == "" {
+						work += r.Calls[id].RCU() + r.Calls[id].WCU()
+					}
+				}
+			}
+		}
+		return n / float64(r.Players), work / float64(r.Players)
+	}
+	ua, wa := units(d.Small)
+	ub, wb := units(d.Large)
+	// Units hold a fixed number of players, the last one the rest: allow it at the small size.
+	row("units of work per player", ua, ub, math.Abs(ua-ub) <= 1/float64(d.Small.Players)+tolerance*ub, "proportional")
+	row("read and write units of the work per player", wa, wb, near(wa, wb), "proportional")
+	nu := func(r *Recording) int { return int(math.Round(units1(r))) }
+	row("units of work at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= nu(d.Small), "constant")
+	ca, cb := jobCalls(d.Small), jobCalls(d.Large)
+	closeUnits := func(r *Recording, c jobCall) float64 { return templateUnits(r, c.closeCalls) }
+	ea, eb := closeUnits(d.Small, ca[len(ca)-1]), closeUnits(d.Large, cb[len(cb)-1])
+	row("units of the last call's closing writes", ea, eb, near(ea, eb), "constant")
+	reads, misses := fitReads(d)
+	for _, r := range reads {
+		m := misses[r.Group]
+		before := fmt.Sprintf("%.0f + %.1f·players + %.1f·players·left + %.0f·units", r.Pre[0], r.Pre[1], r.Pre[2], r.PerUnit)
+		if r.Stream {
+			before = fmt.Sprintf("the items left (%.0f bytes a player) in 1 MB pages as the units use them", r.BytesPerPlayer)
+		}
+		what := fmt.Sprintf("read %s, bytes per call: before and during the work %s; after it %.0f + %.1f·players + %.1f·players·left; closing %.0f + %.1f·players (worst miss %.0f%% / %.0f%%)",
+			r.Group, before, r.Post[0], r.Post[1], r.Post[2], r.Close[0], r.Close[1], 100*m[0], 100*m[1])
+		row := SoundnessRow{Load: LoadScore, What: what, Small: meanRead(r.Group, ca), Large: meanRead(r.Group, cb), Class: "fitted"}
+		if m[0] > missTolerance || m[1] > missTolerance {
+			row.Class = "does not fit"
+			s.Problems = append(s.Problems, fmt.Sprintf("score: the read %s of a scoreEvent call is not a line in the players, the work left and the units done (worst miss %.0f%%, %.0f%%)", r.Group, 100*m[0], 100*m[1]))
+		}
+		s.Rows = append(s.Rows, row)
+	}
+}
+
+// units1 is a recording's units of work.
+func units1(r *Recording) float64 {
+	n := 0.0
+	for _, c := range jobCalls(r) {
+		n += c.units
+	}
+	return n
+}
+
+func meanRead(group string, cs []jobCall) float64 {
+	t := 0.0
+	for _, c := range cs {
+		t += c.pre[group] + c.post[group]
+	}
+	return t / float64(max(1, len(cs)))
 }
 
 func templateUnits(r *Recording, t Template) float64 {
@@ -174,215 +555,61 @@ func templateUnits(r *Recording, t Template) float64 {
 	return u
 }
 
-// fit returns the least-squares line bytes = c0 + c1·players + c2·players·left of group
-// over the samples, and its worst miss relative to the largest read.
-func fit(group string, ss []jobSample) (c [3]float64, miss float64) {
-	var a [3][4]float64 // normal equations, augmented
-	top := 0.0
-	for _, s := range ss {
-		x := [3]float64{1, float64(s.players), float64(s.players) * s.left}
-		y := s.bytes[group]
-		top = math.Max(top, y)
-		for i := 0; i < 3; i++ {
-			for k := 0; k < 3; k++ {
-				a[i][k] += x[i] * x[k]
-			}
-			a[i][3] += x[i] * y
-		}
-	}
-	c = solve3(a)
-	for _, s := range ss {
-		pred := c[0] + c[1]*float64(s.players) + c[2]*float64(s.players)*s.left
-		miss = math.Max(miss, math.Abs(pred-s.bytes[group]))
-	}
-	if top > 0 {
-		miss /= top
-	}
-	return c, miss
-}
-
-// solve3 solves a 3×3 linear system given augmented, by Gaussian elimination with partial
-// pivoting; a singular column gets coefficient 0.
-func solve3(a [3][4]float64) [3]float64 {
-	for col := 0; col < 3; col++ {
-		p := col
-		for r := col + 1; r < 3; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
-				p = r
-			}
-		}
-		a[col], a[p] = a[p], a[col]
-		if math.Abs(a[col][col]) < 1e-12 {
-			continue
-		}
-		for r := 0; r < 3; r++ {
-			if r == col {
-				continue
-			}
-			f := a[r][col] / a[col][col]
-			for k := col; k < 4; k++ {
-				a[r][k] -= f * a[col][k]
-			}
-		}
-	}
-	var c [3]float64
-	for i := 0; i < 3; i++ {
-		if math.Abs(a[i][i]) >= 1e-12 {
-			c[i] = a[i][3] / a[i][i]
-		}
-	}
-	return c
-}
-
-// readGroups lists the prologue read groups of both recordings, sorted.
-func readGroups(ss []jobSample) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range ss {
-		for g := range s.bytes {
-			if !seen[g] {
-				seen[g] = true
-				out = append(out, g)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// constantRead reports whether a read group is the same size in every invocation.
-func constantRead(group string, ss []jobSample) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		lo, hi = math.Min(lo, s.bytes[group]), math.Max(hi, s.bytes[group])
-	}
-	return near(lo, hi)
-}
-
-// checkJob checks that the scoring job extrapolates.
-func (s *Soundness) checkJob(d Design) {
-	ja, jb := d.Small.Loads[LoadScore].Job, d.Large.Loads[LoadScore].Job
-	if ja == nil || jb == nil || len(ja.Invocations) == 0 || len(jb.Invocations) == 0 {
-		s.Problems = append(s.Problems, "score: no scoring job recorded")
-		return
-	}
-	ua, pa := workStats(d.Small)
-	ub, pb := workStats(d.Large)
-	row := func(what string, a, b float64, ok bool, class string) {
-		r := SoundnessRow{Load: LoadScore, What: what, Small: a, Large: b, Class: class}
-		if !ok {
-			r.Class = "differs"
-			s.Problems = append(s.Problems, fmt.Sprintf("score: %s is %.4g at %d players but %.4g at %d", what, a, d.Small.Players, b, d.Large.Players))
-		}
-		s.Rows = append(s.Rows, r)
-	}
-	fa, fb := float64(ua)/float64(d.Small.Players), float64(ub)/float64(d.Large.Players)
-	// Units hold a fixed number of players: allow one unit of rounding at the small size.
-	row("work units per player", fa, fb, math.Abs(fa-fb) <= 1/float64(d.Small.Players)+tolerance*fb, "proportional")
-	// Units of work hold a fixed number of players but the last one holds the rest: compare
-	// their units per player.
-	wa, wb := pa*float64(ua)/float64(d.Small.Players), pb*float64(ub)/float64(d.Large.Players)
-	row("read and write units of the work per player", wa, wb, near(wa, wb), "proportional")
-	// A run with fewer units than workers shows only as many at once as it has.
-	row("work units at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= ua, "constant")
-	last := func(j *JobTrace) Template { return j.Invocations[len(j.Invocations)-1].Epilogue }
-	ea, eb := templateUnits(d.Small, last(ja)), templateUnits(d.Large, last(jb))
-	row("units of the closing calls", ea, eb, near(ea, eb), "constant")
-	ss := append(samples(d.Small), samples(d.Large)...)
-	for _, g := range readGroups(ss) {
-		if constantRead(g, ss) {
-			row("bytes read per call: "+g, meanBytes(g, samples(d.Small)), meanBytes(g, samples(d.Large)), true, "constant")
-			continue
-		}
-		c, miss := fit(g, ss)
-		r := SoundnessRow{Load: LoadScore, What: fmt.Sprintf("bytes read per call: %s ≈ %.0f + %.1f·players + %.1f·players·left (worst miss %.1f%%)", g, tidy(c[0]), tidy(c[1]), tidy(c[2]), 100*miss),
-			Small: meanBytes(g, samples(d.Small)), Large: meanBytes(g, samples(d.Large)), Class: "fitted"}
-		if miss > tolerance {
-			r.Class = "does not fit"
-			s.Problems = append(s.Problems, fmt.Sprintf("score: the read %s per scoreEvent call is not a line in the players and the work left (worst miss %.0f%%)", g, 100*miss))
-		}
-		s.Rows = append(s.Rows, r)
-	}
-}
-
-// tidy rounds what prints as zero to zero (no "-0").
-func tidy(v float64) float64 {
-	if math.Abs(v) < 0.05 {
-		return 0
-	}
-	return v
-}
-
-func meanBytes(group string, ss []jobSample) float64 {
-	t := 0.0
-	for _, s := range ss {
-		t += s.bytes[group]
-	}
-	return t / float64(max(1, len(ss)))
-}
-
-// jobAt lays the scoring job of recording r out for players.
+// jobAt lays the scoring job of recording r (one of d's) out for players.
 func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 	jt := r.Loads[LoadScore].Job
 	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), w: w, pages: map[[2]int]int{}}
-	for _, inv := range jt.Invocations {
-		if len(inv.Work.Stages) > 0 {
-			j.Work = append(j.Work, inv.Work)
+	calls := jobCalls(r)
+	for i, inv := range jt.Invocations {
+		if calls[i].tiny && calls[i].units == 1 {
+			var st [][]int
+			for _, s := range inv.Work.Stages {
+				var work []int
+				for _, id := range s {
+					if readGroup(r.Calls[id]) == "" {
+						work = append(work, id)
+					}
+				}
+				if len(work) > 0 {
+					st = append(st, work)
+				}
+			}
+			j.Work = append(j.Work, Template{Count: 1, Stages: st})
 		}
 	}
-	if len(j.Work) > 0 {
-		n := int(math.Round(float64(len(j.Work)) * float64(players) / float64(r.Players)))
+	if n := int(math.Round(units1(r) * float64(players) / float64(r.Players))); len(j.Work) > 0 {
 		for i := 0; i < max(n, 1); i++ {
 			j.Units = append(j.Units, i%len(j.Work))
 		}
 	}
-	j.Epilogue = jt.Invocations[len(jt.Invocations)-1].Epilogue
-	// The prologue's groups are fitted on both recordings; its fixed stages are the first
-	// invocation's, without the growing reads.
-	ss := append(samples(d.Small), samples(d.Large)...)
-	growing := map[string]int{} // group → index in Reads
-	for _, g := range readGroups(ss) {
-		if constantRead(g, ss) {
-			continue
-		}
-		c, _ := fit(g, ss)
-		growing[g] = len(j.Reads)
-		j.Reads = append(j.Reads, GrowingRead{Group: g, C: c, PageBytes: pageBytes})
-	}
-	for _, st := range jt.Invocations[0].Prologue.Stages {
-		var fixed []int
-		for _, id := range st {
-			c := r.Calls[id]
-			gi, ok := growing[readGroup(c)]
-			if !ok {
-				fixed = append(fixed, id)
-				continue
-			}
-			g := &j.Reads[gi]
-			if len(g.Proto.Accesses) == 0 || callBytes(c) > callBytes(g.Proto) {
-				g.Proto = c
-			}
-		}
-		if len(fixed) > 0 {
-			j.Fixed = append(j.Fixed, fixed)
-		}
-	}
-	// A read cut into pages smaller than 1 MB is paged by the code's Limit: keep its page.
+	j.Closing = calls[len(calls)-1].closeCalls
+	j.Reads, _ = fitReads(d)
 	for i := range j.Reads {
 		g := &j.Reads[i]
-		calls := 0
-		for _, st := range jt.Invocations[0].Prologue.Stages {
-			for _, id := range st {
-				if readGroup(r.Calls[id]) == g.Group {
-					calls++
+		largest, most := 0.0, 0.0 // the largest page; the most one call read
+		for _, inv := range jt.Invocations {
+			read := 0.0
+			for _, t := range []Template{inv.Pre, inv.Work, inv.Post} {
+				for _, st := range t.Stages {
+					for _, id := range st {
+						if c := r.Calls[id]; readGroup(c) == g.Group {
+							b := callBytes(c)
+							read += b
+							if b >= largest {
+								largest, g.Proto = b, c
+							}
+						}
+					}
 				}
 			}
+			most = math.Max(most, read)
 		}
-		if b := callBytes(g.Proto); calls > 1 && b < pageBytes*9/10 && b > 0 {
-			g.PageBytes = b
-		}
-		if g.Proto.Op != "Query" { // not paged: one call of whatever size
-			g.PageBytes = math.Inf(1)
+		if g.Proto.Op == "Query" {
+			g.PageBytes = pageBytes
+			// A call read several pages well short of 1 MB: the code pages by a Limit.
+			if largest > 0 && largest < pageBytes*9/10 && most > 1.5*largest {
+				g.PageBytes = largest
+			}
 		}
 	}
 	return j

@@ -173,7 +173,7 @@ func scoringJob(units, workers int, mb float64) *Workload {
 	w := &Workload{Players: 1000, Calls: []Call{read, unit}, Rec: &Recording{SDK: SDKRetry{MaxAttempts: 1},
 		FrontDoor: FrontDoor{TimeoutSeconds: 29, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
 	j := &JobModel{Workers: workers, w: w, pages: map[[2]int]int{}, Work: []Template{{Count: 1, Stages: [][]int{{1}}}},
-		Reads: []GrowingRead{{Group: "read", Proto: read, C: [3]float64{0, mb * (1 << 20) / 1000, 0}, PageBytes: 1 << 20}}}
+		Reads: []JobRead{{Group: "read", Proto: read, Pre: [3]float64{0, mb * (1 << 20) / 1000, 0}, PageBytes: 1 << 20}}}
 	for i := 0; i < units; i++ {
 		j.Units = append(j.Units, 0)
 	}

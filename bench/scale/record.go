@@ -65,7 +65,8 @@ type harness struct {
 	db      *dynamodb.Client
 	table   string
 	clock   *testclock.Clock
-	handler http.Handler // over a store whose scoring budget is recordBudget
+	handler http.Handler // over a store whose scoring budget is tinyBudget
+	wide    http.Handler // over a store whose scoring budget is wideBudget
 	full    http.Handler // over a store without a scoring budget
 	secret  []byte
 	log     io.Writer
@@ -97,16 +98,23 @@ func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dy
 		return server.New(server.Config{Store: store, Verifier: auth.NewHS256(h.secret), Now: h.clock.Now,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	}
-	if h.handler, err = newHandler(dynamo.WithScoringBudget(recordBudget)); err != nil {
+	if h.handler, err = newHandler(dynamo.WithScoringBudget(tinyBudget)); err != nil {
+		return nil, err
+	}
+	if h.wide, err = newHandler(dynamo.WithScoringBudget(wideBudget)); err != nil {
 		return nil, err
 	}
 	h.full, err = newHandler()
 	return h, err
 }
 
-// recordBudget is the scoring budget of recordings: the smallest, so that each scoreEvent
-// call does one unit of work (the code always does at least one).
-const recordBudget = time.Nanosecond
+// The scoring budgets of recordings: the smallest, so that a scoreEvent call does one unit
+// of work (the code always does at least one), and one that lets a call do several on
+// DynamoDB Local. Recorded calls alternate between them (JobTrace).
+const (
+	tinyBudget = time.Nanosecond
+	wideBudget = 500 * time.Millisecond
+)
 
 // answer is what a GraphQL request returned.
 type answer struct {
@@ -281,12 +289,13 @@ func (h *harness) scoreDoc(ctx context.Context) string {
 	return h.scoreMutation
 }
 
-// score runs the admin's scoring loop through handler: scoreEvent until the report says
-// complete (a report without "complete" is complete). With rec, it returns every
-// invocation's calls.
-func (h *harness) score(ctx context.Context, handler http.Handler, ev event, rec *dynamo.Recorder) (invocations [][]dynamo.TraceCall, retried int, err error) {
+// score runs the admin's scoring loop: scoreEvent until the report says complete (a report
+// without "complete" is complete), the calls going through handlers in turn. With rec, it
+// returns every invocation's calls.
+func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, rec *dynamo.Recorder) (invocations [][]dynamo.TraceCall, retried int, err error) {
 	doc := h.scoreDoc(ctx)
 	for len(invocations) < 100_000 {
+		handler := handlers[len(invocations)%len(handlers)]
 		a, err := h.sendTo(ctx, handler, Screen{Method: "POST", Document: doc}, h.token("scale-admin", "Scale Admin", true), map[string]any{"e": ev.id}, rec)
 		if err != nil {
 			return invocations, retried, err
@@ -444,7 +453,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	}
 	// Scored without a budget: how many work units the code runs at once.
 	prevJob := dynamo.NewRecorder(nil, h.table) // times only
-	prevCalls, _, err := h.score(ctx, h.full, prev, prevJob)
+	prevCalls, _, err := h.score(ctx, []http.Handler{h.full}, prev, prevJob)
 	if err != nil {
 		return nil, err
 	}
@@ -472,14 +481,18 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if err := h.results(ctx, show); err != nil {
 		return nil, err
 	}
-	invocations, retried, err := h.score(ctx, h.handler, show, dynamo.NewRecorder(h.db, h.table))
+	invocations, retried, err := h.score(ctx, []http.Handler{h.handler, h.wide}, show, dynamo.NewRecorder(h.db, h.table))
 	if err != nil {
 		return nil, err
 	}
-	jt := &JobTrace{Workers: workers, BudgetSeconds: recordBudget.Seconds()}
-	for _, inv := range invocations {
+	jt := &JobTrace{Workers: workers}
+	for i, inv := range invocations {
 		rec.Units.add(inv)
-		jt.Invocations = append(jt.Invocations, calls.invocationOf(inv))
+		budget := tinyBudget
+		if i%2 == 1 {
+			budget = wideBudget
+		}
+		jt.Invocations = append(jt.Invocations, calls.invocationOf(inv, budget))
 	}
 	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt, RetriedWhileRecording: retried}
 	logf("%s: %d invocations", LoadScore, len(invocations))

@@ -395,7 +395,7 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	fd := d.Design.Large.FrontDoor
 	p("\nScoring (the admin calls scoreEvent until complete; each call's budget %.0f s, function timeout %d s, %d units of work at once):\n\n",
 		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.At.Limited[LoadScore].workers)
-	p("| run | complete | seconds | scoreEvent calls | seconds reading before work, per call | units of work done | errors |\n|---|---|---|---|---|---|---|\n")
+	p("| run | complete | seconds | scoreEvent calls | seconds before the first unit, per call | units of work done | errors |\n|---|---|---|---|---|---|---|\n")
 	for _, run := range []struct {
 		name string
 		r    *LoadResult
@@ -464,8 +464,11 @@ func (d *DesignReport) dominates() string {
 			per := l.PrologueSeconds / float64(max(1, l.Invocations))
 			if l.Complete {
 				why = append(why, fmt.Sprintf("%s scoreEvent calls, each reading for %.1f s before its work", num(float64(l.Invocations)), per))
+			} else if l.UnitsDone == l.Units {
+				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did every unit of work, but the call that closes the event reads %s MB after its work and never ends within the function's %d s",
+					DefaultJobCap, num(float64(l.Invocations)), num(l.CloseMB), fd.TimeoutSeconds))
 			} else {
-				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did %s of %s units of work, each reading for %.1f s before any (budget %.0f s, timeout %d s)",
+				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did %s of %s units of work, each reading for %.1f s before its first (budget %.0f s, timeout %d s)",
 					DefaultJobCap, num(float64(l.Invocations)), num(float64(l.UnitsDone)), num(float64(l.Units)), per, fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds))
 			}
 		}

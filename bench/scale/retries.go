@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"sync"
 	"time"
 
@@ -264,7 +265,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 			}
 		}
 	}
-	if _, _, err := h.score(ctx, h.handler, ev, nil); err != nil {
+	if _, _, err := h.score(ctx, []http.Handler{h.handler}, ev, nil); err != nil {
 		return nil, err
 	}
 	if err := perPlayer(LoadStandings, map[string]any{"season": season, "first": PageSize}); err != nil {

@@ -494,7 +494,9 @@ type LoadResult struct {
 	PrologueSeconds float64 `json:"prologueSeconds,omitempty"`
 	UnitsDone       int     `json:"unitsDone,omitempty"`
 	Units           int     `json:"units,omitempty"`
-	workers         int
+	// CloseMB is what the call that closes the event reads after its work.
+	CloseMB float64 `json:"closeMb,omitempty"`
+	workers int
 
 	latencies []int64
 }
@@ -713,19 +715,30 @@ func (p Params) jobCap() time.Duration {
 }
 
 // runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
-// reading its prologue, then starting units of work (Workers at once, the first always)
-// until its deadline (FrontDoor.ScoringDeadline), the last one closing the event. A call
-// still running at the function's timeout starts nothing more and fails; the admin calls
-// again.
+// reading what it reads once per call, then starting units of work (Workers at once, the
+// first always; each unit with what the code reads per unit) until its deadline
+// (FrontDoor.ScoringDeadline), then reading what it reads after its work; the call that
+// finds nothing left closes the event. A call still running at the function's timeout
+// starts nothing more and fails; the admin calls again.
 func (s *sim) runJob() *LoadResult {
 	j := s.w.Job
 	fd := s.w.Rec.FrontDoor
 	res := &LoadResult{Load: LoadScore, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Units: len(j.Units), workers: j.Workers}
+	for _, st := range j.CloseStages() {
+		for _, id := range st {
+			if readGroup(s.w.Calls[id]) != "" {
+				res.CloseMB += callBytes(s.w.Calls[id]) / (1 << 20)
+			}
+		}
+	}
 	s.res = res
 	deadline := fd.ScoringDeadline().Microseconds()
 	timeout := int64(min(max(fd.TimeoutSeconds, 1), GatewayTimeoutSeconds)) * µsPerSecond
 	capAt := s.p.jobCap().Microseconds()
-	todo := append([]int(nil), j.Units...)
+	todo := make([]int, len(j.Units))
+	for i := range todo {
+		todo[i] = i
+	}
 	total := len(todo)
 	var invoke func()
 	invoke = func() {
@@ -746,7 +759,8 @@ func (s *sim) runJob() *LoadResult {
 			s.after(int64(adminRerun/time.Microsecond), invoke)
 		}
 		left := float64(total-res.UnitsDone) / float64(max(total, 1))
-		s.runStages(LoadScore, j.Prologue(left), killed, func(code string) {
+		cr, pre := j.StartCall(left)
+		s.runStages(LoadScore, pre, killed, func(code string) {
 			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
 			if code != "" {
 				again(code)
@@ -760,7 +774,7 @@ func (s *sim) runJob() *LoadResult {
 					todo = todo[1:]
 					started++
 					inflight++
-					s.runStages(LoadScore, j.Work[u].Stages, killed, func(code string) {
+					s.runStages(LoadScore, j.UnitStages(cr, u), killed, func(code string) {
 						inflight--
 						if code != "" {
 							todo = append(todo, u) // not done: a later call does it
@@ -776,21 +790,25 @@ func (s *sim) runJob() *LoadResult {
 				if inflight > 0 {
 					return
 				}
-				switch {
-				case failed != "":
+				if failed != "" {
 					again(failed)
-				case len(todo) > 0:
-					s.after(ms(s.p.Latency.HandlerMs), invoke)
-				default:
-					s.runStages(LoadScore, j.Epilogue.Stages, killed, func(code string) {
-						if code != "" {
-							again(code)
-							return
-						}
+					return
+				}
+				after := j.PostStages(float64(total-res.UnitsDone) / float64(max(total, 1)))
+				if len(todo) == 0 {
+					after = append(after, j.CloseStages()...)
+				}
+				s.runStages(LoadScore, after, killed, func(code string) {
+					switch {
+					case code != "":
+						again(code)
+					case len(todo) > 0:
+						s.after(ms(s.p.Latency.HandlerMs), invoke)
+					default:
 						res.Complete, res.OK, res.Requests = true, 1, 1
 						res.Seconds = float64(s.now) / µsPerSecond
-					})
-				}
+					}
+				})
 			}
 			pump()
 		})

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pickem/api/dynamo"
 )
@@ -133,28 +134,27 @@ type Template struct {
 	Stages [][]int `json:"stages"` // call indexes into Recording.Calls
 }
 
-// JobTrace is the scoring job as the admin runs it: scoreEvent calls until complete. It is
-// recorded with the smallest time budget, so that every call (invocation) does its fixed
-// work, one unit of scoring work (the code always does at least one), and — the last one —
-// its closing work; the model then lays invocations out in virtual time with the real
-// budget.
+// JobTrace is the scoring job as the admin runs it: scoreEvent calls until complete. The
+// calls alternate between two time budgets, the smallest (one unit of work a call: the
+// code always does one) and a moderate one (several units), so that the model can tell
+// the reads a call makes once from those it makes per unit of work (job.go).
 type JobTrace struct {
 	// Workers is how many work units the code runs at once, measured on a run without a
 	// budget (the previous event's scoring).
-	Workers int `json:"workers"`
-	// BudgetSeconds is the budget the invocations were recorded with.
-	BudgetSeconds float64           `json:"budgetSeconds"`
-	Invocations   []InvocationTrace `json:"invocations"`
+	Workers     int               `json:"workers"`
+	Invocations []InvocationTrace `json:"invocations"`
 }
 
-// InvocationTrace is one scoreEvent call: calls before the first call that touches a
-// player's own partition (the prologue: reading the card and the predictions), the work
-// (calls touching players' partitions: their standings and transactions), and the calls
-// after the work (the epilogue: marking the event scored).
+// InvocationTrace is one scoreEvent call: its calls before the first call that touches a
+// player's own partition (Pre: the card, the first predictions), from that call to the
+// last such call (Work: the units of work — standings and transactions — with the reads
+// made between them), and after it (Post: e.g. counting what is left; in the last call,
+// closing the event).
 type InvocationTrace struct {
-	Prologue Template `json:"prologue"`
-	Work     Template `json:"work"`
-	Epilogue Template `json:"epilogue"`
+	BudgetSeconds float64  `json:"budgetSeconds"`
+	Pre           Template `json:"pre"`
+	Work          Template `json:"work"`
+	Post          Template `json:"post"`
 }
 
 // PlayerID is the id of player i (1-based) in recordings. Every id matches playerIDPattern
@@ -269,9 +269,9 @@ func touchesPlayer(c dynamo.TraceCall) bool {
 	return false
 }
 
-// invocationOf splits one scoreEvent call's calls into its prologue, its work and its
-// epilogue (see InvocationTrace).
-func (t *callTable) invocationOf(calls []dynamo.TraceCall) InvocationTrace {
+// invocationOf splits one scoreEvent call's calls into Pre, Work and Post (see
+// InvocationTrace).
+func (t *callTable) invocationOf(calls []dynamo.TraceCall, budget time.Duration) InvocationTrace {
 	sorted := append([]dynamo.TraceCall(nil), calls...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
 	first, last := len(sorted), -1
@@ -280,11 +280,13 @@ func (t *callTable) invocationOf(calls []dynamo.TraceCall) InvocationTrace {
 			first, last = min(first, i), i
 		}
 	}
-	if last < 0 { // no work: all of it is the prologue
-		return InvocationTrace{Prologue: t.templateOf(sorted)}
+	inv := InvocationTrace{BudgetSeconds: budget.Seconds()}
+	if last < 0 { // no work: all of it comes after (nothing was left to do)
+		inv.Pre, inv.Work, inv.Post = t.templateOf(nil), t.templateOf(nil), t.templateOf(sorted)
+		return inv
 	}
-	return InvocationTrace{Prologue: t.templateOf(sorted[:first]), Work: t.templateOf(sorted[first : last+1]),
-		Epilogue: t.templateOf(sorted[last+1:])}
+	inv.Pre, inv.Work, inv.Post = t.templateOf(sorted[:first]), t.templateOf(sorted[first:last+1]), t.templateOf(sorted[last+1:])
+	return inv
 }
 
 // workOverlap is the most calls touching players' partitions in flight at once: the
@@ -348,7 +350,7 @@ func (r *Recording) ops(load string) []string {
 	}
 	if lt.Job != nil {
 		for _, inv := range lt.Job.Invocations {
-			for _, t := range []Template{inv.Prologue, inv.Work, inv.Epilogue} {
+			for _, t := range []Template{inv.Pre, inv.Work, inv.Post} {
 				for _, st := range t.Stages {
 					for _, i := range st {
 						add(i)
