@@ -126,10 +126,13 @@ func (e *env) floorStandings(ctx context.Context, season, first int) (int, error
 }
 
 // floorProfile is screen 5: Query PK = USER#<uid> newest first: the user, their
-// standings, then their predictions (1 + 4 + 20 + 1 items).
-func (e *env) floorProfile(ctx context.Context, uid string, first int) (int, error) {
+// standings, then their predictions (1 + 4 + 20 + 1 items); then the rank tables of the
+// scored predictions shown and of the seasons (eventually consistent BatchGetItem of
+// PK = EVENT#<eid> or STANDINGS#<season>, SK = RANKS): a rank outside a page cannot be
+// known without them. It returns the Query's items and the rank tables found apart.
+func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, tables int, err error) {
 	limit := 1 + seasonsPerProfile + first + 1
-	items, err := e.query(ctx, &dynamodb.QueryInput{
+	rows, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
@@ -137,7 +140,37 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (int, err
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit)),
 	}, func(n int) bool { return n < limit })
-	return len(items), err
+	if err != nil {
+		return len(rows), 0, err
+	}
+	var keys []map[string]types.AttributeValue
+	shown := 0
+	for _, it := range rows {
+		switch t, _ := it["type"].(*types.AttributeValueMemberS); {
+		case t == nil:
+		case t.Value == "standing":
+			season, _ := it["season"].(*types.AttributeValueMemberN)
+			n, _ := strconv.Atoi(season.Value)
+			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(seasonSK(n)), attrSK: sv(ranksSK)})
+		case t.Value == "prediction" && it["points"] != nil && shown < first:
+			shown++
+			eid, _ := it["eventId"].(*types.AttributeValueMemberS)
+			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(eventGSIPK(eid.Value)), attrSK: sv(ranksSK)})
+		}
+	}
+	if len(keys) == 0 {
+		return len(rows), 0, nil
+	}
+	out, err := e.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]types.KeysAndAttributes{e.table: {Keys: keys}},
+	})
+	if err != nil {
+		return len(rows), 0, err
+	}
+	if len(out.UnprocessedKeys) > 0 {
+		return len(rows), 0, fmt.Errorf("rank tables: %d keys unprocessed", len(out.UnprocessedKeys[e.table].Keys))
+	}
+	return len(rows), len(out.Responses[e.table]), nil
 }
 
 // floorSubmit is screen 6: read the card (to validate the picks) and, in parallel, the

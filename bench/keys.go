@@ -22,6 +22,9 @@ const (
 	// card followed by its scored predictions, best first.
 	scoreUpper = "SCORE$"
 	maxScore   = 999_999_999
+	// ranksSK is the sort key of an event's rank table (in PK = EVENT#<id>) and of a
+	// season's (in PK = STANDINGS#<yyyy>), written when a scoring run completes.
+	ranksSK = "RANKS"
 
 	// Page arithmetic of the store's reads (dynamo/reads.go): a card has at most 30
 	// matches plus the event item; a profile reads the user, up to 4 standings, then

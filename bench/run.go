@@ -136,7 +136,10 @@ func runEngine(ctx context.Context, key string, opts Options, res *Results, logf
 		return fmt.Errorf("%s: %w", eng.name, err)
 	}
 
-	probes := e.probes(l)
+	probes, err := e.probes(ctx, l)
+	if err != nil {
+		return fmt.Errorf("%s: %w", eng.name, err)
+	}
 	for _, p := range probes {
 		r, err := e.measure(ctx, p, sc.Warmup, sc.Iterations, opts.Answers)
 		if err != nil {

@@ -69,6 +69,32 @@ func equal(data json.RawMessage, want any, keys ...string) error {
 	return nil
 }
 
+// ranked checks a profile answer shows want ranks: on its standings and predictions
+// together, the ranks that are not null.
+func ranked(data json.RawMessage, want int) error {
+	n := 0
+	for _, keys := range [][]string{{"user", "standings"}, {"user", "predictions", "edges"}} {
+		v, err := path(data, keys...)
+		if err != nil {
+			return err
+		}
+		list, _ := v.([]any)
+		for _, x := range list {
+			row, _ := x.(map[string]any)
+			if node, ok := row["node"].(map[string]any); ok {
+				row = node
+			}
+			if row["rank"] != nil {
+				n++
+			}
+		}
+	}
+	if n != want {
+		return fmt.Errorf("profile shows %d ranks, want %d (one per rank table)", n, want)
+	}
+	return nil
+}
+
 func all(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
@@ -79,7 +105,7 @@ func all(errs ...error) error {
 }
 
 // probes returns screens 1–6 for the loaded league.
-func (e *env) probes(l *league) []probe {
+func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 	var ps []probe
 	viewerToken := e.playerToken(viewer)
 	fixed := func(body []byte, token string) func(int) ([]byte, string) {
@@ -151,16 +177,25 @@ func (e *env) probes(l *league) []probe {
 			}
 		}
 	}
+	// The rank tables the profile's page can show: those scoring has written (none for a
+	// list not scored since rank tables exist). Every one found gives one rank, on the
+	// season's standing or on the one prediction of the event.
+	_, tables, err := e.floorProfile(ctx, playerID(profile), 20)
+	if err != nil {
+		return nil, fmt.Errorf("screen 5: %w", err)
+	}
 	ps = append(ps, probe{
 		screen: 5, name: "Player profile", size: fmt.Sprintf("%d scored of %d predictions", min(scored, 20), items-2),
 		request: fixed(request(frontend.Profile, map[string]any{"id": playerID(profile)}), viewerToken),
 		check: func(d json.RawMessage) error {
-			return all(count(d, min(scored, 20), "user", "predictions", "edges"), count(d, 1, "user", "standings"))
+			return all(count(d, min(scored, 20), "user", "predictions", "edges"), count(d, 1, "user", "standings"),
+				ranked(d, tables))
 		},
 		floor: func(ctx context.Context, _ int) (int, error) {
-			return e.floorProfile(ctx, playerID(profile), 20)
+			items, tables, err := e.floorProfile(ctx, playerID(profile), 20)
+			return items + tables, err
 		},
-		floorRows: min(items, 1+seasonsPerProfile+20+1),
+		floorRows: min(items, 1+seasonsPerProfile+20+1) + tables,
 	})
 
 	sub := l.event(roleSubmit, 0)
@@ -183,7 +218,7 @@ func (e *env) probes(l *league) []probe {
 		},
 		floorRows: 2 + len(sub.matches),
 	})
-	return ps
+	return ps, nil
 }
 
 // index is the position of ev in the league (its card number).

@@ -26,6 +26,10 @@ import (
 // shard that row came from, so the cursor (points and user id, plus the rank state) is the
 // same as when the list was one partition.
 
+// ScoreShards is how many index partitions a leaderboard or a season's standings is
+// written across: a page of either costs that many Queries (scoreShards in keys.go).
+const ScoreShards = scoreShards
+
 // eventShardPKs returns the index partitions of an event's predictions, shard by shard.
 func eventShardPKs(e eventID) []string {
 	pks := make([]string, scoreShards)

@@ -12,15 +12,19 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
 )
 
 // DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts):
-// the frontend's screens plan at most 3 (submitPrediction; the event card with the
-// caller's picks plans 2), its largest operation 5 (register renaming a player who has
-// played), the admin command's 5 (updateEvent renaming an event with predictions), plus
-// one: every screen is one request, and a client that wants more sends more requests,
-// each paying API Gateway's throttle.
-const DefaultMaxDynamoDBCalls = 6
+// the frontend's screens plan at most 3 (the event card with the caller's picks and their
+// rank, the profile with its ranks, submitPrediction), the largest mutations 5 (register
+// renaming a player who has played, updateEvent renaming an event with predictions), 7
+// with the profile's predictions on register's result. It is sized for the sharded lists
+// (issue 12): a scored event with its leaderboard is the card and one Query per shard,
+// 1 + dynamo.ScoreShards, a standings page dynamo.ScoreShards; plus one. Every screen is
+// one request, and a client that wants more sends more requests, each paying API
+// Gateway's throttle; two ranked pages do not fit in one request.
+const DefaultMaxDynamoDBCalls = 2 + dynamo.ScoreShards
 
 // plannedCallsStat is the operation stats key of the calls the budget planned.
 const plannedCallsStat = "PickemPlannedCalls"
@@ -61,13 +65,13 @@ type FieldCost struct {
 var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
 	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, or the card and the first leaderboard page; when the index lags behind a card change, GetItem ∥ Query of the table more"},
-	{Field: "Query.prediction", Calls: 1, Note: "1 GetItem"},
+	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it"},
 	{Field: "Query.standings", Calls: 1, Note: "1 Query (GSI `STANDINGS#<season>`)"},
-	{Field: "Query.user", Calls: 1, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips their unscored predictions: 1 Query more per `first` + 6 of them"},
-	{Field: "Query.me", Calls: 1, Note: "as `user`; none when signed out"},
+	{Field: "Query.user", Calls: 3, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips their unscored predictions: 1 Query more per `first` + 6 of them; ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache"},
+	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
 	{Field: "Event.leaderboard", Calls: 1, FreeUnder: []string{"Query.event"}, ZeroUnder: []string{"EventEdge.node"},
 		Note: "free in `event(id)`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query; refused on `events` rows"},
-	{Field: "User.predictions", Calls: 1, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query"},
+	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem"},
 	{Field: "Mutation.register", Calls: 5, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems"},
 	{Field: "Mutation.createEvent", Calls: 1, Note: "TransactWriteItems"},

@@ -20,7 +20,8 @@ const EventList = `query EventList($first: Int) {
   }
 }`
 
-// EventCard is screen 2: an event's card and the caller's own picks for it.
+// EventCard is screen 2: an event's card and the caller's own picks for it (with their
+// rank once scored).
 const EventCard = `query EventCard($id: ID!) {
   event(id: $id) {
     id name startsAt season state locked
@@ -30,7 +31,7 @@ const EventCard = `query EventCard($id: ID!) {
       result { outcome winner }
     }
   }
-  prediction(eventId: $id) { eventId picks { matchId team correct } points correct updatedAt }
+  prediction(eventId: $id) { eventId picks { matchId team correct } points correct rank updatedAt }
 }`
 
 // ScoredEvent is screen 3: a scored event's card with results and the top of its
@@ -59,13 +60,13 @@ const Standings = `query Standings($season: Int!, $first: Int) {
 }`
 
 // Profile is screen 5: a player's profile with their seasons and latest scored
-// predictions.
+// predictions, and their ranks in them.
 const Profile = `query Profile($id: ID!) {
   user(id: $id) {
     id name
-    standings { season points correct eventsPlayed }
+    standings { season rank points correct eventsPlayed }
     predictions(first: 20) {
-      edges { cursor node { event { id name startsAt } points correct picks { matchId team correct } } }
+      edges { cursor node { event { id name startsAt } points correct rank picks { matchId team correct } } }
       pageInfo { hasNextPage endCursor }
     }
   }
