@@ -104,8 +104,11 @@ faults: deps
 # replays it and the committed "before" recordings (bench/scale/testdata) for 1,000,000
 # players in virtual time under AWS's limits. Writes bench/results/{scale.md,scale.json,
 # scale.svg}; a few minutes. Flags: go run ./bench/cmd/scale -h; see bench/README.md.
+# First the model's tests with the fault probes (-probes: ~25 s of real backoffs, left out
+# of make test).
 scale: deps
 	@mkdir -p bench/results
+	go test -count=1 ./bench/scale -args -probes
 	go run ./bench/cmd/scale -out bench/results
 
 # The Lambda package for deploy/template.yaml (CodeUri: ../dist/lambda.zip): bootstrap for
