@@ -109,6 +109,7 @@ func handleCost(ctx context.Context, in middleware.InitializeInput, next middlew
 		if traced, err = rec.begin(op, in.Parameters); err != nil {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, err
 		}
+		traced.cache, _ = ctx.Value(cacheFillKey{}).(string)
 	}
 	out, md, err := next.HandleInitialize(ctx, in)
 	var read, write float64

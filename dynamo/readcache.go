@@ -107,6 +107,7 @@ func (z *sized) add(item map[string]types.AttributeValue) {
 // cancellation (the SDK's attempt timeouts bound it): one caller leaving does not fail the
 // others. Its DynamoDB calls are counted in that first request's cost.
 func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(context.Context, *sized) (T, error)) (T, error) {
+	ctx = withCacheFill(ctx, key) // a recorded fill's calls say which entry they fill
 	if s.cache == nil {
 		return fill(ctx, nil)
 	}

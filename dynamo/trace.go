@@ -57,6 +57,11 @@ type TraceCall struct {
 	// ReportedRCU and ReportedWCU are the units the engine reported (nil: none).
 	ReportedRCU *float64 `json:"reportedRcu,omitempty"`
 	ReportedWCU *float64 `json:"reportedWcu,omitempty"`
+	// Cache is the read-cache entry (readcache.go) the call was made to fill, "" for a
+	// call outside any fill. With the cache on, a process makes such a call only when
+	// that entry is missing or older than the TTL; recorded with the cache off, every
+	// request makes it, and the model decides (bench/scale).
+	Cache string `json:"cache,omitempty"`
 }
 
 // Access kinds.
@@ -131,6 +136,59 @@ func WithRecorder(ctx context.Context, r *Recorder) context.Context {
 func recorderFromContext(ctx context.Context) *Recorder {
 	r, _ := ctx.Value(recorderKey{}).(*Recorder)
 	return r
+}
+
+type cacheFillKey struct{}
+
+// withCacheFill marks the calls made with the returned context, when recorded, as filling
+// the read-cache entry key (TraceCall.Cache). Without a recorder it returns ctx.
+func withCacheFill(ctx context.Context, key string) context.Context {
+	if recorderFromContext(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, cacheFillKey{}, key)
+}
+
+// KeyShards says how many shards the trailing "#NN" of a key of the sharded layout
+// (keys.go) counts over: lockCopies for a lock copy's partition (SK LOCK), scoreShards for
+// an event's or a season's other shard partitions (index partitions, score histograms)
+// and for a scoring checkpoint's sort key; 0 for a key that is not sharded. The model in
+// bench/scale spreads recorded requests over the shards by shifting these numbers.
+func KeyShards(pk, sk string) (pkShards, skShards int) {
+	if base, ok := shardBase(pk); ok {
+		if rest, ok := strings.CutPrefix(base, prefixEvent); ok {
+			if _, err := parseEventID(rest); err == nil {
+				pkShards = scoreShards
+				if sk == lockSK {
+					pkShards = lockCopies
+				}
+			}
+		} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {
+			pkShards = scoreShards
+		}
+	}
+	if base, ok := shardBase(sk); ok && base+"#" == prefixCheckpoint {
+		skShards = scoreShards
+	}
+	return pkShards, skShards
+}
+
+// shardBase returns key without a trailing "#NN" (two digits), if it has one.
+func shardBase(key string) (string, bool) {
+	i := strings.LastIndexByte(key, '#')
+	if i < 0 || len(key)-i != 3 || !allDigits(key[i+1:]) {
+		return "", false
+	}
+	return key[:i], true
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Calls returns the calls recorded so far, in the order they ended.
@@ -232,6 +290,7 @@ type pending struct {
 	writes  []written
 	before  []map[string]types.AttributeValue
 	started time.Time // before the recorder's reads of the before images
+	cache   string    // the read-cache entry the call fills (withCacheFill)
 }
 
 // begin notes what a call will write and reads those items' current images.
@@ -308,7 +367,7 @@ func itemKeyString(item map[string]types.AttributeValue) string {
 
 // end records a finished call from its input, output and error.
 func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRCU, reportedWCU *float64) error {
-	c := TraceCall{Op: p.op, Start: p.started.Sub(r.start).Microseconds(), ReportedRCU: reportedRCU, ReportedWCU: reportedWCU}
+	c := TraceCall{Op: p.op, Start: p.started.Sub(r.start).Microseconds(), ReportedRCU: reportedRCU, ReportedWCU: reportedWCU, Cache: p.cache}
 	var apiErr smithy.APIError
 	if errors.As(callErr, &apiErr) {
 		c.Error = apiErr.ErrorCode()

@@ -45,6 +45,9 @@ type FrontDoor struct {
 	// ScoringMarginSeconds what a call leaves before its deadline (dynamo.ScoringMargin).
 	ScoringBudgetSeconds float64 `json:"scoringBudgetSeconds"`
 	ScoringMarginSeconds float64 `json:"scoringMarginSeconds"`
+	// ReadCacheTTLSeconds is the function's read-cache TTL (PICKEM_READ_CACHE_TTL in the
+	// template, else config's default; 0: no cache).
+	ReadCacheTTLSeconds float64 `json:"readCacheTtlSeconds,omitempty"`
 	// WarmRCU and WarmWCU are the table's declared warm throughput (0: a new on-demand
 	// table's capacity.OnDemandStart*); MaxRCU and MaxWCU its on-demand caps (0: none).
 	WarmRCU int `json:"warmRcu,omitempty"`
@@ -108,7 +111,8 @@ func ReadFrontDoor(path string) (FrontDoor, error) {
 		return FrontDoor{}, fmt.Errorf("scale: %s: %w", path, err)
 	}
 	fd := FrontDoor{TimeoutSeconds: 3, // Lambda's default timeout
-		ScoringBudgetSeconds: config.DefaultLambdaScoringBudget.Seconds(), ScoringMarginSeconds: dynamo.ScoringMargin.Seconds()}
+		ScoringBudgetSeconds: config.DefaultLambdaScoringBudget.Seconds(), ScoringMarginSeconds: dynamo.ScoringMargin.Seconds(),
+		ReadCacheTTLSeconds: config.DefaultReadCacheTTL.Seconds()}
 	for _, r := range t.Resources {
 		p := r.Properties
 		switch r.Type {
@@ -135,6 +139,13 @@ func ReadFrontDoor(path string) (FrontDoor, error) {
 					return fd, fmt.Errorf("scale: %s: PICKEM_SCORING_BUDGET %q: %w", path, v, err)
 				}
 				fd.ScoringBudgetSeconds = d.Seconds()
+			}
+			if v, ok := vars["PICKEM_READ_CACHE_TTL"].(string); ok {
+				d, err := time.ParseDuration(v)
+				if err != nil {
+					return fd, fmt.Errorf("scale: %s: PICKEM_READ_CACHE_TTL %q: %w", path, v, err)
+				}
+				fd.ReadCacheTTLSeconds = d.Seconds()
 			}
 		case "AWS::DynamoDB::Table":
 			if w, ok := p["WarmThroughput"].(map[string]any); ok {

@@ -188,14 +188,15 @@ func (j *JobModel) page(i int, bytes float64) int {
 }
 
 // readGroup names a call that reads shared partitions only, for fitting: operation, table
-// or index, and partitions; "" for a call that writes or touches a player's partition.
+// or index, and partitions (a shard as its family: the reads of one page of any shard are
+// one read); "" for a call that writes or touches a player's partition.
 func readGroup(c Call) string {
 	parts := []string{c.Op}
 	for _, a := range c.Accesses {
 		if isWrite(a) || own(a) {
 			return ""
 		}
-		parts = append(parts, a.Index+"|"+a.PK)
+		parts = append(parts, a.Index+"|"+familyKey(a.PK))
 	}
 	return strings.Join(parts, " ")
 }
@@ -574,7 +575,7 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 					st = append(st, work)
 				}
 			}
-			j.Work = append(j.Work, Template{Count: 1, Stages: st})
+			j.Work = append(j.Work, canonical(w, Template{Count: 1, Stages: st}))
 		}
 	}
 	if n := int(math.Round(units1(r) * float64(players) / float64(r.Players))); len(j.Work) > 0 {
@@ -604,6 +605,9 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 			}
 			most = math.Max(most, read)
 		}
+		if n, ok := firstShard(g.Proto); ok { // canonical: a unit's shift is its shard
+			g.Proto = shiftCall(g.Proto, -n)
+		}
 		if g.Proto.Op == "Query" {
 			g.PageBytes = pageBytes
 			// A call read several pages well short of 1 MB: the code pages by a Limit.
@@ -613,4 +617,32 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 		}
 	}
 	return j
+}
+
+// canonical returns the template of one unit of work with its shard numbers shifted so
+// that its first is 0 (shard.go): unit u then works on shard u (mod K). Shifted calls are
+// added to w.
+func canonical(w *Workload, t Template) Template {
+	for _, st := range t.Stages {
+		for _, id := range st {
+			n, ok := firstShard(w.Calls[id])
+			if !ok {
+				continue
+			}
+			if n == 0 {
+				return t
+			}
+			out := Template{Count: t.Count}
+			for _, st := range t.Stages {
+				var ids []int
+				for _, id := range st {
+					w.Calls = append(w.Calls, shiftCall(w.Calls[id], -n))
+					ids = append(ids, len(w.Calls)-1)
+				}
+				out.Stages = append(out.Stages, ids)
+			}
+			return out
+		}
+	}
+	return t
 }

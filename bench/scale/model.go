@@ -66,8 +66,8 @@ func statsOf(r *Recording, load string) requestStats {
 				s.rcu += float64(t.Count) * c.RCU()
 				s.wcu += float64(t.Count) * c.WCU()
 				for _, a := range c.Accesses {
-					if !own(a) {
-						seen[a.Index+"|"+a.PK] = true
+					if !own(a) { // a family of shards counts once (shard.go)
+						seen[a.Index+"|"+familyKey(a.PK)] = true
 					}
 				}
 			}

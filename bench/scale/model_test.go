@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -205,5 +206,85 @@ func TestScoringNeverFinishesWhenItsReadOutlastsTheTimeout(t *testing.T) {
 	// The same read with no throttling takes 25 s: it finishes.
 	if r := Run(scoringJob(10, 4, 1000), LoadScore, Params{Latency: DefaultLatency, Seed: 1}); !r.Complete {
 		t.Errorf("without limits: complete %v, errors %v", r.Complete, r.Errors)
+	}
+}
+
+// lockTx is a submit's transaction as the sharded layout records it: the player's lock copy
+// (shard 5 of 64) updated, their prediction put, its index entry in shard 5 of 16.
+func lockTx() Call {
+	return Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{
+		{PK: "EVENT#e#{05%64}", SK: "LOCK", Kind: "update", Txn: true, Bytes: 250, WCU: 2},
+		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 800, WCU: 2},
+		{Index: "GSI", PK: "EVENT#e#{05%16}", SK: "UNSCORED#{p1}", Kind: "put", Txn: true, Bytes: 800, WCU: 1},
+	}}
+}
+
+func TestShardShiftKeepsCopiesAndShardsTogether(t *testing.T) {
+	for d := 0; d < 64; d++ {
+		c := shiftCall(lockTx(), d)
+		cp, sh := marks(c.Accesses[0].PK)[0], marks(c.Accesses[2].PK)[0]
+		if cp[0] != (5+d)%64 || sh[0] != cp[0]%16 || cp[1] != 64 || sh[1] != 16 {
+			t.Fatalf("shift %d: copy %v, shard %v; want copy %d of 64 and its shard (copy mod 16) of 16", d, cp, sh, (5+d)%64)
+		}
+	}
+	if p := shardPeriod([]Call{lockTx()}); p != 64 {
+		t.Errorf("period %d, want 64", p)
+	}
+}
+
+func TestShardsAreEachAPartition(t *testing.T) {
+	w := &Workload{Players: 160_000, Calls: []Call{lockTx()},
+		Requests: map[string][]Template{LoadSubmit: {{Count: 1, Stages: [][]int{{0}}}}},
+		Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{TimeoutSeconds: 10}}}
+	r := Run(w, LoadSubmit, Params{Latency: DefaultLatency, Seed: 1})
+	copies, shards, busiest := 0, 0, 0.0
+	for _, p := range r.Partitions {
+		switch {
+		case strings.HasPrefix(p.Partition, "table EVENT#e#"):
+			copies++
+		case strings.HasPrefix(p.Partition, "GSI EVENT#e#"):
+			shards++
+			busiest = max(busiest, p.WCU)
+		}
+	}
+	if copies != 64 || shards != 16 {
+		t.Fatalf("%d lock copy partitions and %d index shard partitions, want 64 and 16: %v", copies, shards, r.Partitions)
+	}
+	// 444 submits a second at the peak over 16 shards: no shard takes a quarter of them.
+	if busiest <= 0 || busiest > r.IndexWCU/4 {
+		t.Errorf("busiest index shard %g WCU in a second of the index's %g: the load is not spread", busiest, r.IndexWCU)
+	}
+}
+
+func TestConcurrentTransactionsConflictOnlyOnTheSameLockCopy(t *testing.T) {
+	// Units take their number as shift: 64 at once use 64 different copies; a 65th uses
+	// unit 0's copy while it is in flight.
+	for _, c := range []struct{ units, conflicts int }{{64, 0}, {65, 1}} {
+		r := Run(job(c.units, lockTx()), LoadScore, limited())
+		if r.Conflicts != c.conflicts {
+			t.Errorf("%d transactions at once over 64 lock copies: %d conflicts, want %d", c.units, r.Conflicts, c.conflicts)
+		}
+	}
+}
+
+func TestReadCacheFillsOncePerInstancePerTTL(t *testing.T) {
+	card := Call{Op: "Query", Cache: "card|e", Accesses: dynamo.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 10, Bytes: 3000, RCU: 0.5}}}
+	mine := Call{Op: "GetItem", Accesses: dynamo.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 0.5}}}
+	w := func(ttl float64) *Workload {
+		return &Workload{Players: 100_000, Calls: []Call{card, mine},
+			Requests: map[string][]Template{LoadCard: {{Count: 1, Stages: [][]int{{0, 1}}}}},
+			Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{TimeoutSeconds: 10, ReadCacheTTLSeconds: ttl}}}
+	}
+	r := Run(w(2), LoadCard, limited())
+	fills := r.Requests - r.CacheHits
+	// Every request arrives in one minute: an instance fills the card at most 31 times.
+	if r.OK != r.Requests || r.CacheHits == 0 || fills > 31*r.Instances {
+		t.Errorf("%d requests, %d ok, %d cache hits, %d instances: %d fills, want at most 31 per instance", r.Requests, r.OK, r.CacheHits, r.Instances, fills)
+	}
+	if card := r.Partitions[0]; card.Partition != "GSI EVENT#e" || card.RCU > 0.5*float64(r.Instances)/2+0.5*float64(r.MaxLambda) {
+		t.Errorf("card partition %+v: more than each instance filling once per TTL", card)
+	}
+	if r := Run(w(0), LoadCard, limited()); r.CacheHits != 0 {
+		t.Errorf("no cache: %d hits", r.CacheHits)
 	}
 }

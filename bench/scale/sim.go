@@ -262,11 +262,23 @@ type sim struct {
 	retry  map[string]StoreRetry
 	res    *LoadResult
 	lambda int // function instances busy
+	// idle are the function instances waiting for a request, the most recent last.
+	idle []*instance
+	// period is the shard shifts' modulus (shard.go); shifted the calls compiled at a
+	// shift other than 0.
+	period  int
+	shifted map[[2]int]*compiledCall
+}
+
+// instance is one function instance: its read cache, entry → when it was filled.
+type instance struct {
+	filled map[string]int64
 }
 
 func newSim(w *Workload, p Params) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)), p: p, w: w, parts: map[string]*partition{},
-		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]StoreRetry{}}
+		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]StoreRetry{},
+		period: shardPeriod(w.Calls), shifted: map[[2]int]*compiledCall{}}
 	fd := w.Rec.FrontDoor
 	tableRate := capacity.Rate{Read: fd.TableRCU(), Write: fd.TableWCU()}
 	s.meter = capacity.NewMeter(func(p capacity.Partition) capacity.Rate {
@@ -384,6 +396,7 @@ func (s *sim) charge(cc *compiledCall) {
 type callRun struct {
 	load       string
 	id         int
+	shift      int // of its shard numbers (shard.go)
 	sdkAttempt int // attempts made by the SDK for the current store attempt
 	storeTries int // times the store issued the call
 	done       func(errCode string)
@@ -397,6 +410,19 @@ func (s *sim) call(id int) *compiledCall {
 	return &s.calls[id]
 }
 
+// callAt returns call id compiled with its shard numbers shifted by d.
+func (s *sim) callAt(id, d int) *compiledCall {
+	if d %= s.period; d == 0 {
+		return s.call(id)
+	}
+	if cc, ok := s.shifted[[2]int{id, d}]; ok {
+		return cc
+	}
+	cc := compile(shiftCall(s.w.Calls[id], d), s.p.Latency)
+	s.shifted[[2]int{id, d}] = &cc
+	return &cc
+}
+
 func (s *sim) issue(c *callRun) {
 	c.storeTries++
 	c.sdkAttempt = 0
@@ -404,7 +430,7 @@ func (s *sim) issue(c *callRun) {
 }
 
 func (s *sim) attempt(c *callRun) {
-	cc := s.call(c.id)
+	cc := s.callAt(c.id, c.shift)
 	c.sdkAttempt++
 	s.res.Attempts++
 	class, p := s.admit(cc)
@@ -474,8 +500,11 @@ type LoadResult struct {
 	Attempts  int `json:"attempts"`
 	Throttled int `json:"throttled"`
 	Conflicts int `json:"conflicts"`
-	// MaxLambda is the most function instances busy at once.
+	// MaxLambda is the most function instances busy at once; Instances how many were
+	// started; CacheHits the calls their read caches saved.
 	MaxLambda int `json:"maxLambda,omitempty"`
+	Instances int `json:"instances,omitempty"`
+	CacheHits int `json:"cacheHits,omitempty"`
 	// Partitions are the shared partitions, busiest first; OwnRCU and OwnWCU the most
 	// units one call asked of one player's own partition.
 	Partitions []PartitionPeak `json:"partitions"`
@@ -636,11 +665,19 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 		}
 		s.lambda++
 		s.res.MaxLambda = max(s.res.MaxLambda, s.lambda)
+		inst := s.instance()
 		tpl := templates[order[i%len(order)]]
+		stages, fills := s.cached(inst, tpl.Stages)
 		// A request still running at the function's timeout fails then (its function
 		// instance is counted busy until its calls end: they rarely take that long).
 		end := func(code string) {
 			s.lambda--
+			s.idle = append(s.idle, inst)
+			if code == "" {
+				for _, key := range fills {
+					inst.filled[key] = s.now
+				}
+			}
 			if code == "" && s.p.Limits && s.now-arrived > timeout {
 				code = "504 function timeout"
 			}
@@ -651,7 +688,8 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 			s.res.OK++
 			s.res.latencies = append(s.res.latencies, s.now-arrived)
 		}
-		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, tpl.Stages, nil, end) })
+		shift := s.rng.IntN(s.period)
+		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, stages, shift, nil, end) })
 	}
 	if len(times) > 0 && len(order) > 0 {
 		s.at(times[0], func() { next(0) })
@@ -660,10 +698,52 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 	return s.finish()
 }
 
-// runStages runs stages one after the other, the calls of a stage at once, then calls
-// done with the first error code ("" for none). stop, if not nil, is asked before each
-// stage: an answer other than "" ends the run with that code.
-func (s *sim) runStages(load string, stages [][]int, stop func() string, done func(code string)) {
+// instance returns an idle function instance, the most recently used, or a new one.
+func (s *sim) instance() *instance {
+	if n := len(s.idle); n > 0 {
+		inst := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		return inst
+	}
+	s.res.Instances++
+	return &instance{filled: map[string]int64{}}
+}
+
+// cached returns a request's stages without the calls that fill read-cache entries inst
+// holds fresh (filled less than the TTL ago), and the entries the request fills.
+func (s *sim) cached(inst *instance, stages [][]int) ([][]int, []string) {
+	ttl := int64(s.w.Rec.FrontDoor.ReadCacheTTLSeconds * µsPerSecond)
+	var fills []string
+	var out [][]int
+	for _, st := range stages {
+		var keep []int
+		for _, id := range st {
+			key := s.w.Calls[id].Cache
+			if key == "" || ttl <= 0 {
+				keep = append(keep, id)
+				continue
+			}
+			if t, ok := inst.filled[key]; ok && s.now-t < ttl {
+				s.res.CacheHits++
+				continue
+			}
+			keep = append(keep, id)
+			if !slices.Contains(fills, key) {
+				fills = append(fills, key)
+			}
+		}
+		if len(keep) > 0 {
+			out = append(out, keep)
+		}
+	}
+	return out, fills
+}
+
+// runStages runs stages one after the other, the calls of a stage at once (their shard
+// numbers shifted by shift), then calls done with the first error code ("" for none).
+// stop, if not nil, is asked before each stage: an answer other than "" ends the run with
+// that code.
+func (s *sim) runStages(load string, stages [][]int, shift int, stop func() string, done func(code string)) {
 	var at func(k int)
 	at = func(k int) {
 		if k == len(stages) {
@@ -682,7 +762,7 @@ func (s *sim) runStages(load string, stages [][]int, stop func() string, done fu
 		}
 		pending, errCode := len(stages[k]), ""
 		for _, id := range stages[k] {
-			s.issue(&callRun{load: load, id: id, done: func(code string) {
+			s.issue(&callRun{load: load, id: id, shift: shift, done: func(code string) {
 				if code != "" && errCode == "" {
 					errCode = code
 				}
@@ -760,7 +840,7 @@ func (s *sim) runJob() *LoadResult {
 		}
 		left := float64(total-res.UnitsDone) / float64(max(total, 1))
 		cr, pre := j.StartCall(left)
-		s.runStages(LoadScore, pre, killed, func(code string) {
+		s.runStages(LoadScore, pre, 0, killed, func(code string) {
 			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
 			if code != "" {
 				again(code)
@@ -774,7 +854,7 @@ func (s *sim) runJob() *LoadResult {
 					todo = todo[1:]
 					started++
 					inflight++
-					s.runStages(LoadScore, j.UnitStages(cr, u), killed, func(code string) {
+					s.runStages(LoadScore, j.UnitStages(cr, u), u, killed, func(code string) {
 						inflight--
 						if code != "" {
 							todo = append(todo, u) // not done: a later call does it
@@ -798,7 +878,7 @@ func (s *sim) runJob() *LoadResult {
 				if len(todo) == 0 {
 					after = append(after, j.CloseStages()...)
 				}
-				s.runStages(LoadScore, after, killed, func(code string) {
+				s.runStages(LoadScore, after, 0, killed, func(code string) {
 					switch {
 					case code != "":
 						again(code)

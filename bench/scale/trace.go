@@ -81,6 +81,9 @@ type Call struct {
 	Consistent bool                 `json:"consistent,omitempty"`
 	Error      string               `json:"error,omitempty"`
 	Accesses   dynamo.TraceAccesses `json:"accesses"`
+	// Cache is the read-cache entry the call fills (dynamo.TraceCall.Cache): the model
+	// makes it only when the request's function instance has no fresh copy (sim.go).
+	Cache string `json:"cache,omitempty"`
 }
 
 // Access is a dynamo.TraceAccess with player ids abstracted.
@@ -166,9 +169,10 @@ var (
 	longNumber      = regexp.MustCompile(`\d{6,}`)
 )
 
-// abstractCall replaces player ids in a traced call's keys.
+// abstractCall replaces player ids in a traced call's keys, and marks shard numbers
+// (dynamo.KeyShards) as "{NN%K}": shard NN of K, which the model shifts (shard.go).
 func abstractCall(c dynamo.TraceCall) Call {
-	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error}
+	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error, Cache: c.Cache}
 	slots := map[string]int{}
 	slot := func(id string) string {
 		if _, ok := slots[id]; !ok {
@@ -177,11 +181,13 @@ func abstractCall(c dynamo.TraceCall) Call {
 		return "{p" + strconv.Itoa(slots[id]) + "}"
 	}
 	for _, a := range c.Accesses {
+		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK)
 		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
 		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
 		if pk != a.PK || sk != a.SK {
 			sk = longNumber.ReplaceAllString(sk, "{n}")
 		}
+		pk, sk = markShard(pk, pkShards), markShard(sk, skShards)
 		out.Accesses = append(out.Accesses, Access{Index: a.Index, PK: pk, SK: sk, Kind: a.Kind, Txn: a.Txn,
 			Items: a.Items, Bytes: a.Bytes, RCU: a.RCU, WCU: a.WCU})
 	}

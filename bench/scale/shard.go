@@ -1,0 +1,104 @@
+package scale
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Shards. The sharded layout (dynamo/keys.go) spreads an event's lock copies, its
+// predictions' index partitions and a season's standings over K partitions each, a
+// player's chosen by a hash of their id. A recording keeps the shard numbers each call
+// used, marked "{NN%K}" (shard NN of K; abstractCall, from dynamo.KeyShards), so that
+// every shard stays the partition it is. The simulator gives each request a shift d drawn
+// at random, uniform as the hash spreads players, and every marked number n of its calls
+// becomes (n+d) mod K: one shift for all the families keeps their relation (a player's
+// index shard is their lock copy mod 16, and 16 divides 64). A unit of the scoring job
+// takes its own number as shift, from templates whose first shard is 0 (canonical), so
+// that the units started together work on different shards, as the code's one batch per
+// shard at a time does.
+
+// shardMark matches a marked shard number.
+var shardMark = regexp.MustCompile(`\{(\d+)%(\d+)\}`)
+
+// markShard marks the trailing number of key as a shard of shards (none if 0).
+func markShard(key string, shards int) string {
+	i := strings.LastIndexByte(key, '#')
+	if shards == 0 || i < 0 {
+		return key
+	}
+	return key[:i+1] + "{" + key[i+1:] + "%" + strconv.Itoa(shards) + "}"
+}
+
+// marks returns the shard numbers marked in key and their K.
+func marks(key string) [][2]int {
+	var out [][2]int
+	for _, m := range shardMark.FindAllStringSubmatch(key, -1) {
+		n, _ := strconv.Atoi(m[1])
+		k, _ := strconv.Atoi(m[2])
+		out = append(out, [2]int{n, k})
+	}
+	return out
+}
+
+// shiftKey returns key with every marked shard number shifted by d.
+func shiftKey(key string, d int) string {
+	if !strings.Contains(key, "%") {
+		return key
+	}
+	return shardMark.ReplaceAllStringFunc(key, func(m string) string {
+		nk := marks(m)[0]
+		return fmt.Sprintf("{%02d%%%d}", ((nk[0]+d)%nk[1]+nk[1])%nk[1], nk[1])
+	})
+}
+
+// familyKey is key with its shard numbers left out: the family of K partitions.
+func familyKey(key string) string {
+	return shardMark.ReplaceAllString(key, "{%$2}")
+}
+
+// shiftCall returns c with every marked shard number in its keys shifted by d.
+func shiftCall(c Call, d int) Call {
+	as := make([]Access, len(c.Accesses))
+	for i, a := range c.Accesses {
+		a.PK, a.SK = shiftKey(a.PK, d), shiftKey(a.SK, d)
+		as[i] = a
+	}
+	c.Accesses = as
+	return c
+}
+
+// firstShard is the first marked shard number of c's keys (ok false: none).
+func firstShard(c Call) (int, bool) {
+	for _, a := range c.Accesses {
+		for _, key := range []string{a.PK, a.SK} {
+			if m := marks(key); len(m) > 0 {
+				return m[0][0], true
+			}
+		}
+	}
+	return 0, false
+}
+
+// shardPeriod is the least common multiple of the shard counts marked in calls (1: none):
+// shifts are taken modulo it.
+func shardPeriod(calls []Call) int {
+	p := 1
+	for _, c := range calls {
+		for _, a := range c.Accesses {
+			for _, m := range append(marks(a.PK), marks(a.SK)...) {
+				p = lcm(p, m[1])
+			}
+		}
+	}
+	return p
+}
+
+func lcm(a, b int) int {
+	g, h := a, b
+	for h != 0 {
+		g, h = h, g%h
+	}
+	return a / g * b
+}
