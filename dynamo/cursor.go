@@ -19,6 +19,7 @@ const (
 	cursorLeaderboard = "leaderboard"
 	cursorStandings   = "standings"
 	cursorPredictions = "predictions"
+	cursorLeague      = "league" // a league's standings in a season (owner "<league id>/<season>")
 )
 
 // cursor is the decoded form of an opaque page cursor: the position of the last item of a
@@ -53,9 +54,11 @@ const (
 	cursorRandKeyLen = 32
 )
 
-var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4}
+var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4, cursorLeague: 5}
 
-func rankedKind(kind string) bool { return kind == cursorLeaderboard || kind == cursorStandings }
+func rankedKind(kind string) bool {
+	return kind == cursorLeaderboard || kind == cursorStandings || kind == cursorLeague
+}
 
 // cursorCodec signs cursors with its first key and accepts cursors signed by any of its
 // keys (rotation: put the new key first, keep the old one until its cursors are stale).
@@ -193,7 +196,7 @@ func (c cursor) check() error {
 		if _, err := parseEventID(c.ID); err != nil {
 			return bad
 		}
-	case cursorLeaderboard, cursorStandings:
+	case cursorLeaderboard, cursorStandings, cursorLeague:
 		if _, err := parseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
 			return bad
 		}

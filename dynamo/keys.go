@@ -26,6 +26,11 @@ import (
 //	rank table  EVENT#<eid>        RANKS              -                        -   (the shards summed)
 //	rank table  STANDINGS#<yyyy>   RANKS              -                        -
 //	count       EVENT#<eid>        COUNT#<shard>      -                        -   (before issue 12)
+//	league      LEAGUE#<lid>       LEAGUE             -                        -
+//	member      LEAGUE#<lid>       MEMBER#<uid>       -                        -
+//	invite      INVITE#<code>      INVITE             -                        -
+//	membership  USER#<uid>         @LEAGUE#<lid>      -                        -
+//	league count USER#<uid>        @LEAGUES           -                        -
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
 // ties sort by user id. The card ("CARD#…") has the event's GSI partition to itself: it is
@@ -261,3 +266,34 @@ func eventIDFromSK(sk string) (eventID, error) {
 	}
 	return parseEventID(rest)
 }
+
+// League keys (dynamo/leagues.go). A league's partition holds the league item and one
+// member row per member, so every write of a league touches its own partition only; a
+// player's memberships and their league count are in the player's partition. Their sort
+// keys start with "@", below "EVENT#": the profile's descending Query (USER, STANDINGS#…,
+// EVENT#…) ends before them, so they never cost a profile read anything. None of these
+// items is indexed.
+const (
+	prefixLeague     = "LEAGUE#"
+	leagueSK         = "LEAGUE"
+	prefixMember     = "MEMBER#"
+	prefixInvite     = "INVITE#"
+	inviteSK         = "INVITE"
+	prefixMembership = "@LEAGUE#"
+	leagueCountSK    = "@LEAGUES"
+)
+
+// leagueID is a validated league id.
+type leagueID string
+
+func parseLeagueID(s string) (leagueID, error) {
+	if err := domain.ValidateLeagueID(s); err != nil {
+		return "", err
+	}
+	return leagueID(s), nil
+}
+
+func leaguePK(l leagueID) string     { return prefixLeague + string(l) }
+func memberSK(u userID) string       { return prefixMember + string(u) }
+func invitePK(code string) string    { return prefixInvite + code } // code: domain.CleanInviteCode
+func membershipSK(l leagueID) string { return prefixMembership + string(l) }

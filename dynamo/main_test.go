@@ -314,11 +314,17 @@ func (f *fixture) countGSI(gsiPK, prefix string) int {
 		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(gsiPK), ":p": str(prefix)},
 	}
+	return f.count(q)
+}
+
+// count runs a Select COUNT Query to the end and returns the count.
+func (f *fixture) count(q *dynamodb.QueryInput) int {
+	f.t.Helper()
 	n := 0
 	for {
 		out, err := f.db.Query(ctxT(f.t), q)
 		if err != nil {
-			f.t.Fatalf("count %s: %v", gsiPK, err)
+			f.t.Fatalf("count %s: %v", q.ExpressionAttributeValues[":pk"], err)
 		}
 		n += int(out.Count)
 		if len(out.LastEvaluatedKey) == 0 {

@@ -33,6 +33,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Event() EventResolver
+	League() LeagueResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	User() UserResolver
@@ -69,6 +70,15 @@ type ComplexityRoot struct {
 		StartsAt func(childComplexity int) int
 	}
 
+	League struct {
+		ID          func(childComplexity int) int
+		InviteCode  func(childComplexity int) int
+		MemberCount func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Owner       func(childComplexity int) int
+		Standings   func(childComplexity int, season int, first *int, after *string) int
+	}
+
 	Match struct {
 		Championships func(childComplexity int) int
 		ID            func(childComplexity int) int
@@ -88,9 +98,13 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddMatch         func(childComplexity int, eventID string, input model.MatchInput) int
 		CreateEvent      func(childComplexity int, input model.EventInput) int
+		CreateLeague     func(childComplexity int, name string) int
+		JoinLeague       func(childComplexity int, inviteCode string) int
+		LeaveLeague      func(childComplexity int, id string) int
 		Register         func(childComplexity int, name string) int
 		RemoveMatch      func(childComplexity int, eventID string, matchID string) int
 		ReorderMatches   func(childComplexity int, eventID string, matchIds []string) int
+		RotateInviteCode func(childComplexity int, id string) int
 		ScoreEvent       func(childComplexity int, eventID string, dryRun *bool) int
 		SetResult        func(childComplexity int, eventID string, matchID string, result *model.MatchResultInput) int
 		SubmitPrediction func(childComplexity int, eventID string, picks []model.PickInput) int
@@ -131,12 +145,14 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Event      func(childComplexity int, id string) int
-		Events     func(childComplexity int, first *int, after *string, season *int) int
-		Me         func(childComplexity int) int
-		Prediction func(childComplexity int, eventID string, userID *string) int
-		Standings  func(childComplexity int, season int, first *int, after *string) int
-		User       func(childComplexity int, id string) int
+		Event          func(childComplexity int, id string) int
+		Events         func(childComplexity int, first *int, after *string, season *int) int
+		League         func(childComplexity int, id string) int
+		LeagueByInvite func(childComplexity int, inviteCode string) int
+		Me             func(childComplexity int) int
+		Prediction     func(childComplexity int, eventID string, userID *string) int
+		Standings      func(childComplexity int, season int, first *int, after *string) int
+		User           func(childComplexity int, id string) int
 	}
 
 	ScoreReport struct {
@@ -176,6 +192,7 @@ type ComplexityRoot struct {
 
 	User struct {
 		ID          func(childComplexity int) int
+		Leagues     func(childComplexity int) int
 		Name        func(childComplexity int) int
 		Predictions func(childComplexity int, first *int, after *string) int
 		Standings   func(childComplexity int) int
@@ -195,6 +212,9 @@ type EventResolver interface {
 	Matches(ctx context.Context, obj *model.Event) ([]domain.Match, error)
 	Leaderboard(ctx context.Context, obj *model.Event, first *int, after *string) (*model.PredictionConnection, error)
 }
+type LeagueResolver interface {
+	Standings(ctx context.Context, obj *model.League, season int, first *int, after *string) (*model.StandingConnection, error)
+}
 type MutationResolver interface {
 	Register(ctx context.Context, name string) (*model.User, error)
 	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*domain.Prediction, error)
@@ -206,6 +226,10 @@ type MutationResolver interface {
 	ReorderMatches(ctx context.Context, eventID string, matchIds []string) ([]domain.Match, error)
 	SetResult(ctx context.Context, eventID string, matchID string, result *model.MatchResultInput) (*domain.Match, error)
 	ScoreEvent(ctx context.Context, eventID string, dryRun *bool) (*domain.ScoreReport, error)
+	CreateLeague(ctx context.Context, name string) (*model.League, error)
+	JoinLeague(ctx context.Context, inviteCode string) (*model.League, error)
+	LeaveLeague(ctx context.Context, id string) (bool, error)
+	RotateInviteCode(ctx context.Context, id string) (*model.League, error)
 }
 type QueryResolver interface {
 	Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error)
@@ -214,9 +238,12 @@ type QueryResolver interface {
 	Standings(ctx context.Context, season int, first *int, after *string) (*model.StandingConnection, error)
 	User(ctx context.Context, id string) (*model.User, error)
 	Me(ctx context.Context) (*model.User, error)
+	League(ctx context.Context, id string) (*model.League, error)
+	LeagueByInvite(ctx context.Context, inviteCode string) (*model.League, error)
 }
 type UserResolver interface {
 	Predictions(ctx context.Context, obj *model.User, first *int, after *string) (*model.PredictionConnection, error)
+	Leagues(ctx context.Context, obj *model.User) ([]model.League, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -336,6 +363,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EventRef.StartsAt(childComplexity), true
 
+	case "League.id":
+		if e.ComplexityRoot.League.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.League.ID(childComplexity), true
+	case "League.inviteCode":
+		if e.ComplexityRoot.League.InviteCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.League.InviteCode(childComplexity), true
+	case "League.memberCount":
+		if e.ComplexityRoot.League.MemberCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.League.MemberCount(childComplexity), true
+	case "League.name":
+		if e.ComplexityRoot.League.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.League.Name(childComplexity), true
+	case "League.owner":
+		if e.ComplexityRoot.League.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.League.Owner(childComplexity), true
+	case "League.standings":
+		if e.ComplexityRoot.League.Standings == nil {
+			break
+		}
+
+		args, err := ec.field_League_standings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.League.Standings(childComplexity, args["season"].(int), args["first"].(*int), args["after"].(*string)), true
+
 	case "Match.championships":
 		if e.ComplexityRoot.Match.Championships == nil {
 			break
@@ -420,6 +489,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateEvent(childComplexity, args["input"].(model.EventInput)), true
+	case "Mutation.createLeague":
+		if e.ComplexityRoot.Mutation.CreateLeague == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLeague_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLeague(childComplexity, args["name"].(string)), true
+	case "Mutation.joinLeague":
+		if e.ComplexityRoot.Mutation.JoinLeague == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_joinLeague_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.JoinLeague(childComplexity, args["inviteCode"].(string)), true
+	case "Mutation.leaveLeague":
+		if e.ComplexityRoot.Mutation.LeaveLeague == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_leaveLeague_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LeaveLeague(childComplexity, args["id"].(string)), true
 	case "Mutation.register":
 		if e.ComplexityRoot.Mutation.Register == nil {
 			break
@@ -453,6 +555,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReorderMatches(childComplexity, args["eventId"].(string), args["matchIds"].([]string)), true
+	case "Mutation.rotateInviteCode":
+		if e.ComplexityRoot.Mutation.RotateInviteCode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateInviteCode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateInviteCode(childComplexity, args["id"].(string)), true
 	case "Mutation.scoreEvent":
 		if e.ComplexityRoot.Mutation.ScoreEvent == nil {
 			break
@@ -639,6 +752,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["first"].(*int), args["after"].(*string), args["season"].(*int)), true
 
+	case "Query.league":
+		if e.ComplexityRoot.Query.League == nil {
+			break
+		}
+
+		args, err := ec.field_Query_league_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.League(childComplexity, args["id"].(string)), true
+	case "Query.leagueByInvite":
+		if e.ComplexityRoot.Query.LeagueByInvite == nil {
+			break
+		}
+
+		args, err := ec.field_Query_leagueByInvite_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LeagueByInvite(childComplexity, args["inviteCode"].(string)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -810,6 +945,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.leagues":
+		if e.ComplexityRoot.User.Leagues == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Leagues(childComplexity), true
 	case "User.name":
 		if e.ComplexityRoot.User.Name == nil {
 			break
@@ -1010,6 +1151,24 @@ func (ec *executionContext) childFields_EventRef(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type EventRef", field.Name)
 }
 
+func (ec *executionContext) childFields_League(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_League_id(ctx, field)
+	case "name":
+		return ec.fieldContext_League_name(ctx, field)
+	case "owner":
+		return ec.fieldContext_League_owner(ctx, field)
+	case "memberCount":
+		return ec.fieldContext_League_memberCount(ctx, field)
+	case "inviteCode":
+		return ec.fieldContext_League_inviteCode(ctx, field)
+	case "standings":
+		return ec.fieldContext_League_standings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type League", field.Name)
+}
+
 func (ec *executionContext) childFields_Match(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1186,6 +1345,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_standings(ctx, field)
 	case "predictions":
 		return ec.fieldContext_User_predictions(ctx, field)
+	case "leagues":
+		return ec.fieldContext_User_leagues(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -1338,6 +1499,36 @@ func (ec *executionContext) field_Event_leaderboard_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_League_standings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "season",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["season"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMatch_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1371,6 +1562,48 @@ func (ec *executionContext) field_Mutation_createEvent_args(ctx context.Context,
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createLeague_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_joinLeague_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "inviteCode",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["inviteCode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_leaveLeague_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1429,6 +1662,20 @@ func (ec *executionContext) field_Mutation_reorderMatches_args(ctx context.Conte
 		return nil, err
 	}
 	args["matchIds"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateInviteCode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1613,6 +1860,34 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["season"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_leagueByInvite_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "inviteCode",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["inviteCode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_league_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -2020,6 +2295,110 @@ func (ec *executionContext) _EventRef_startsAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_EventRef_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EventRef", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _League_id(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_League_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("League", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _League_name(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return ec.marshalNString2string(ctx, field.Selections, obj.Name) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_League_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("League", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _League_owner(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_League_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.UserRef) graphql.Marshaler {
+			return ec.marshalNUserRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐUserRef(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_League_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "League",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _League_memberCount(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.MemberCount) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_League_memberCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("League", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _League_inviteCode(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.InviteCode) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_League_inviteCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("League", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _League_standings(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_League_standings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.League().Standings(ctx, obj, fc.Args["season"].(int), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingConnection) graphql.Marshaler {
+			return ec.marshalNStandingConnection2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStandingConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_League_standings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "League",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_League_standings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Match_id(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
@@ -2598,6 +2977,182 @@ func (ec *executionContext) fieldContext_Mutation_scoreEvent(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createLeague(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createLeague(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateLeague(ctx, fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.League) graphql.Marshaler {
+			return ec.marshalNLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createLeague(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createLeague_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_joinLeague(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_joinLeague(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().JoinLeague(ctx, fc.Args["inviteCode"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.League) graphql.Marshaler {
+			return ec.marshalNLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_joinLeague(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_joinLeague_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_leaveLeague(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_leaveLeague(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LeaveLeague(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_leaveLeague(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_leaveLeague_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateInviteCode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateInviteCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateInviteCode(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.League) graphql.Marshaler {
+			return ec.marshalNLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateInviteCode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateInviteCode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage) // gqlpost: plain field, infallible marshaller
 }
@@ -3119,6 +3674,94 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_league(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_league(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().League(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.League) graphql.Marshaler {
+			return ec.marshalOLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_league(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_league_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_leagueByInvite(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_leagueByInvite(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LeagueByInvite(ctx, fc.Args["inviteCode"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.League) graphql.Marshaler {
+			return ec.marshalOLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_leagueByInvite(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_leagueByInvite_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3537,6 +4180,38 @@ func (ec *executionContext) fieldContext_User_predictions(ctx context.Context, f
 	if fc.Args, err = ec.field_User_predictions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _User_leagues(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_leagues(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().Leagues(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.League) graphql.Marshaler {
+			return ec.marshalNLeague2ᚕgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeagueᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_leagues(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_League(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -5105,6 +5780,104 @@ func (ec *executionContext) _EventRef(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var leagueImplementors = []string{"League"}
+
+func (ec *executionContext) _League(ctx context.Context, sel ast.SelectionSet, obj *model.League) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, leagueImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("League")
+		case "id":
+			out.Values[i] = ec._League_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._League_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owner":
+			out.Values[i] = ec._League_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memberCount":
+			out.Values[i] = ec._League_memberCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inviteCode":
+			out.Values[i] = ec._League_inviteCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "standings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._League_standings(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var matchImplementors = []string{"Match"}
 
 func (ec *executionContext) _Match(ctx context.Context, sel ast.SelectionSet, obj *domain.Match) graphql.Marshaler {
@@ -5283,6 +6056,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "scoreEvent":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_scoreEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createLeague":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createLeague(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "joinLeague":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_joinLeague(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leaveLeague":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_leaveLeague(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateInviteCode":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateInviteCode(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -5644,6 +6445,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "league":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_league(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "leagueByInvite":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_leagueByInvite(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -5917,6 +6762,44 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._User_predictions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "leagues":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_leagues(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -6485,6 +7368,36 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNLeague2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx context.Context, sel ast.SelectionSet, v model.League) graphql.Marshaler {
+	return ec._League(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLeague2ᚕgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeagueᚄ(ctx context.Context, sel ast.SelectionSet, v []model.League) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLeague2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx context.Context, sel ast.SelectionSet, v *model.League) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._League(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMatch2githubᚗcomᚋpickemᚋapiᚋdomainᚐMatch(ctx context.Context, sel ast.SelectionSet, v domain.Match) graphql.Marshaler {
@@ -7073,6 +7986,13 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOLeague2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐLeague(ctx context.Context, sel ast.SelectionSet, v *model.League) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._League(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOMatchInput2ᚕgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐMatchInputᚄ(ctx context.Context, v any) ([]model.MatchInput, error) {

@@ -51,6 +51,25 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	return predictionConnection(page), nil
 }
 
+// Standings is the resolver for the standings field.
+func (r *leagueResolver) Standings(ctx context.Context, obj *model.League, season int, first *int, after *string) (*model.StandingConnection, error) {
+	n, err := domain.PageSize(first, 50)
+	if err != nil {
+		return nil, err
+	}
+	if obj.ListRow {
+		return nil, domain.BadInput("standings are not part of list rows: query league(id)")
+	}
+	if obj.View == domain.LeaguePreview {
+		return nil, errNotAMember()
+	}
+	page, err := r.Store.LeagueStandings(ctx, obj.ID, season, n, deref(after))
+	if err != nil {
+		return nil, err
+	}
+	return standingConnection(page), nil
+}
+
 // Register is the resolver for the register field.
 func (r *mutationResolver) Register(ctx context.Context, name string) (*model.User, error) {
 	caller, err := requireUser(ctx)
@@ -186,6 +205,57 @@ func (r *mutationResolver) ScoreEvent(ctx context.Context, eventID string, dryRu
 	return &rep, nil
 }
 
+// CreateLeague is the resolver for the createLeague field.
+func (r *mutationResolver) CreateLeague(ctx context.Context, name string) (*model.League, error) {
+	caller, err := requireUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.Store.CreateLeague(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, name)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewLeague(l, domain.LeagueMember), nil
+}
+
+// JoinLeague is the resolver for the joinLeague field.
+func (r *mutationResolver) JoinLeague(ctx context.Context, inviteCode string) (*model.League, error) {
+	caller, err := requireUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.Store.JoinLeague(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, inviteCode)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewLeague(l, domain.LeagueMember), nil
+}
+
+// LeaveLeague is the resolver for the leaveLeague field.
+func (r *mutationResolver) LeaveLeague(ctx context.Context, id string) (bool, error) {
+	caller, err := requireUser(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := r.Store.LeaveLeague(ctx, caller.ID, id); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// RotateInviteCode is the resolver for the rotateInviteCode field.
+func (r *mutationResolver) RotateInviteCode(ctx context.Context, id string) (*model.League, error) {
+	caller, err := requireUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.Store.RotateInviteCode(ctx, caller.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewLeague(l, domain.LeagueMember), nil
+}
+
 // Events is the resolver for the events field.
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error) {
 	n, err := domain.PageSize(first, domain.DefaultPageSize)
@@ -256,11 +326,7 @@ func (r *queryResolver) Standings(ctx context.Context, season int, first *int, a
 	if err != nil {
 		return nil, err
 	}
-	c := &model.StandingConnection{Edges: make([]model.StandingEdge, len(page.Items)), PageInfo: pageInfo(page)}
-	for i := range page.Items {
-		c.Edges[i] = model.StandingEdge{Cursor: page.Cursors[i], Node: &page.Items[i]}
-	}
-	return c, nil
+	return standingConnection(page), nil
 }
 
 // User is the resolver for the user field.
@@ -281,6 +347,32 @@ func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
 	// Signed in but not registered: an empty profile, and nothing to page through.
 	return &model.User{User: domain.User{ID: caller.ID, Name: caller.Name, Standings: []domain.Standing{}},
 		Predictions: &model.FirstPage[domain.Prediction]{Whole: true}}, nil
+}
+
+// League is the resolver for the league field.
+func (r *queryResolver) League(ctx context.Context, id string) (*model.League, error) {
+	caller := auth.FromContext(ctx)
+	l, member, err := r.Store.GetLeague(ctx, id, caller.ID)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	view, err := leagueView(caller, member)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewLeague(l, view), nil
+}
+
+// LeagueByInvite is the resolver for the leagueByInvite field.
+func (r *queryResolver) LeagueByInvite(ctx context.Context, inviteCode string) (*model.League, error) {
+	l, err := nullIfNotFound(r.Store.LeagueByInvite(ctx, inviteCode))
+	if l == nil {
+		return nil, err
+	}
+	return model.NewLeague(*l, domain.LeaguePreview), nil
 }
 
 // Predictions is the resolver for the predictions field.
@@ -310,7 +402,31 @@ func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *
 	return predictionConnection(page), nil
 }
 
+// Leagues is the resolver for the leagues field.
+func (r *userResolver) Leagues(ctx context.Context, obj *model.User) ([]model.League, error) {
+	caller := auth.FromContext(ctx)
+	view := domain.LeagueMember
+	if caller.ID != obj.ID {
+		if !caller.IsAdmin() {
+			return nil, domain.Errorf(domain.CodeForbidden, "a player's leagues are visible to that player only")
+		}
+		view = domain.LeagueAdmin
+	}
+	leagues, err := r.Store.UserLeagues(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]model.League, len(leagues))
+	for i, l := range leagues {
+		rows[i] = *model.NewLeague(l, view)
+		rows[i].ListRow = true
+	}
+	return rows, nil
+}
+
 func (r *Resolver) Event() graph.EventResolver { return &eventResolver{r} }
+
+func (r *Resolver) League() graph.LeagueResolver { return &leagueResolver{r} }
 
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
@@ -320,6 +436,7 @@ func (r *Resolver) User() graph.UserResolver { return &userResolver{r} }
 
 type (
 	eventResolver    struct{ *Resolver }
+	leagueResolver   struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
 	queryResolver    struct{ *Resolver }
 	userResolver     struct{ *Resolver }

@@ -28,6 +28,7 @@ const ok = ""
 type authzFixture struct {
 	scored                              scoredFixture
 	upcoming, editable, locked, toScore tEvent
+	league                              tLeague // owned by the player, joined by nobody else
 }
 
 // authzRow is one field of the schema: a document, its variables (computed when the cell
@@ -91,7 +92,53 @@ func authzMatrix() []authzRow {
 			cardVars(func(f *authzFixture) tEvent { return f.locked }), adminOnly},
 		{"Mutation.scoreEvent", `mutation($e: ID!) { scoreEvent(eventId: $e) { predictionsScored } }`,
 			cardVars(func(f *authzFixture) tEvent { return f.toScore }), adminOnly},
+		// A league is private: its members and admins read it.
+		{"Query.league", `query($l: ID!) { league(id: $l) { id inviteCode standings(season: 2030) { edges { cursor } } } }`,
+			leagueVars, [callers]string{forbidden, ok, forbidden, ok}},
+		{"Query.leagueByInvite", `query($c: String!) { leagueByInvite(inviteCode: $c) { id name memberCount inviteCode } }`, leagueVars, everyone},
+		{"User.leagues", `query($u: ID!) { user(id: $u) { leagues { id } } }`,
+			func(_ *testing.T, _ *env, f *authzFixture) map[string]any {
+				return map[string]any{"u": f.scored.players[0]}
+			},
+			[callers]string{forbidden, ok, forbidden, ok}},
+		// League mutations act on the caller's own leagues (authzCallerVars makes them):
+		// whether the caller owns or is in a league needs a read, so refusals for those
+		// reasons are tested in leagues_test.go.
+		{"Mutation.createLeague", `mutation { createLeague(name: "Matrix League") { id } }`, noVars, signedIn},
+		{"Mutation.joinLeague", `mutation($c: String!) { joinLeague(inviteCode: $c) { id } }`, leagueVars, signedIn},
+		{"Mutation.leaveLeague", `mutation($l: ID!) { leaveLeague(id: $l) }`, leagueVars, signedIn},
+		{"Mutation.rotateInviteCode", `mutation($l: ID!) { rotateInviteCode(id: $l) { id } }`, leagueVars, signedIn},
 	}
+}
+
+// leagueVars are the fixture's league id and invite code.
+func leagueVars(_ *testing.T, _ *env, f *authzFixture) map[string]any {
+	return map[string]any{"l": f.league.ID, "c": *f.league.InviteCode}
+}
+
+// authzCallerVars replace a row's vars for rows whose state depends on the caller: each
+// cell gets a league of its own (token is the cell's caller, "" when anonymous).
+var authzCallerVars = map[string]func(t *testing.T, e *env, f *authzFixture, token string) map[string]any{
+	// A league the caller is not in yet.
+	"Mutation.joinLeague": func(t *testing.T, e *env, _ *authzFixture, _ string) map[string]any {
+		l := e.createLeague(t, e.token(t, "p-matrix-host", "Host"), "Matrix Join")
+		return map[string]any{"c": *l.InviteCode}
+	},
+	// A league the caller is in (not as its owner).
+	"Mutation.leaveLeague": func(t *testing.T, e *env, _ *authzFixture, token string) map[string]any {
+		l := e.createLeague(t, e.token(t, "p-matrix-host", "Host"), "Matrix Leave")
+		if token != "" {
+			e.joinLeague(t, token, *l.InviteCode)
+		}
+		return map[string]any{"l": l.ID}
+	},
+	// A league the caller owns.
+	"Mutation.rotateInviteCode": func(t *testing.T, e *env, f *authzFixture, token string) map[string]any {
+		if token == "" {
+			return map[string]any{"l": f.league.ID}
+		}
+		return map[string]any{"l": e.createLeague(t, token, "Matrix Rotate").ID}
+	},
 }
 
 func matchIDs(ev tEvent) []string {
@@ -121,6 +168,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 	e.setWinners(t, f.toScore, 0, 0, 0)
 	tokens := [callers]string{"", playerTok, f.scored.tokens[f.scored.players[1]], e.admin(t)}
+	f.league = e.createLeague(t, playerTok, "Matrix League")
 
 	rows := authzMatrix()
 	// The table covers the schema, and only the schema.
@@ -149,6 +197,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 			for _, c := range []int{anonymous, another, player, admin} { // the admin cell last: it may change state
 				t.Run(callerNames[c], func(t *testing.T) {
 					vars := r.vars(t, e, f)
+					if cv := authzCallerVars[r.field]; cv != nil {
+						vars = cv(t, e, f, tokens[c])
+					}
 					before := e.calls.Load()
 					_, errs := gql[json.RawMessage](t, e, tokens[c], r.query, vars)
 					if r.want[c] == ok {

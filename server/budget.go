@@ -81,6 +81,15 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.removeMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
 	{Field: "Mutation.reorderMatches", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
 	{Field: "Mutation.setResult", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row)"},
+	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
+	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},
+	{Field: "League.standings", Calls: 2, ZeroUnder: []string{"User.leagues"},
+		Note: "Query (the league's member rows), then BatchGetItems of the members' season standings, 100 keys each, in parallel: 1 more per 100 members beyond the first 100; refused on `User.leagues` rows"},
+	{Field: "Mutation.createLeague", Calls: 1, Note: "TransactWriteItems"},
+	{Field: "Mutation.joinLeague", Calls: 2, Note: "GetItem (the code), TransactWriteItems"},
+	{Field: "Mutation.leaveLeague", Calls: 3, Note: "BatchGetItem (the league and the caller's member row), TransactWriteItems; an owner leaving others behind: a Query of the member rows between them"},
+	{Field: "Mutation.rotateInviteCode", Calls: 2, Note: "BatchGetItem (the league), TransactWriteItems"},
 	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
 }
 

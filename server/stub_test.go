@@ -100,3 +100,35 @@ func (s failingStore) ScoreEvent(context.Context, string, bool) (domain.ScoreRep
 	s.fail("ScoreEvent")
 	return domain.ScoreReport{}, errStub
 }
+func (s failingStore) GetLeague(context.Context, string, string) (domain.League, bool, error) {
+	s.fail("GetLeague")
+	return domain.League{}, false, errStub
+}
+func (s failingStore) LeagueByInvite(context.Context, string) (domain.League, error) {
+	s.fail("LeagueByInvite")
+	return domain.League{}, errStub
+}
+func (s failingStore) UserLeagues(context.Context, string) ([]domain.League, error) {
+	s.fail("UserLeagues")
+	return nil, errStub
+}
+func (s failingStore) LeagueStandings(context.Context, string, int, int, string) (domain.Page[domain.Standing], error) {
+	s.fail("LeagueStandings")
+	return domain.Page[domain.Standing]{}, errStub
+}
+func (s failingStore) CreateLeague(context.Context, domain.UserRef, string) (domain.League, error) {
+	s.fail("CreateLeague")
+	return domain.League{}, errStub
+}
+func (s failingStore) JoinLeague(context.Context, domain.UserRef, string) (domain.League, error) {
+	s.fail("JoinLeague")
+	return domain.League{}, errStub
+}
+func (s failingStore) LeaveLeague(context.Context, string, string) error {
+	s.fail("LeaveLeague")
+	return errStub
+}
+func (s failingStore) RotateInviteCode(context.Context, string, string) (domain.League, error) {
+	s.fail("RotateInviteCode")
+	return domain.League{}, errStub
+}

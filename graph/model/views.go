@@ -51,3 +51,28 @@ type FirstPage[T any] struct {
 func (p *FirstPage[T]) Serves(first int) bool {
 	return p != nil && (p.Whole || p.First == first)
 }
+
+// League is the GraphQL League: a league as one caller may see it. The resolvers build it
+// with NewLeague, so that inviteCode is null for a caller who is not a member or an admin.
+type League struct {
+	ID          string
+	Name        string
+	Owner       domain.UserRef
+	MemberCount int
+	InviteCode  *string
+	// View is how the caller may see the league (standings need a member or an admin).
+	View domain.LeagueView
+	// ListRow marks a league that is a row of a list (User.leagues): its standings are
+	// refused (they would be a read per row).
+	ListRow bool
+}
+
+// NewLeague is l as a caller with view v sees it.
+func NewLeague(l domain.League, v domain.LeagueView) *League {
+	out := &League{ID: l.ID, Name: l.Name, Owner: l.Owner, MemberCount: l.MemberCount, View: v}
+	if v != domain.LeaguePreview && l.InviteCode != "" {
+		code := l.InviteCode
+		out.InviteCode = &code
+	}
+	return out
+}

@@ -21,6 +21,8 @@ var listElementResolvers = map[string]string{
 	"Event.matches": "returns the card its parent read (model.Event); list rows have no card and get BAD_USER_INPUT, no read",
 	"Event.leaderboard": "reads only for an event read alone (event(id), createEvent, updateEvent); list rows (events) have " +
 		"no card and get BAD_USER_INPUT before any read (server test MatchesOnListRowsIsAnError)",
+	"League.standings": "reads only for a league read alone (league(id), the league mutations); list rows (User.leagues) are " +
+		"marked ListRow and get BAD_USER_INPUT before any read (server test TestLeagueStandingsOnListRowsIsAnError)",
 }
 
 // checkListElementResolvers returns an error naming every resolver field of a type that

@@ -1,0 +1,50 @@
+package gqlexec
+
+import (
+	"context"
+
+	"github.com/pickem/api/domain"
+)
+
+// The canned store has no leagues: its league reads find none, its league writes are
+// unsupported. (The league screens are measured on DynamoDB Local: bench/cmd/screens.)
+
+var errNoLeague = domain.Errorf(domain.CodeNotFound, "gqlexec: the canned store has no leagues")
+
+// GetLeague implements resolvers.Store: no league.
+func (s *Store) GetLeague(context.Context, string, string) (domain.League, bool, error) {
+	return domain.League{}, false, errNoLeague
+}
+
+// LeagueByInvite implements resolvers.Store: no league.
+func (s *Store) LeagueByInvite(context.Context, string) (domain.League, error) {
+	return domain.League{}, errNoLeague
+}
+
+// UserLeagues implements resolvers.Store: none.
+func (s *Store) UserLeagues(context.Context, string) ([]domain.League, error) {
+	return []domain.League{}, nil
+}
+
+// LeagueStandings implements resolvers.Store: no league.
+func (s *Store) LeagueStandings(context.Context, string, int, int, string) (domain.Page[domain.Standing], error) {
+	return domain.Page[domain.Standing]{}, errNoLeague
+}
+
+// CreateLeague implements resolvers.Store (unsupported).
+func (s *Store) CreateLeague(context.Context, domain.UserRef, string) (domain.League, error) {
+	return domain.League{}, errReadOnly
+}
+
+// JoinLeague implements resolvers.Store (unsupported).
+func (s *Store) JoinLeague(context.Context, domain.UserRef, string) (domain.League, error) {
+	return domain.League{}, errReadOnly
+}
+
+// LeaveLeague implements resolvers.Store (unsupported).
+func (s *Store) LeaveLeague(context.Context, string, string) error { return errReadOnly }
+
+// RotateInviteCode implements resolvers.Store (unsupported).
+func (s *Store) RotateInviteCode(context.Context, string, string) (domain.League, error) {
+	return domain.League{}, errReadOnly
+}

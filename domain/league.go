@@ -1,0 +1,91 @@
+package domain
+
+import (
+	"crypto/rand"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Limits of leagues.
+const (
+	// MaxLeaguesPerPlayer is how many leagues one player may be a member of (owned ones
+	// included). Creating or joining one more is CONFLICT.
+	MaxLeaguesPerPlayer = 20
+	// MaxLeagueMembers is how many members a league may have. Joining a full league is
+	// CONFLICT.
+	MaxLeagueMembers = 1000
+	// MaxLeagueNameLen is the longest league name (characters).
+	MaxLeagueNameLen = 60
+)
+
+// League is a private group of players who compare their season standings.
+type League struct {
+	ID          string
+	Name        string
+	Owner       UserRef
+	MemberCount int
+	// InviteCode is the code others join with. Only members and admins may see it: the
+	// resolvers clear it for anybody else.
+	InviteCode string
+}
+
+// LeagueView says how the caller may see a league.
+type LeagueView int
+
+// League views, from the least to the most the caller may see.
+const (
+	// LeaguePreview: not a member; name, owner and member count only (leagueByInvite).
+	LeaguePreview LeagueView = iota
+	// LeagueMember: a member; everything.
+	LeagueMember
+	// LeagueAdmin: an admin who is not a member; everything (moderation).
+	LeagueAdmin
+)
+
+// Invite codes: InviteCodeLen characters of inviteAlphabet, 5 random bits each from
+// crypto/rand (65 bits: guessing one among a billion live codes takes about 2^35 tries).
+// The alphabet is digits and upper-case letters without 0, 1, I and O, which read like
+// each other; input is taken in either case.
+const (
+	inviteAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+	// InviteCodeLen is the length of an invite code.
+	InviteCodeLen = 13
+)
+
+// NewInviteCode returns a fresh random invite code.
+func NewInviteCode() string {
+	var b [InviteCodeLen]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
+	for i := range b {
+		b[i] = inviteAlphabet[b[i]&31] // 32 divides 256: every character equally likely
+	}
+	return string(b[:])
+}
+
+// CleanInviteCode returns code in its canonical (upper-case) form, or BAD_USER_INPUT
+// unless it is InviteCodeLen characters of the invite alphabet.
+func CleanInviteCode(code string) (string, error) {
+	c := strings.ToUpper(strings.TrimSpace(code))
+	if len(c) != InviteCodeLen || strings.Trim(c, inviteAlphabet) != "" {
+		return "", BadInput("invalid invite code %q: want %d letters and digits", truncate(code, 20), InviteCodeLen)
+	}
+	return c, nil
+}
+
+// NewLeagueID returns a fresh league id (a random UUID).
+func NewLeagueID() string { return uuid.NewString() }
+
+// ValidateLeagueID returns BAD_USER_INPUT unless id is a canonical lowercase UUID.
+func ValidateLeagueID(id string) error {
+	u, err := uuid.Parse(id)
+	if err != nil || u.String() != id {
+		return BadInput("invalid league id %q", truncate(id, 40))
+	}
+	return nil
+}
+
+// CleanLeagueName trims and checks a league name (see CleanText).
+func CleanLeagueName(name string) (string, error) {
+	return CleanText("league name", name, MaxLeagueNameLen)
+}

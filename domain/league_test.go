@@ -1,0 +1,58 @@
+package domain
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestInviteCodes: codes carry at least 60 random bits, use the documented alphabet only,
+// and read back in either case.
+func TestInviteCodes(t *testing.T) {
+	if bits := float64(InviteCodeLen) * math.Log2(float64(len(inviteAlphabet))); bits < 60 {
+		t.Fatalf("invite codes carry %.1f bits, want at least 60", bits)
+	}
+	if len(inviteAlphabet) != 32 || strings.ContainsAny(inviteAlphabet, "01IO") {
+		t.Fatalf("alphabet %q", inviteAlphabet)
+	}
+	seen := map[string]bool{}
+	counts := map[rune]int{}
+	const n = 20000
+	for range n {
+		c := NewInviteCode()
+		if seen[c] {
+			t.Fatalf("code %s drawn twice", c)
+		}
+		seen[c] = true
+		got, err := CleanInviteCode(" " + strings.ToLower(c) + " ")
+		if err != nil || got != c {
+			t.Fatalf("CleanInviteCode(%q) = %q, %v", c, got, err)
+		}
+		for _, r := range c {
+			counts[r]++
+		}
+	}
+	// Every character of the alphabet shows up about equally often (each 1/32 of the
+	// 260,000 characters: 8,125; a bias of 10% would be far outside chance).
+	for _, r := range inviteAlphabet {
+		if c := counts[r]; c < 7300 || c > 8900 {
+			t.Fatalf("character %c drawn %d times in %d codes", r, c, n)
+		}
+	}
+	for _, bad := range []string{"", "ABC", "ABCDEFGHJKLM0", "ABCDEFGHJKLMNP", "ABCDEFGHJKL#M", "ABCDEFGHJKLMÑ"} {
+		if _, err := CleanInviteCode(bad); ErrorCode(err) != CodeBadUserInput {
+			t.Fatalf("CleanInviteCode(%q): %v", bad, err)
+		}
+	}
+}
+
+func TestLeagueIDs(t *testing.T) {
+	if err := ValidateLeagueID(NewLeagueID()); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "x", "LEAGUE#1", strings.ToUpper(NewLeagueID())} {
+		if ErrorCode(ValidateLeagueID(bad)) != CodeBadUserInput {
+			t.Fatalf("ValidateLeagueID(%q) passed", bad)
+		}
+	}
+}

@@ -1,0 +1,705 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
+)
+
+// Leagues. Items (keys.go):
+//
+//   - the league item (LEAGUE#<lid>, LEAGUE): name, owner, member count, the current invite
+//     code and rev, which grows with every change of the league or of its members;
+//   - a member row per member in the league's partition (MEMBER#<uid>): name and join time
+//     (the longest-standing member is the one with the earliest join, then the lowest id);
+//   - the invite item of the current code (INVITE#<code>), a copy of what leagueByInvite
+//     shows (name, owner, member count) so that it and joinLeague read one item. Every
+//     transaction that changes the league item's copied fields changes it the same way,
+//     and it exists exactly while its code is the league's;
+//   - in the player's partition, a membership row per league and the count of their
+//     leagues (@LEAGUES), which the 20-league limit is a condition on.
+//
+// Every change is one transaction conditioned on what it read (or on nothing it did not
+// read): joins on the code being current, the member cap and the player's league count;
+// a leave that decides something (the last member, an owner's successor) on the league's
+// rev. A league's writes go to its own partition and to its members' partitions: no
+// write is shared by several leagues.
+
+// Item types of leagues.
+const (
+	typeLeague      = "league"
+	typeInvite      = "invite"
+	typeMember      = "leagueMember"
+	typeMembership  = "membership"
+	typeLeagueCount = "leagueCount"
+)
+
+// joinTimeLayout orders join times as strings, to the nanosecond.
+const joinTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+type leagueRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	Name        string `dynamodbav:"name"`
+	OwnerID     string `dynamodbav:"ownerId"`
+	OwnerName   string `dynamodbav:"ownerName"`
+	MemberCount int    `dynamodbav:"memberCount"`
+	InviteCode  string `dynamodbav:"inviteCode"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	Rev         int    `dynamodbav:"rev"`
+}
+
+func (r leagueRow) toDomain() domain.League {
+	return domain.League{ID: r.ID, Name: r.Name, Owner: domain.UserRef{ID: r.OwnerID, Name: r.OwnerName},
+		MemberCount: r.MemberCount, InviteCode: r.InviteCode}
+}
+
+type inviteRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	Code        string `dynamodbav:"code"`
+	LeagueID    string `dynamodbav:"leagueId"`
+	Name        string `dynamodbav:"name"`
+	OwnerID     string `dynamodbav:"ownerId"`
+	OwnerName   string `dynamodbav:"ownerName"`
+	MemberCount int    `dynamodbav:"memberCount"`
+}
+
+func newInviteRow(l leagueRow) inviteRow {
+	return inviteRow{keys: keys{PK: invitePK(l.InviteCode), SK: inviteSK}, Type: typeInvite, Code: l.InviteCode,
+		LeagueID: l.ID, Name: l.Name, OwnerID: l.OwnerID, OwnerName: l.OwnerName, MemberCount: l.MemberCount}
+}
+
+func (r inviteRow) toDomain() domain.League {
+	return domain.League{ID: r.LeagueID, Name: r.Name, Owner: domain.UserRef{ID: r.OwnerID, Name: r.OwnerName},
+		MemberCount: r.MemberCount, InviteCode: r.Code}
+}
+
+type memberRow struct {
+	keys
+	Type     string `dynamodbav:"type"`
+	LeagueID string `dynamodbav:"leagueId"`
+	UserID   string `dynamodbav:"userId"`
+	UserName string `dynamodbav:"userName"`
+	JoinedAt string `dynamodbav:"joinedAt"`
+}
+
+type membershipRow struct {
+	keys
+	Type     string `dynamodbav:"type"`
+	LeagueID string `dynamodbav:"leagueId"`
+	JoinedAt string `dynamodbav:"joinedAt"`
+}
+
+func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
+
+// txPut is a Put of row on the condition that no item has its key.
+func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) { return s.put(row, false) }
+
+// txUpdate is an Update of key with update and cond (either may be ""); names maps #n
+// placeholders, values :v ones.
+func (s *Store) txUpdate(key map[string]types.AttributeValue, update, cond string, names map[string]string, values map[string]types.AttributeValue) types.TransactWriteItem {
+	u := &types.Update{TableName: aws.String(s.table), Key: key, UpdateExpression: aws.String(update),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}
+	if cond != "" {
+		u.ConditionExpression = aws.String(cond)
+	}
+	return types.TransactWriteItem{Update: u}
+}
+
+// txDelete is a Delete of key on cond.
+func (s *Store) txDelete(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: key,
+		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
+}
+
+// countLeagues is the Update of a player's league count by delta (+1: on the condition
+// that they are in fewer than MaxLeaguesPerPlayer leagues).
+func (s *Store) countLeagues(uid userID, delta int) types.TransactWriteItem {
+	cond := "attribute_not_exists(leagues) OR leagues < :max"
+	values := map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":max": num(domain.MaxLeaguesPerPlayer)}
+	if delta < 0 {
+		cond = "leagues >= :min"
+		values = map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":min": num(-delta)}
+	}
+	return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t ADD leagues :d", cond, map[string]string{"#t": attrType}, values)
+}
+
+// memberItems are the Puts of a new member's rows: in the league and in their partition.
+func (s *Store) memberItems(lid leagueID, user domain.UserRef, joined time.Time) ([]types.TransactWriteItem, error) {
+	uid := userID(user.ID)
+	at := joined.UTC().Format(joinTimeLayout)
+	m, err := s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
+		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, JoinedAt: at})
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
+		LeagueID: string(lid), JoinedAt: at})
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{m, ms}, nil
+}
+
+// leaveItems are the Deletes of a member's rows and the Update of their league count.
+func (s *Store) leaveItems(lid leagueID, uid userID) []types.TransactWriteItem {
+	exists := "attribute_exists(PK)"
+	return []types.TransactWriteItem{
+		s.txDelete(pkKey(leaguePK(lid), memberSK(uid)), exists, nil),
+		s.txDelete(pkKey(userPK(uid), membershipSK(lid)), exists, nil),
+		s.countLeagues(uid, -1),
+	}
+}
+
+// failed reports whether item i of a cancelled transaction failed its condition.
+func failed(reasons []types.CancellationReason, i int) bool {
+	return reasonCode(reasons, i) == "ConditionalCheckFailed"
+}
+
+// memberName is the name a player's member rows carry: their token's name when it is a
+// valid player name, else their id.
+func memberName(uid userID, tokenName string) string {
+	name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+	if err != nil {
+		return string(uid)
+	}
+	return name
+}
+
+func errTooManyLeagues() error {
+	return domain.Errorf(domain.CodeConflict, "a player can be in at most %d leagues: leave one first", domain.MaxLeaguesPerPlayer)
+}
+
+// CreateLeague creates a league owned (and so far only joined) by caller, with a fresh
+// invite code: one transaction. Returns BAD_USER_INPUT for a bad name and CONFLICT when the
+// caller is in MaxLeaguesPerPlayer leagues already.
+func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error) {
+	uid, err := parseUserID(caller.ID)
+	if err != nil {
+		return domain.League{}, err
+	}
+	if name, err = domain.CleanLeagueName(name); err != nil {
+		return domain.League{}, err
+	}
+	owner := domain.UserRef{ID: caller.ID, Name: memberName(uid, caller.Name)}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		now := s.now()
+		row := leagueRow{Type: typeLeague, ID: domain.NewLeagueID(), Name: name, OwnerID: owner.ID, OwnerName: owner.Name,
+			MemberCount: 1, InviteCode: domain.NewInviteCode(), CreatedAt: formatTime(now), Rev: 1}
+		lid := leagueID(row.ID)
+		row.keys = keys{PK: leaguePK(lid), SK: leagueSK}
+		wrap := func(err error) error { return fmt.Errorf("dynamo: create league %s: %w", lid, err) }
+		league, err := s.txPutNew(row)
+		if err != nil {
+			return domain.League{}, wrap(err)
+		}
+		invite, err := s.txPutNew(newInviteRow(row))
+		if err != nil {
+			return domain.League{}, wrap(err)
+		}
+		member, err := s.memberItems(lid, owner, now)
+		if err != nil {
+			return domain.League{}, wrap(err)
+		}
+		items := append([]types.TransactWriteItem{league, invite}, member...)
+		items = append(items, s.countLeagues(uid, 1))
+		err = s.transactRetry(ctx, items)
+		reasons, cancelled := cancellationReasons(err)
+		switch {
+		case err == nil:
+			return row.toDomain(), nil
+		case !cancelled:
+			return domain.League{}, wrap(err)
+		case failed(reasons, len(items)-1):
+			return domain.League{}, errTooManyLeagues()
+		}
+		// A fresh id or code that exists already (one chance in 2^60 or more): draw again.
+	}
+	return domain.League{}, domain.Errorf(domain.CodeConflict, "could not create the league; try again")
+}
+
+// getInvite reads an invite item consistently; nil when the code is unknown or replaced.
+func (s *Store) getInvite(ctx context.Context, code string) (*inviteRow, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: pkKey(invitePK(code), inviteSK), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil || out.Item == nil {
+		return nil, err
+	}
+	var row inviteRow
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// LeagueByInvite returns the league of an invite code as its invite item shows it (one
+// consistent GetItem). Returns BAD_USER_INPUT for a malformed code and NOT_FOUND for an
+// unknown or replaced one.
+func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League, error) {
+	code, err := domain.CleanInviteCode(code)
+	if err != nil {
+		return domain.League{}, err
+	}
+	inv, err := s.getInvite(ctx, code)
+	if err != nil {
+		return domain.League{}, fmt.Errorf("dynamo: league by invite: %w", err)
+	}
+	if inv == nil {
+		return domain.League{}, domain.Errorf(domain.CodeNotFound, "no league has this invite code")
+	}
+	return inv.toDomain(), nil
+}
+
+// JoinLeague makes caller a member of the league of an invite code: a consistent GetItem of
+// the code's item, then one transaction that adds one to the league's member count on the
+// condition that the code is still the league's and the league has fewer than
+// MaxLeagueMembers members, puts the member's rows on the condition that they are not there
+// yet, and adds one to the caller's league count on the condition that it is below
+// MaxLeaguesPerPlayer. Joining a league the caller is in already returns it unchanged.
+// Returns BAD_USER_INPUT for a malformed code, NOT_FOUND for an unknown or replaced one,
+// CONFLICT for a full league or a caller in too many leagues.
+func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error) {
+	uid, err := parseUserID(caller.ID)
+	if err != nil {
+		return domain.League{}, err
+	}
+	if code, err = domain.CleanInviteCode(code); err != nil {
+		return domain.League{}, err
+	}
+	inv, err := s.getInvite(ctx, code)
+	if err != nil {
+		return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
+	}
+	notFound := domain.Errorf(domain.CodeNotFound, "no league has this invite code (it may have been replaced)")
+	if inv == nil {
+		return domain.League{}, notFound
+	}
+	lid := leagueID(inv.LeagueID)
+	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
+	one := map[string]types.AttributeValue{":one": num(1), ":code": str(code), ":cap": num(domain.MaxLeagueMembers)}
+	items := []types.TransactWriteItem{
+		s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :one",
+			"attribute_exists(PK) AND inviteCode = :code AND memberCount < :cap", nil, one),
+		s.txUpdate(pkKey(invitePK(code), inviteSK), "ADD memberCount :one", "leagueId = :lid", nil,
+			map[string]types.AttributeValue{":one": num(1), ":lid": str(string(lid))}),
+	}
+	member, err := s.memberItems(lid, domain.UserRef{ID: caller.ID, Name: memberName(uid, caller.Name)}, s.now())
+	if err != nil {
+		return domain.League{}, wrap(err)
+	}
+	items = append(items, member...)
+	items = append(items, s.countLeagues(uid, 1))
+	err = s.transactRetry(ctx, items)
+	l := inv.toDomain()
+	if err == nil {
+		l.MemberCount++
+		return l, nil
+	}
+	reasons, cancelled := cancellationReasons(err)
+	switch {
+	case !cancelled:
+		return domain.League{}, wrap(err)
+	case failed(reasons, 2) || failed(reasons, 3):
+		return l, nil // a member already
+	case failed(reasons, 1):
+		return domain.League{}, notFound
+	case failed(reasons, 0):
+		var old leagueRow
+		if len(reasons[0].Item) == 0 {
+			return domain.League{}, notFound
+		}
+		if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
+			return domain.League{}, wrap(err)
+		}
+		if old.InviteCode != code {
+			return domain.League{}, notFound
+		}
+		return domain.League{}, domain.Errorf(domain.CodeConflict, "the league is full: it has %d members", domain.MaxLeagueMembers)
+	case failed(reasons, 4):
+		return domain.League{}, errTooManyLeagues()
+	}
+	return domain.League{}, wrap(err)
+}
+
+// readLeague reads a league item and whether uid is a member (uid "": nobody) with one
+// consistent BatchGetItem; nil when there is no such league.
+func (s *Store) readLeague(ctx context.Context, lid leagueID, uid userID) (*leagueRow, bool, error) {
+	ks := []map[string]types.AttributeValue{pkKey(leaguePK(lid), leagueSK)}
+	if uid != "" {
+		ks = append(ks, pkKey(leaguePK(lid), memberSK(uid)))
+	}
+	var (
+		league *leagueRow
+		member bool
+	)
+	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
+		switch itemType(item) {
+		case typeLeague:
+			league = &leagueRow{}
+			return attributevalue.UnmarshalMap(item, league)
+		case typeMember:
+			member = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("dynamo: get league %s: %w", lid, err)
+	}
+	return league, member && league != nil, nil
+}
+
+// GetLeague returns a league and whether user (a user id, "" when signed out) is one of its
+// members: one consistent BatchGetItem. Returns NOT_FOUND if there is no such league.
+func (s *Store) GetLeague(ctx context.Context, id, user string) (domain.League, bool, error) {
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return domain.League{}, false, err
+	}
+	var uid userID
+	if user != "" {
+		if uid, err = parseUserID(user); err != nil {
+			return domain.League{}, false, err
+		}
+	}
+	row, member, err := s.readLeague(ctx, lid, uid)
+	if err != nil {
+		return domain.League{}, false, err
+	}
+	if row == nil {
+		return domain.League{}, false, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
+	}
+	return row.toDomain(), member, nil
+}
+
+// leagueMembers reads a league's member rows (consistently or not), following pages: one
+// Query up to about 5,000 members.
+func (s *Store) leagueMembers(ctx context.Context, lid leagueID, consistent bool) ([]memberRow, error) {
+	q, err := s.newQueryBetween(leaguePK(lid), prefixMember)
+	if err != nil {
+		return nil, err
+	}
+	q.ConsistentRead = aws.Bool(consistent)
+	var members []memberRow
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		var m memberRow
+		if err := attributevalue.UnmarshalMap(item, &m); err != nil {
+			return false, err
+		}
+		members = append(members, m)
+		return true, nil
+	})
+	return members, err
+}
+
+// newQueryBetween is an ascending main-table Query of the items of partition pk whose sort
+// key starts with prefix (as a BETWEEN range: see cardUpper).
+func (s *Store) newQueryBetween(pk, prefix string) (*dynamodb.QueryInput, error) {
+	upper := prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
+	return s.newQuery("", expression.Key(attrPK).Equal(expression.Value(pk)).
+		And(expression.Key(attrSK).Between(expression.Value(prefix), expression.Value(upper))), 0, true)
+}
+
+// longestStanding returns the member of members, other than uid, who joined first (ties:
+// the lowest id); nil if there is none.
+func longestStanding(members []memberRow, uid userID) *memberRow {
+	var next *memberRow
+	for i := range members {
+		m := &members[i]
+		if m.UserID == string(uid) {
+			continue
+		}
+		if next == nil || m.JoinedAt < next.JoinedAt || (m.JoinedAt == next.JoinedAt && m.UserID < next.UserID) {
+			next = m
+		}
+	}
+	return next
+}
+
+// LeaveLeague removes user from a league: a consistent BatchGetItem of the league and the
+// user's member row, then one transaction. The last member leaving deletes the league and
+// its invite code; an owner leaving hands the league to the longest-standing member (read
+// with one consistent Query of the member rows), conditioned on the league not having
+// changed since. Returns NOT_FOUND unless user is a member.
+func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
+	uid, err := parseUserID(user)
+	if err != nil {
+		return err
+	}
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return err
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: leave league %s: %w", lid, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		league, member, err := s.readLeague(ctx, lid, uid)
+		if err != nil {
+			return err
+		}
+		if !member {
+			return domain.Errorf(domain.CodeNotFound, "you are not a member of league %q", id)
+		}
+		var items []types.TransactWriteItem
+		switch {
+		case league.MemberCount <= 1:
+			items = []types.TransactWriteItem{
+				s.txDelete(pkKey(leaguePK(lid), leagueSK), "rev = :rev", map[string]types.AttributeValue{":rev": num(league.Rev)}),
+				s.txDelete(pkKey(invitePK(league.InviteCode), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
+			}
+		case league.OwnerID == string(uid):
+			members, err := s.leagueMembers(ctx, lid, true)
+			if err != nil {
+				return wrap(err)
+			}
+			next := longestStanding(members, uid)
+			if next == nil { // the count says others are there, the rows say not: read again
+				continue
+			}
+			owner := map[string]types.AttributeValue{":rev": num(league.Rev), ":one": num(1), ":minus": num(-1),
+				":id": str(next.UserID), ":name": str(next.UserName), ":lid": str(string(lid))}
+			items = []types.TransactWriteItem{
+				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET ownerId = :id, ownerName = :name, rev = rev + :one ADD memberCount :minus",
+					"rev = :rev", nil, withoutKeys(owner, ":lid")),
+				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET ownerId = :id, ownerName = :name ADD memberCount :minus",
+					"leagueId = :lid", nil, withoutKeys(owner, ":rev", ":one")),
+			}
+		default:
+			items = []types.TransactWriteItem{
+				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus",
+					"ownerId <> :me AND memberCount > :one", nil,
+					map[string]types.AttributeValue{":one": num(1), ":minus": num(-1), ":me": str(string(uid))}),
+				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "ADD memberCount :minus", "leagueId = :lid", nil,
+					map[string]types.AttributeValue{":minus": num(-1), ":lid": str(string(lid))}),
+			}
+		}
+		items = append(items, s.leaveItems(lid, uid)...)
+		err = s.transactRetry(ctx, items)
+		if _, cancelled := cancellationReasons(err); !cancelled {
+			if err != nil {
+				return wrap(err)
+			}
+			return nil
+		}
+		// The league changed since it was read (a join, a leave, a new code): read again.
+	}
+	return domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
+}
+
+// withoutKeys returns a copy of m without keys.
+func withoutKeys(m map[string]types.AttributeValue, keys ...string) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// RotateInviteCode gives a league a new invite code; the old one stops working at once.
+// Only the owner may: a consistent read of the league (BatchGetItem), then one transaction (the
+// league's code, conditioned on its rev; the old code's item deleted; the new one put).
+// Returns NOT_FOUND for an unknown league and FORBIDDEN unless user is its owner.
+func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.League, error) {
+	uid, err := parseUserID(user)
+	if err != nil {
+		return domain.League{}, err
+	}
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return domain.League{}, err
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: rotate invite code %s: %w", lid, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		league, _, err := s.readLeague(ctx, lid, "")
+		if err != nil {
+			return domain.League{}, err
+		}
+		if league == nil {
+			return domain.League{}, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
+		}
+		if league.OwnerID != string(uid) {
+			return domain.League{}, domain.Errorf(domain.CodeForbidden, "only the league's owner can replace its invite code")
+		}
+		old := league.InviteCode
+		league.InviteCode = domain.NewInviteCode()
+		invite, err := s.txPutNew(newInviteRow(*league))
+		if err != nil {
+			return domain.League{}, wrap(err)
+		}
+		items := []types.TransactWriteItem{
+			s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET inviteCode = :code, rev = rev + :one", "rev = :rev", nil,
+				map[string]types.AttributeValue{":code": str(league.InviteCode), ":one": num(1), ":rev": num(league.Rev)}),
+			s.txDelete(pkKey(invitePK(old), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
+			invite,
+		}
+		err = s.transactRetry(ctx, items)
+		if _, cancelled := cancellationReasons(err); !cancelled {
+			if err != nil {
+				return domain.League{}, wrap(err)
+			}
+			return league.toDomain(), nil
+		}
+		// The league changed since it was read (or the new code exists already): again.
+	}
+	return domain.League{}, domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
+}
+
+// UserLeagues returns the leagues user is a member of, by name (then id): a consistent
+// Query of their membership rows, then one consistent BatchGetItem of the leagues (at most
+// MaxLeaguesPerPlayer keys).
+func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, error) {
+	uid, err := parseUserID(user)
+	if err != nil {
+		return nil, err
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: leagues of %s: %w", uid, err) }
+	q, err := s.newQueryBetween(userPK(uid), prefixMembership)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	q.ConsistentRead = aws.Bool(true)
+	var ks []map[string]types.AttributeValue
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		lid, err := parseLeagueID(itemString(item, "leagueId"))
+		if err != nil {
+			return false, err
+		}
+		ks = append(ks, pkKey(leaguePK(lid), leagueSK))
+		return true, nil
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	leagues := []domain.League{}
+	err = s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
+		var row leagueRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return err
+		}
+		leagues = append(leagues, row.toDomain())
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	slices.SortFunc(leagues, func(a, b domain.League) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return leagues, nil
+}
+
+// LeagueStandings returns the season standings of a league's members (each member's whole
+// season; a member without a standing that season has 0 points), highest points first,
+// ties by user id, ranked as Standings ranks. It reads every member's standing for every
+// page: one Query of the member rows, then BatchGetItems of their standings, 100 keys
+// each, in parallel (not consistent: like Standings, what scoring wrote a moment ago may
+// show a moment later). The caller checks who may read it.
+func (s *Store) LeagueStandings(ctx context.Context, id string, season, first int, after string) (domain.Page[domain.Standing], error) {
+	var page domain.Page[domain.Standing]
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return page, err
+	}
+	if err := domain.ValidateSeason(season); err != nil {
+		return page, err
+	}
+	owner := id + "/" + strconv.Itoa(season)
+	var from *cursor
+	if after != "" {
+		c, err := s.cursors.decode(after, cursorLeague, owner)
+		if err != nil {
+			return page, err
+		}
+		from = &c
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: league standings %s/%d: %w", lid, season, err) }
+	members, err := s.leagueMembers(ctx, lid, false)
+	if err != nil {
+		return page, wrap(err)
+	}
+	rows, err := s.memberStandings(ctx, members, season)
+	if err != nil {
+		return page, wrap(err)
+	}
+	slices.SortFunc(rows, func(a, b domain.Standing) int {
+		if a.Points != b.Points {
+			return b.Points - a.Points
+		}
+		return strings.Compare(a.User.ID, b.User.ID)
+	})
+	var r domain.Ranker
+	for i := range rows {
+		rank := r.Next(rows[i].Points)
+		rows[i].Rank = &rank
+		if from != nil && (rows[i].Points > from.Points || rows[i].Points == from.Points && rows[i].User.ID <= from.ID) {
+			continue // on an earlier page
+		}
+		if len(page.Items) == first {
+			page.HasNext = true
+			break
+		}
+		page.Items = append(page.Items, rows[i])
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorLeague, Owner: owner, ID: rows[i].User.ID,
+			Points: rows[i].Points, Index: r.Index, Rank: r.Rank}))
+	}
+	return page, nil
+}
+
+// memberStandings reads the season standings of members (BatchGetItems of 100 keys, in
+// parallel); a member without one gets a zero standing under their member row's name.
+func (s *Store) memberStandings(ctx context.Context, members []memberRow, season int) ([]domain.Standing, error) {
+	ks := make([]map[string]types.AttributeValue, len(members))
+	for i, m := range members {
+		ks[i] = pkKey(userPK(userID(m.UserID)), seasonSK(season))
+	}
+	var mu sync.Mutex
+	found := make(map[string]domain.Standing, len(members))
+	g, gctx := errgroup.WithContext(ctx)
+	for start := 0; start < len(ks); start += 100 {
+		chunk := ks[start:min(start+100, len(ks))]
+		g.Go(func() error {
+			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
+				var row standingRow
+				if err := row.decode(item); err != nil {
+					return err
+				}
+				mu.Lock()
+				found[row.UserID] = row.toDomain()
+				mu.Unlock()
+				return nil
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	rows := make([]domain.Standing, len(members))
+	for i, m := range members {
+		st, ok := found[m.UserID]
+		if !ok {
+			st = domain.Standing{Season: season, User: domain.UserRef{ID: m.UserID, Name: m.UserName}}
+		}
+		rows[i] = st
+	}
+	return rows, nil
+}

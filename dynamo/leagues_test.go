@@ -1,0 +1,586 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+func ref(id string) domain.UserRef { return domain.UserRef{ID: id, Name: "Player " + id} }
+
+// createLeague creates a league owned by owner.
+func (f *fixture) createLeague(owner, name string) domain.League {
+	f.t.Helper()
+	l, err := f.s.CreateLeague(ctxT(f.t), ref(owner), name)
+	mustOK(f.t, err)
+	return l
+}
+
+// join makes user join with code, one second after the previous join (the clock moves on).
+func (f *fixture) join(user, code string) domain.League {
+	f.t.Helper()
+	f.clock.Advance(time.Second)
+	l, err := f.s.JoinLeague(ctxT(f.t), ref(user), code)
+	mustOK(f.t, err)
+	return l
+}
+
+// countPartition counts the items of main-table partition pk whose sort key begins with
+// prefix, consistently.
+func (f *fixture) countPartition(pk, prefix string) int {
+	f.t.Helper()
+	q := &dynamodb.QueryInput{
+		TableName: aws.String(f.table), Select: types.SelectCount, ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":p": str(prefix)},
+	}
+	if prefix == "" {
+		q.KeyConditionExpression = aws.String("PK = :pk")
+		delete(q.ExpressionAttributeValues, ":p")
+	}
+	return f.count(q)
+}
+
+// leagueCount is the player's stored league count (0 when the item is missing).
+func (f *fixture) leagueCount(user string) int {
+	f.t.Helper()
+	item := f.getRaw(userPK(userID(user)), leagueCountSK)
+	if item == nil {
+		return 0
+	}
+	var n int
+	fmt.Sscan(item["leagues"].(*types.AttributeValueMemberN).Value, &n)
+	return n
+}
+
+// checkLeague checks that the league's stored state is whole: the league item's member
+// count equals its member rows, the invite item of its code shows the same name, owner and
+// count, the owner is a member, and every member has their membership row.
+func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
+	f.t.Helper()
+	l, _, err := f.s.GetLeague(ctxT(f.t), id, "")
+	mustOK(f.t, err)
+	lid := leagueID(id)
+	if rows := f.countPartition(leaguePK(lid), prefixMember); l.MemberCount != wantCount || rows != wantCount {
+		f.t.Fatalf("league %s: memberCount %d, %d member rows, want %d", id, l.MemberCount, rows, wantCount)
+	}
+	if l.Owner.ID != wantOwner {
+		f.t.Fatalf("owner %q, want %q", l.Owner.ID, wantOwner)
+	}
+	inv, err := f.s.LeagueByInvite(ctxT(f.t), l.InviteCode)
+	mustOK(f.t, err)
+	if inv != l {
+		f.t.Fatalf("the invite item shows %+v, the league is %+v", inv, l)
+	}
+	members, err := f.s.leagueMembers(ctxT(f.t), lid, true)
+	mustOK(f.t, err)
+	owner := false
+	for _, m := range members {
+		owner = owner || m.UserID == wantOwner
+		if f.getRaw(userPK(userID(m.UserID)), membershipSK(lid)) == nil {
+			f.t.Fatalf("member %s has no membership row", m.UserID)
+		}
+	}
+	if !owner {
+		f.t.Fatalf("the owner %s is not a member", wantOwner)
+	}
+}
+
+// costOf runs fn with a cost-counting context and returns the calls per operation.
+func costOf(t *testing.T, fn func(ctx context.Context)) map[string]int {
+	t.Helper()
+	ctx, c := WithCost(ctxT(t))
+	fn(ctx)
+	return c.Snapshot().Operations
+}
+
+func wantOps(t *testing.T, got map[string]int, want map[string]int) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("DynamoDB calls %v, want %v", got, want)
+	}
+}
+
+func TestLeagueLifecycle(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var l domain.League
+	t.Run("CreateIsOneTransaction", func(t *testing.T) {
+		f := f.on(t)
+		ops := costOf(t, func(ctx context.Context) {
+			var err error
+			l, err = f.s.CreateLeague(ctx, ref("alice"), "  Friday Night Crew ")
+			mustOK(t, err)
+		})
+		wantOps(t, ops, map[string]int{"TransactWriteItems": 1})
+		if l.Name != "Friday Night Crew" || l.Owner != ref("alice") || l.MemberCount != 1 || len(l.InviteCode) != domain.InviteCodeLen {
+			t.Fatalf("created %+v", l)
+		}
+		f.checkLeague(l.ID, 1, "alice")
+		if n := f.leagueCount("alice"); n != 1 {
+			t.Fatalf("alice's league count %d", n)
+		}
+	})
+	t.Run("ReadIsOneCall", func(t *testing.T) {
+		for user, member := range map[string]bool{"alice": true, "bob": false, "": false} {
+			ops := costOf(t, func(ctx context.Context) {
+				got, isMember, err := f.s.GetLeague(ctx, l.ID, user)
+				mustOK(t, err)
+				if got != l || isMember != member {
+					t.Fatalf("GetLeague as %q: %+v member %v", user, got, isMember)
+				}
+			})
+			wantOps(t, ops, map[string]int{"BatchGetItem": 1})
+		}
+	})
+	t.Run("PreviewByInviteIsOneGetItem", func(t *testing.T) {
+		ops := costOf(t, func(ctx context.Context) {
+			got, err := f.s.LeagueByInvite(ctx, " "+strings.ToLower(l.InviteCode)+" ")
+			mustOK(t, err)
+			if got != l {
+				t.Fatalf("preview %+v, want %+v", got, l)
+			}
+		})
+		wantOps(t, ops, map[string]int{"GetItem": 1})
+	})
+	t.Run("JoinIsGetItemAndOneTransaction", func(t *testing.T) {
+		f := f.on(t)
+		ops := costOf(t, func(ctx context.Context) {
+			got, err := f.s.JoinLeague(ctx, ref("bob"), l.InviteCode)
+			mustOK(t, err)
+			if got.ID != l.ID || got.MemberCount != 2 {
+				t.Fatalf("joined %+v", got)
+			}
+		})
+		wantOps(t, ops, map[string]int{"GetItem": 1, "TransactWriteItems": 1})
+		f.checkLeague(l.ID, 2, "alice")
+	})
+	t.Run("JoinAgainChangesNothing", func(t *testing.T) {
+		f := f.on(t)
+		got, err := f.s.JoinLeague(ctxT(t), ref("bob"), l.InviteCode)
+		mustOK(t, err)
+		if got.MemberCount != 2 {
+			t.Fatalf("joined again: %+v", got)
+		}
+		f.checkLeague(l.ID, 2, "alice")
+		if n := f.leagueCount("bob"); n != 1 {
+			t.Fatalf("bob's league count %d", n)
+		}
+	})
+	t.Run("CodeInLowerCase", func(t *testing.T) {
+		f := f.on(t)
+		f.join("carol", strings.ToLower(l.InviteCode))
+		f.checkLeague(l.ID, 3, "alice")
+	})
+	t.Run("UserLeaguesIsQueryAndBatchGet", func(t *testing.T) {
+		f := f.on(t)
+		other := f.createLeague("bob", "Another League")
+		ops := costOf(t, func(ctx context.Context) {
+			got, err := f.s.UserLeagues(ctx, "bob")
+			mustOK(t, err)
+			if names := mapIDs(got, func(l domain.League) string { return l.Name }); !slices.Equal(names, []string{"Another League", "Friday Night Crew"}) {
+				t.Fatalf("bob's leagues %v", names)
+			}
+		})
+		wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": 1})
+		got, err := f.s.UserLeagues(ctxT(t), "dave")
+		mustOK(t, err)
+		if len(got) != 0 || got == nil {
+			t.Fatalf("dave's leagues %v", got)
+		}
+		mustOK(t, f.s.LeaveLeague(ctxT(t), "bob", other.ID))
+	})
+	t.Run("MemberLeavesIsBatchGetAndOneTransaction", func(t *testing.T) {
+		f := f.on(t)
+		ops := costOf(t, func(ctx context.Context) { mustOK(t, f.s.LeaveLeague(ctx, "carol", l.ID)) })
+		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1})
+		f.checkLeague(l.ID, 2, "alice")
+		if f.getRaw(userPK("carol"), membershipSK(leagueID(l.ID))) != nil || f.leagueCount("carol") != 0 {
+			t.Fatal("carol's membership is still there")
+		}
+		wantCode(t, f.s.LeaveLeague(ctxT(t), "carol", l.ID), domain.CodeNotFound)
+	})
+	t.Run("OwnerLeavesHandsOverToLongestStanding", func(t *testing.T) {
+		f := f.on(t)
+		f.join("erin", l.InviteCode)
+		f.join("dan", l.InviteCode)
+		// alice (owner), bob (first to join), erin, dan.
+		ops := costOf(t, func(ctx context.Context) { mustOK(t, f.s.LeaveLeague(ctx, "alice", l.ID)) })
+		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1})
+		f.checkLeague(l.ID, 3, "bob")
+		mustOK(t, f.s.LeaveLeague(ctxT(t), "bob", l.ID))
+		f.checkLeague(l.ID, 2, "erin")
+	})
+	t.Run("LastMemberLeavingDeletesTheLeague", func(t *testing.T) {
+		f := f.on(t)
+		code := mustLeague(f.s.GetLeague(ctxT(t), l.ID, "")).InviteCode
+		mustOK(t, f.s.LeaveLeague(ctxT(t), "dan", l.ID))
+		f.checkLeague(l.ID, 1, "erin")
+		mustOK(t, f.s.LeaveLeague(ctxT(t), "erin", l.ID))
+		_, _, err := f.s.GetLeague(ctxT(t), l.ID, "erin")
+		wantCode(t, err, domain.CodeNotFound)
+		if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 {
+			t.Fatalf("%d items left in the league's partition", n)
+		}
+		if f.getRaw(invitePK(code), inviteSK) != nil {
+			t.Fatal("the invite item is still there")
+		}
+		_, err = f.s.JoinLeague(ctxT(t), ref("zed"), code)
+		wantCode(t, err, domain.CodeNotFound)
+		for _, u := range []string{"alice", "bob", "carol", "dan", "erin"} {
+			if n := f.countPartition(userPK(userID(u)), prefixMembership); n != 0 || f.leagueCount(u) != 0 {
+				t.Fatalf("%s: %d memberships, count %d", u, n, f.leagueCount(u))
+			}
+		}
+	})
+}
+
+func mustLeague(l domain.League, _ bool, err error) domain.League {
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+func TestLeagueOwnerHandOverTieGoesToLowestID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	l := f.createLeague("owner", "Tied")
+	for _, u := range []string{"zoe", "yan", "xia"} { // same instant: the clock does not move
+		_, err := f.s.JoinLeague(ctxT(t), ref(u), l.InviteCode)
+		mustOK(t, err)
+	}
+	mustOK(t, f.s.LeaveLeague(ctxT(t), "owner", l.ID))
+	f.checkLeague(l.ID, 3, "xia")
+}
+
+func TestLeagueRotateInviteCode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	l := f.createLeague("alice", "Rotating")
+	f.join("bob", l.InviteCode)
+	t.Run("OwnerOnly", func(t *testing.T) {
+		_, err := f.s.RotateInviteCode(ctxT(t), "bob", l.ID)
+		wantCode(t, err, domain.CodeForbidden)
+		_, err = f.s.RotateInviteCode(ctxT(t), "alice", domain.NewLeagueID())
+		wantCode(t, err, domain.CodeNotFound)
+		_, err = f.s.RotateInviteCode(ctxT(t), "alice", "not-a-league")
+		wantCode(t, err, domain.CodeBadUserInput)
+	})
+	t.Run("OldCodeStopsWorking", func(t *testing.T) {
+		f := f.on(t)
+		var got domain.League
+		ops := costOf(t, func(ctx context.Context) {
+			var err error
+			got, err = f.s.RotateInviteCode(ctx, "alice", l.ID)
+			mustOK(t, err)
+		})
+		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1})
+		if got.InviteCode == l.InviteCode || got.MemberCount != 2 || got.Owner.ID != "alice" {
+			t.Fatalf("rotated %+v (old code %s)", got, l.InviteCode)
+		}
+		_, err := f.s.LeagueByInvite(ctxT(t), l.InviteCode)
+		wantCode(t, err, domain.CodeNotFound)
+		_, err = f.s.JoinLeague(ctxT(t), ref("carol"), l.InviteCode)
+		wantCode(t, err, domain.CodeNotFound)
+		if f.getRaw(invitePK(l.InviteCode), inviteSK) != nil {
+			t.Fatal("the old code's item is still there")
+		}
+		f.join("carol", got.InviteCode)
+		f.checkLeague(l.ID, 3, "alice")
+	})
+}
+
+func TestLeagueInputErrors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	for name, err := range map[string]error{
+		"EmptyName":    second(f.s.CreateLeague(ctx, ref("alice"), "   ")),
+		"LongName":     second(f.s.CreateLeague(ctx, ref("alice"), strings.Repeat("a", 61))),
+		"ControlChars": second(f.s.CreateLeague(ctx, ref("alice"), "Bad\u202eName")),
+		"ShortCode":    second(f.s.JoinLeague(ctx, ref("alice"), "ABC")),
+		"CodeWithO":    second(f.s.JoinLeague(ctx, ref("alice"), "OOOOOOOOOOOOO")),
+		"KeyInCode":    second(f.s.LeagueByInvite(ctx, "AB#CDEFGHJKLM")),
+		"LeagueID":     third(f.s.GetLeague(ctx, "LEAGUE#x", "alice")),
+		"LeaveID":      f.s.LeaveLeague(ctx, "alice", "x#y"),
+		"StandingsID":  second(f.s.LeagueStandings(ctx, "nope", 2030, 10, "")),
+		"Season":       second(f.s.LeagueStandings(ctx, domain.NewLeagueID(), 30, 10, "")),
+	} {
+		t.Run(name, func(t *testing.T) { wantCode(t, err, domain.CodeBadUserInput) })
+	}
+	t.Run("UnknownCode", func(t *testing.T) {
+		_, err := f.s.JoinLeague(ctx, ref("alice"), domain.NewInviteCode())
+		wantCode(t, err, domain.CodeNotFound)
+		_, err = f.s.LeagueByInvite(ctx, domain.NewInviteCode())
+		wantCode(t, err, domain.CodeNotFound)
+	})
+	t.Run("LeaveUnknownLeague", func(t *testing.T) {
+		wantCode(t, f.s.LeaveLeague(ctx, "alice", domain.NewLeagueID()), domain.CodeNotFound)
+	})
+}
+
+func second[A, B any](_ A, b B) B        { return b }
+func third[A, B, C any](_ A, _ B, c C) C { return c }
+
+// TestLeagueLimitPerPlayer: a player in 20 leagues can neither create nor join another, and
+// can again once they leave one.
+func TestLeagueLimitPerPlayer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var ls []domain.League
+	for i := range domain.MaxLeaguesPerPlayer {
+		ls = append(ls, f.createLeague("busy", fmt.Sprintf("League %02d", i)))
+	}
+	open := f.createLeague("host", "Open Door")
+	_, err := f.s.CreateLeague(ctxT(t), ref("busy"), "One Too Many")
+	wantCode(t, err, domain.CodeConflict)
+	_, err = f.s.JoinLeague(ctxT(t), ref("busy"), open.InviteCode)
+	wantCode(t, err, domain.CodeConflict)
+	f.checkLeague(open.ID, 1, "host")
+	if n := f.leagueCount("busy"); n != domain.MaxLeaguesPerPlayer {
+		t.Fatalf("league count %d", n)
+	}
+	// Joining one of their own leagues again is not a new league.
+	_, err = f.s.JoinLeague(ctxT(t), ref("busy"), ls[3].InviteCode)
+	mustOK(t, err)
+	mustOK(t, f.s.LeaveLeague(ctxT(t), "busy", ls[0].ID))
+	f.join("busy", open.InviteCode)
+	f.checkLeague(open.ID, 2, "host")
+	leagues, err := f.s.UserLeagues(ctxT(t), "busy")
+	mustOK(t, err)
+	if len(leagues) != domain.MaxLeaguesPerPlayer {
+		t.Fatalf("%d leagues", len(leagues))
+	}
+}
+
+// seedMembers writes n member rows (and their memberships and league counts) into a league
+// directly, as n joins would, and adds n to the league's and its invite's member count.
+func (f *fixture) seedMembers(l domain.League, prefix string, n int) []string {
+	f.t.Helper()
+	lid := leagueID(l.ID)
+	at := t0.Add(-time.Hour).Format(joinTimeLayout)
+	var items []map[string]types.AttributeValue
+	var users []string
+	for i := range n {
+		u := fmt.Sprintf("%s%04d", prefix, i)
+		users = append(users, u)
+		items = append(items,
+			marshal(f.t, memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(userID(u))}, Type: typeMember, LeagueID: l.ID, UserID: u, UserName: "Player " + u, JoinedAt: at}, 0),
+			marshal(f.t, membershipRow{keys: keys{PK: userPK(userID(u)), SK: membershipSK(lid)}, Type: typeMembership, LeagueID: l.ID, JoinedAt: at}, 0),
+			map[string]types.AttributeValue{attrPK: str(userPK(userID(u))), attrSK: str(leagueCountSK), attrType: str(typeLeagueCount), "leagues": num(1)},
+		)
+	}
+	f.putRaw(items)
+	for _, key := range []map[string]types.AttributeValue{pkKey(leaguePK(lid), leagueSK), pkKey(invitePK(l.InviteCode), inviteSK)} {
+		_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{TableName: aws.String(f.table), Key: key,
+			UpdateExpression: aws.String("ADD memberCount :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(n)}})
+		if err != nil {
+			f.t.Fatalf("seed member count: %v", err)
+		}
+	}
+	return users
+}
+
+// TestLeagueMemberCapUnderConcurrentJoins: a league 10 short of the cap, 30 players join
+// at once: exactly 10 get in, 20 get CONFLICT, and the count equals the member rows.
+func TestLeagueMemberCapUnderConcurrentJoins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	l := f.createLeague("host", "Packed House")
+	f.seedMembers(l, "seed", domain.MaxLeagueMembers-11)
+	f.checkLeague(l.ID, domain.MaxLeagueMembers-10, "host")
+	const joiners = 30
+	codes := make([]domain.Code, joiners)
+	var wg sync.WaitGroup
+	for i := range joiners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.s.JoinLeague(ctxT(t), ref(fmt.Sprintf("rush%02d", i)), l.InviteCode)
+			codes[i] = domain.ErrorCode(err)
+		}()
+	}
+	wg.Wait()
+	got := map[domain.Code]int{}
+	for _, c := range codes {
+		got[c]++
+	}
+	if got[""] != 10 || got[domain.CodeConflict] != 20 {
+		t.Fatalf("joins: %v, want 10 in and 20 CONFLICT", got)
+	}
+	f.checkLeague(l.ID, domain.MaxLeagueMembers, "host")
+	for i := range joiners {
+		u := fmt.Sprintf("rush%02d", i)
+		member := f.getRaw(leaguePK(leagueID(l.ID)), memberSK(userID(u))) != nil
+		if member != (codes[i] == "") || f.leagueCount(u) != map[bool]int{true: 1}[member] {
+			t.Fatalf("%s: answer %q, member row %v, league count %d", u, codes[i], member, f.leagueCount(u))
+		}
+	}
+	t.Run("FullLeagueIsConflict", func(t *testing.T) {
+		_, err := f.s.JoinLeague(ctxT(t), ref("late"), l.InviteCode)
+		wantCode(t, err, domain.CodeConflict)
+	})
+	t.Run("OwnerHandOverAtTheCap", func(t *testing.T) {
+		f := f.on(t)
+		mustOK(t, f.s.LeaveLeague(ctxT(t), "host", l.ID))
+		f.checkLeague(l.ID, domain.MaxLeagueMembers-1, "seed0000") // seeded an hour earlier; lowest id
+	})
+}
+
+// TestLeagueStandings: members ranked by their whole season (ties share a rank), members
+// who have not played at 0, pages joined by signed cursors.
+func TestLeagueStandings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	l := f.createLeague("ann", "Table")
+	for _, u := range []string{"ben", "cat", "dov", "eve"} {
+		f.join(u, l.InviteCode)
+	}
+	other := f.createLeague("zak", "Other")
+	// Standings of 2030: ann 40, ben 25, cat 40, dov none (0), eve 25; zak (not a member) 99;
+	// ann also has 2029.
+	f.putRaw([]map[string]types.AttributeValue{
+		standingItem(t, "ann", 2030, 40, 0), standingItem(t, "ben", 2030, 25, 0), standingItem(t, "cat", 2030, 40, 0),
+		standingItem(t, "eve", 2030, 25, 0), standingItem(t, "zak", 2030, 99, 0), standingItem(t, "ann", 2029, 7, 0),
+	})
+	type row struct {
+		user         string
+		rank, points int
+	}
+	rowsOf := func(p domain.Page[domain.Standing]) []row {
+		var out []row
+		for _, s := range p.Items {
+			out = append(out, row{s.User.ID, *s.Rank, s.Points})
+		}
+		return out
+	}
+	want := []row{{"ann", 1, 40}, {"cat", 1, 40}, {"ben", 3, 25}, {"eve", 3, 25}, {"dov", 5, 0}}
+	t.Run("WholeLeague", func(t *testing.T) {
+		var page domain.Page[domain.Standing]
+		ops := costOf(t, func(ctx context.Context) {
+			var err error
+			page, err = f.s.LeagueStandings(ctx, l.ID, 2030, 50, "")
+			mustOK(t, err)
+		})
+		wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": 1})
+		if got := rowsOf(page); !slices.Equal(got, want) || page.HasNext {
+			t.Fatalf("standings %v (next %v), want %v", got, page.HasNext, want)
+		}
+		if dov := page.Items[4]; dov.User.Name != "Player dov" || dov.Season != 2030 || dov.EventsPlayed != 0 {
+			t.Fatalf("a member without a standing: %+v", dov)
+		}
+	})
+	t.Run("Pages", func(t *testing.T) {
+		var got []row
+		after := ""
+		for range 3 {
+			page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, after)
+			mustOK(t, err)
+			got = append(got, rowsOf(page)...)
+			after = page.EndCursor()
+			if !page.HasNext {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("paged %v, want %v", got, want)
+		}
+	})
+	t.Run("CursorOfAnotherListIsBadInput", func(t *testing.T) {
+		page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, "")
+		mustOK(t, err)
+		cur := page.EndCursor()
+		_, err = f.s.LeagueStandings(ctxT(t), l.ID, 2029, 2, cur)
+		wantCode(t, err, domain.CodeBadUserInput)
+		_, err = f.s.LeagueStandings(ctxT(t), other.ID, 2030, 2, cur)
+		wantCode(t, err, domain.CodeBadUserInput)
+		std, err := f.s.Standings(ctxT(t), 2030, 2, "")
+		mustOK(t, err)
+		_, err = f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, std.EndCursor())
+		wantCode(t, err, domain.CodeBadUserInput)
+	})
+	t.Run("OtherSeason", func(t *testing.T) {
+		page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2029, 50, "")
+		mustOK(t, err)
+		if got := rowsOf(page); !slices.Equal(got, []row{{"ann", 1, 7}, {"ben", 2, 0}, {"cat", 2, 0}, {"dov", 2, 0}, {"eve", 2, 0}}) {
+			t.Fatalf("2029: %v", got)
+		}
+	})
+}
+
+// TestLeagueStandingsAtTheMemberCap: 1,000 members cost one Query and ten BatchGetItems
+// (in parallel), and every member is ranked.
+func TestLeagueStandingsAtTheMemberCap(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	l := f.createLeague("host", "Full House")
+	users := f.seedMembers(l, "m", domain.MaxLeagueMembers-1)
+	var standings []map[string]types.AttributeValue
+	for i, u := range users {
+		if i%3 != 0 { // a third have not played
+			standings = append(standings, standingItem(t, u, 2030, i, 0))
+		}
+	}
+	f.putRaw(standings)
+	var page domain.Page[domain.Standing]
+	ops := costOf(t, func(ctx context.Context) {
+		var err error
+		page, err = f.s.LeagueStandings(ctx, l.ID, 2030, 100, "")
+		mustOK(t, err)
+	})
+	wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": 10})
+	if len(page.Items) != 100 || !page.HasNext || page.Items[0].User.ID != users[998] || page.Items[0].Points != 998 {
+		t.Fatalf("first page: %d rows, next %v, top %+v", len(page.Items), page.HasNext, page.Items[0])
+	}
+	total := 0
+	for after := ""; ; {
+		p, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 100, after)
+		mustOK(t, err)
+		total += len(p.Items)
+		if !p.HasNext {
+			last := p.Items[len(p.Items)-1]
+			if last.Points != 0 || *last.Rank != domain.MaxLeagueMembers-len(users)/3 {
+				t.Fatalf("last row %+v rank %d", last, *last.Rank)
+			}
+			break
+		}
+		after = p.EndCursor()
+	}
+	if total != domain.MaxLeagueMembers {
+		t.Fatalf("%d rows, want %d", total, domain.MaxLeagueMembers)
+	}
+}
+
+// TestLeaguesLeaveTheProfileReadAlone: memberships are in the player's partition but never
+// cost the profile's Query anything.
+func TestLeaguesLeaveTheProfileReadAlone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ev := f.createEvent("2030-04-01-spring-show", 20, standardCard())
+	f.submit("pat", ev, 0, 1, 0)
+	for i := range domain.MaxLeaguesPerPlayer {
+		f.createLeague("pat", fmt.Sprintf("League %02d", i))
+	}
+	f.putRaw([]map[string]types.AttributeValue{standingItem(t, "pat", 2030, 5, 0)})
+	ops := costOf(t, func(ctx context.Context) {
+		u, page, err := f.s.GetUser(ctx, "pat", 20, true)
+		mustOK(t, err)
+		if u.Name != "Player pat" || len(u.Standings) != 1 || len(page.Items) != 1 || page.HasNext {
+			t.Fatalf("profile %+v, %d predictions (next %v)", u, len(page.Items), page.HasNext)
+		}
+	})
+	if ops["Query"] != 1 {
+		t.Fatalf("profile read: %v", ops)
+	}
+}

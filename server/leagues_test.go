@@ -1,0 +1,260 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type tLeague struct {
+	ID          string
+	Name        string
+	Owner       tRef
+	MemberCount int
+	InviteCode  *string
+	Standings   *tConn[tStanding]
+}
+
+const (
+	leagueFields   = `fragment L on League { id name owner { id name } memberCount inviteCode }`
+	createLeagueOp = `mutation($name: String!) { createLeague(name: $name) { ...L } }
+` + leagueFields
+	joinLeagueOp = `mutation($code: String!) { joinLeague(inviteCode: $code) { ...L } }
+` + leagueFields
+	leaveLeagueOp = `mutation($id: ID!) { leaveLeague(id: $id) }`
+	rotateOp      = `mutation($id: ID!) { rotateInviteCode(id: $id) { ...L } }
+` + leagueFields
+	leagueOp = `query($id: ID!) { league(id: $id) { ...L } }
+` + leagueFields
+	leagueStandingsOp = `query($id: ID!, $season: Int!, $first: Int, $after: String) { league(id: $id) { ...L
+  standings(season: $season, first: $first, after: $after) { edges { cursor node { ...S } } pageInfo { hasNextPage endCursor } } } }
+` + leagueFields + standingFields
+	byInviteOp = `query($code: String!) { leagueByInvite(inviteCode: $code) { ...L } }
+` + leagueFields
+	myLeaguesOp = `{ me { leagues { ...L } } }
+` + leagueFields
+)
+
+func (e *env) createLeague(t *testing.T, token, name string) tLeague {
+	t.Helper()
+	return mustGQL[struct{ CreateLeague tLeague }](t, e, token, createLeagueOp, map[string]any{"name": name}).CreateLeague
+}
+
+func (e *env) joinLeague(t *testing.T, token, code string) tLeague {
+	t.Helper()
+	return mustGQL[struct{ JoinLeague tLeague }](t, e, token, joinLeagueOp, map[string]any{"code": code}).JoinLeague
+}
+
+// costCalls runs an operation that must succeed and returns its data and the DynamoDB
+// calls it made (extensions.dynamodb.calls), checking they are within what it planned.
+func costCalls[T any](t *testing.T, e *env, token, query string, vars map[string]any) (T, int) {
+	t.Helper()
+	resp := e.request(t, token, query, vars)
+	noErrors(t, resp.Errors)
+	var ext struct {
+		Calls        int `json:"calls"`
+		PlannedCalls int `json:"plannedCalls"`
+	}
+	if err := json.Unmarshal(resp.Extensions["dynamodb"], &ext); err != nil {
+		t.Fatalf("extensions %s", resp.Extensions["dynamodb"])
+	}
+	if ext.Calls > ext.PlannedCalls {
+		t.Fatalf("made %d DynamoDB calls, planned %d", ext.Calls, ext.PlannedCalls)
+	}
+	var data T
+	if err := json.Unmarshal(resp.Data, &data); err != nil {
+		t.Fatalf("decode %s: %v", resp.Data, err)
+	}
+	return data, ext.Calls
+}
+
+func wantCalls(t *testing.T, got, want int) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%d DynamoDB calls, want %d", got, want)
+	}
+}
+
+// TestLeaguesAPI drives every league field and mutation through the handler: privacy,
+// invite codes, hand-over, errors with their codes and the DynamoDB calls of each.
+func TestLeaguesAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := newScoredFixture(t, e, "League Night") // 2030: Ace 20, Bea 15, Cal 15, Dee 5
+	ace, bea, cal, dee := f.tokens["p-ace"], f.tokens["p-bea"], f.tokens["p-cal"], f.tokens["p-dee"]
+	newbie := e.token(t, "p-new", "Newbie")
+	admin := e.admin(t)
+
+	var l tLeague
+	t.Run("Create", func(t *testing.T) {
+		d, calls := costCalls[struct{ CreateLeague tLeague }](t, e, ace, createLeagueOp, map[string]any{"name": "The Ring Rats"})
+		wantCalls(t, calls, 1)
+		l = d.CreateLeague
+		if l.Name != "The Ring Rats" || l.Owner.ID != "p-ace" || l.Owner.Name != "Ace" || l.MemberCount != 1 || l.InviteCode == nil || len(*l.InviteCode) != 13 {
+			t.Fatalf("created %+v", l)
+		}
+	})
+	t.Run("PreviewByInvite", func(t *testing.T) {
+		for _, tok := range []string{"", dee, ace} {
+			d, calls := costCalls[struct{ LeagueByInvite *tLeague }](t, e, tok, byInviteOp, map[string]any{"code": strings.ToLower(*l.InviteCode)})
+			wantCalls(t, calls, 1)
+			p := d.LeagueByInvite
+			if p == nil || p.ID != l.ID || p.Name != l.Name || p.Owner.ID != "p-ace" || p.MemberCount != 1 || p.InviteCode != nil {
+				t.Fatalf("preview %+v", p)
+			}
+		}
+		if d := mustGQL[struct{ LeagueByInvite *tLeague }](t, e, dee, byInviteOp, map[string]any{"code": "ABCDEFGHJKLMN"}); d.LeagueByInvite != nil {
+			t.Fatalf("unknown code: %+v", d.LeagueByInvite)
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, dee, byInviteOp, map[string]any{"code": "nope"})), "BAD_USER_INPUT")
+	})
+	t.Run("Join", func(t *testing.T) {
+		d, calls := costCalls[struct{ JoinLeague tLeague }](t, e, bea, joinLeagueOp, map[string]any{"code": *l.InviteCode})
+		wantCalls(t, calls, 2)
+		if j := d.JoinLeague; j.ID != l.ID || j.MemberCount != 2 || j.InviteCode == nil || *j.InviteCode != *l.InviteCode {
+			t.Fatalf("joined %+v", j)
+		}
+		e.joinLeague(t, cal, *l.InviteCode)
+		e.joinLeague(t, newbie, *l.InviteCode)
+		for code, want := range map[string]string{"ABCDEFGHJKLMN": "NOT_FOUND", "abc": "BAD_USER_INPUT"} {
+			wantCode(t, second(gql[json.RawMessage](t, e, dee, joinLeagueOp, map[string]any{"code": code})), want)
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, "", joinLeagueOp, map[string]any{"code": *l.InviteCode})), "UNAUTHENTICATED")
+	})
+	t.Run("LeagueIsPrivate", func(t *testing.T) {
+		for name, tok := range map[string]string{"Member": bea, "Admin": admin} {
+			t.Run(name, func(t *testing.T) {
+				d, calls := costCalls[struct{ League *tLeague }](t, e, tok, leagueOp, map[string]any{"id": l.ID})
+				wantCalls(t, calls, 1)
+				if d.League == nil || d.League.MemberCount != 4 || d.League.InviteCode == nil || *d.League.InviteCode != *l.InviteCode {
+					t.Fatalf("league %+v", d.League)
+				}
+			})
+		}
+		for name, tok := range map[string]string{"NotAMember": dee, "Anonymous": ""} {
+			t.Run(name, func(t *testing.T) {
+				for _, op := range []string{leagueOp, leagueStandingsOp} {
+					wantCode(t, second(gql[json.RawMessage](t, e, tok, op, map[string]any{"id": l.ID, "season": 2030})), "FORBIDDEN")
+				}
+			})
+		}
+		t.Run("Unknown", func(t *testing.T) {
+			if d := mustGQL[struct{ League *tLeague }](t, e, dee, leagueOp, map[string]any{"id": "00000000-0000-4000-8000-000000000000"}); d.League != nil {
+				t.Fatalf("league %+v", d.League)
+			}
+			wantCode(t, second(gql[json.RawMessage](t, e, dee, leagueOp, map[string]any{"id": "LEAGUE#1"})), "BAD_USER_INPUT")
+		})
+	})
+	t.Run("Standings", func(t *testing.T) {
+		d, calls := costCalls[struct{ League tLeague }](t, e, cal, leagueStandingsOp, map[string]any{"id": l.ID, "season": 2030, "first": 3})
+		wantCalls(t, calls, 3) // the league; its members; their standings
+		type row struct {
+			User   string
+			Rank   int
+			Points int
+		}
+		var got []row
+		for _, s := range nodes(d.League.Standings) {
+			got = append(got, row{s.User.ID, *s.Rank, s.Points})
+		}
+		if want := []row{{"p-ace", 1, 20}, {"p-bea", 2, 15}, {"p-cal", 2, 15}}; !slices.Equal(got, want) || !d.League.Standings.PageInfo.HasNextPage {
+			t.Fatalf("page 1 %v, want %v", got, want)
+		}
+		next := mustGQL[struct{ League tLeague }](t, e, admin, leagueStandingsOp,
+			map[string]any{"id": l.ID, "season": 2030, "first": 3, "after": *d.League.Standings.PageInfo.EndCursor})
+		if n := nodes(next.League.Standings); len(n) != 1 || n[0].User.ID != "p-new" || *n[0].Rank != 4 || n[0].Points != 0 || n[0].User.Name != "Newbie" {
+			t.Fatalf("page 2 %+v", n)
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, cal, leagueStandingsOp,
+			map[string]any{"id": l.ID, "season": 2030, "after": "bm90IGEgY3Vyc29y"})), "BAD_USER_INPUT")
+		wantCode(t, second(gql[json.RawMessage](t, e, cal, leagueStandingsOp,
+			map[string]any{"id": l.ID, "season": 2030, "first": 101})), "BAD_USER_INPUT")
+	})
+	t.Run("MyLeagues", func(t *testing.T) {
+		// (A player who has not played: their profile is one Query.)
+		d, calls := costCalls[struct{ Me struct{ Leagues []tLeague } }](t, e, newbie, myLeaguesOp, nil)
+		wantCalls(t, calls, 3) // the profile; memberships; leagues
+		if ls := d.Me.Leagues; len(ls) != 1 || ls[0].ID != l.ID || ls[0].InviteCode == nil {
+			t.Fatalf("leagues %+v", ls)
+		}
+		q := `query($u: ID!) { user(id: $u) { leagues { id inviteCode } } }`
+		wantCode(t, second(gql[json.RawMessage](t, e, dee, q, map[string]any{"u": "p-bea"})), "FORBIDDEN")
+		wantCode(t, second(gql[json.RawMessage](t, e, "", q, map[string]any{"u": "p-bea"})), "FORBIDDEN")
+		if d := mustGQL[struct{ User struct{ Leagues []tLeague } }](t, e, admin, q, map[string]any{"u": "p-bea"}); len(d.User.Leagues) != 1 || d.User.Leagues[0].InviteCode == nil {
+			t.Fatalf("admin reads %+v", d.User.Leagues)
+		}
+	})
+	t.Run("Rotate", func(t *testing.T) {
+		wantCode(t, second(gql[json.RawMessage](t, e, bea, rotateOp, map[string]any{"id": l.ID})), "FORBIDDEN")
+		d, calls := costCalls[struct{ RotateInviteCode tLeague }](t, e, ace, rotateOp, map[string]any{"id": l.ID})
+		wantCalls(t, calls, 2)
+		fresh := d.RotateInviteCode.InviteCode
+		if fresh == nil || *fresh == *l.InviteCode {
+			t.Fatalf("rotated %+v", d.RotateInviteCode)
+		}
+		if d := mustGQL[struct{ LeagueByInvite *tLeague }](t, e, dee, byInviteOp, map[string]any{"code": *l.InviteCode}); d.LeagueByInvite != nil {
+			t.Fatal("the old code still shows the league")
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, dee, joinLeagueOp, map[string]any{"code": *l.InviteCode})), "NOT_FOUND")
+		l.InviteCode = fresh
+	})
+	t.Run("LeaveHandsOver", func(t *testing.T) {
+		wantCode(t, second(gql[json.RawMessage](t, e, dee, leaveLeagueOp, map[string]any{"id": l.ID})), "NOT_FOUND")
+		d, calls := costCalls[struct{ LeaveLeague bool }](t, e, ace, leaveLeagueOp, map[string]any{"id": l.ID})
+		wantCalls(t, calls, 3) // the league and the member row; the members; the transaction
+		if !d.LeaveLeague {
+			t.Fatal("leaveLeague answered false")
+		}
+		got := mustGQL[struct{ League *tLeague }](t, e, bea, leagueOp, map[string]any{"id": l.ID}).League
+		if got == nil || got.Owner.ID != "p-bea" || got.MemberCount != 3 {
+			t.Fatalf("after the owner left: %+v", got)
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, ace, leagueOp, map[string]any{"id": l.ID})), "FORBIDDEN")
+		_, calls = costCalls[struct{ LeaveLeague bool }](t, e, newbie, leaveLeagueOp, map[string]any{"id": l.ID})
+		wantCalls(t, calls, 2)
+	})
+	t.Run("LastLeavesDeletes", func(t *testing.T) {
+		mustGQL[json.RawMessage](t, e, bea, leaveLeagueOp, map[string]any{"id": l.ID})
+		mustGQL[json.RawMessage](t, e, cal, leaveLeagueOp, map[string]any{"id": l.ID})
+		if d := mustGQL[struct{ League *tLeague }](t, e, admin, leagueOp, map[string]any{"id": l.ID}); d.League != nil {
+			t.Fatalf("the league is still there: %+v", d.League)
+		}
+		if d := mustGQL[struct{ LeagueByInvite *tLeague }](t, e, dee, byInviteOp, map[string]any{"code": *l.InviteCode}); d.LeagueByInvite != nil {
+			t.Fatal("its code still shows it")
+		}
+	})
+	t.Run("TooManyLeagues", func(t *testing.T) {
+		busy := e.token(t, "p-busy", "Busy")
+		for i := range 20 {
+			e.createLeague(t, busy, fmt.Sprintf("League %02d", i))
+		}
+		wantCode(t, second(gql[json.RawMessage](t, e, busy, createLeagueOp, map[string]any{"name": "One More"})), "CONFLICT")
+		open := e.createLeague(t, dee, "Open")
+		wantCode(t, second(gql[json.RawMessage](t, e, busy, joinLeagueOp, map[string]any{"code": *open.InviteCode})), "CONFLICT")
+		wantCode(t, second(gql[json.RawMessage](t, e, dee, createLeagueOp, map[string]any{"name": " "})), "BAD_USER_INPUT")
+	})
+}
+
+// TestLeagueStandingsOnListRowsIsAnError: User.leagues rows refuse standings (a read per
+// row) before reading anything; a preview (leagueByInvite) of a league the caller is not in
+// refuses them as FORBIDDEN.
+func TestLeagueStandingsOnListRowsIsAnError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := e.token(t, "p-rows", "Rows")
+	l := e.createLeague(t, tok, "Rows")
+	before := e.calls.Load()
+	_, errs := gql[json.RawMessage](t, e, tok, `{ me { leagues { id standings(season: 2030) { edges { cursor } } } } }`, nil)
+	wantCode(t, errs, "BAD_USER_INPUT")
+	if n := e.calls.Load() - before; n != 3 { // me, memberships, leagues: no standings read
+		t.Fatalf("%d DynamoDB calls", n)
+	}
+	other := e.token(t, "p-other", "Other")
+	_, errs = gql[json.RawMessage](t, e, other, `query($c: String!) { leagueByInvite(inviteCode: $c) { id standings(season: 2030) { edges { cursor } } } }`,
+		map[string]any{"c": *l.InviteCode})
+	wantCode(t, errs, "FORBIDDEN")
+}
+
+func second[A, B any](_ A, b B) B { return b }
