@@ -128,16 +128,21 @@ func (s *Store) txDelete(key map[string]types.AttributeValue, cond string, value
 		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
 }
 
-// countLeagues is the Update of a player's league count by delta (+1: on the condition
-// that they are in fewer than MaxLeaguesPerPlayer leagues).
-func (s *Store) countLeagues(uid userID, delta int) types.TransactWriteItem {
-	cond := "attribute_not_exists(leagues) OR leagues < :max"
-	values := map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":max": num(domain.MaxLeaguesPerPlayer)}
-	if delta < 0 {
-		cond = "leagues >= :min"
-		values = map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":min": num(-delta)}
+// countLeagues is the Update of a player's league item (@LEAGUES) for joining (delta +1:
+// on the condition that they are in fewer than MaxLeaguesPerPlayer leagues) or leaving
+// (delta -1) league lid: `leagues` counts them, `ids` is the set of their ids, `rev` grows
+// with every change (a writer that copies something onto the player's member rows can
+// condition on it).
+func (s *Store) countLeagues(uid userID, lid leagueID, delta int) types.TransactWriteItem {
+	values := map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":one": num(1), ":zero": num(0),
+		":ids": &types.AttributeValueMemberSS{Value: []string{string(lid)}}}
+	if delta > 0 {
+		values[":max"] = num(domain.MaxLeaguesPerPlayer)
+		return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d, ids :ids",
+			"attribute_not_exists(leagues) OR leagues < :max", map[string]string{"#t": attrType}, values)
 	}
-	return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t ADD leagues :d", cond, map[string]string{"#t": attrType}, values)
+	return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d DELETE ids :ids",
+		"leagues >= :one", map[string]string{"#t": attrType}, values)
 }
 
 // memberItems are the Puts of a new member's rows: in the league and in their partition.
@@ -163,7 +168,7 @@ func (s *Store) leaveItems(lid leagueID, uid userID) []types.TransactWriteItem {
 	return []types.TransactWriteItem{
 		s.txDelete(pkKey(leaguePK(lid), memberSK(uid)), exists, nil),
 		s.txDelete(pkKey(userPK(uid), membershipSK(lid)), exists, nil),
-		s.countLeagues(uid, -1),
+		s.countLeagues(uid, lid, -1),
 	}
 }
 
@@ -218,7 +223,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 			return domain.League{}, wrap(err)
 		}
 		items := append([]types.TransactWriteItem{league, invite}, member...)
-		items = append(items, s.countLeagues(uid, 1))
+		items = append(items, s.countLeagues(uid, lid, 1))
 		err = s.transactRetry(ctx, items)
 		reasons, cancelled := cancellationReasons(err)
 		switch {
@@ -305,7 +310,7 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 		return domain.League{}, wrap(err)
 	}
 	items = append(items, member...)
-	items = append(items, s.countLeagues(uid, 1))
+	items = append(items, s.countLeagues(uid, lid, 1))
 	err = s.transactRetry(ctx, items)
 	l := inv.toDomain()
 	if err == nil {
@@ -496,7 +501,11 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 			}
 			return nil
 		}
-		// The league changed since it was read (a join, a leave, a new code): read again.
+		// The league changed since it was read (a join, a leave, a new code): read again,
+		// after a short wait so that a busy league lets this one through.
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return err
+		}
 	}
 	return domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
 }
@@ -557,6 +566,9 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 			return league.toDomain(), nil
 		}
 		// The league changed since it was read (or the new code exists already): again.
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return domain.League{}, err
+		}
 	}
 	return domain.League{}, domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
 }

@@ -63,6 +63,16 @@ func (f *fixture) leagueCount(user string) int {
 	return n
 }
 
+// leagueIDs is the set of league ids on the player's league item.
+func (f *fixture) leagueIDs(user string) []string {
+	f.t.Helper()
+	ids, _ := f.getRaw(userPK(userID(user)), leagueCountSK)["ids"].(*types.AttributeValueMemberSS)
+	if ids == nil {
+		return nil
+	}
+	return ids.Value
+}
+
 // checkLeague checks that the league's stored state is whole: the league item's member
 // count equals its member rows, the invite item of its code shows the same name, owner and
 // count, the owner is a member, and every member has their membership row.
@@ -89,6 +99,9 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 		owner = owner || m.UserID == wantOwner
 		if f.getRaw(userPK(userID(m.UserID)), membershipSK(lid)) == nil {
 			f.t.Fatalf("member %s has no membership row", m.UserID)
+		}
+		if ids := f.leagueIDs(m.UserID); !slices.Contains(ids, id) {
+			f.t.Fatalf("member %s's league item lists %v, not %s", m.UserID, ids, id)
 		}
 	}
 	if !owner {
@@ -205,7 +218,7 @@ func TestLeagueLifecycle(t *testing.T) {
 		ops := costOf(t, func(ctx context.Context) { mustOK(t, f.s.LeaveLeague(ctx, "carol", l.ID)) })
 		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1})
 		f.checkLeague(l.ID, 2, "alice")
-		if f.getRaw(userPK("carol"), membershipSK(leagueID(l.ID))) != nil || f.leagueCount("carol") != 0 {
+		if f.getRaw(userPK("carol"), membershipSK(leagueID(l.ID))) != nil || f.leagueCount("carol") != 0 || len(f.leagueIDs("carol")) != 0 {
 			t.Fatal("carol's membership is still there")
 		}
 		wantCode(t, f.s.LeaveLeague(ctxT(t), "carol", l.ID), domain.CodeNotFound)
@@ -378,7 +391,8 @@ func (f *fixture) seedMembers(l domain.League, prefix string, n int) []string {
 		items = append(items,
 			marshal(f.t, memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(userID(u))}, Type: typeMember, LeagueID: l.ID, UserID: u, UserName: "Player " + u, JoinedAt: at}, 0),
 			marshal(f.t, membershipRow{keys: keys{PK: userPK(userID(u)), SK: membershipSK(lid)}, Type: typeMembership, LeagueID: l.ID, JoinedAt: at}, 0),
-			map[string]types.AttributeValue{attrPK: str(userPK(userID(u))), attrSK: str(leagueCountSK), attrType: str(typeLeagueCount), "leagues": num(1)},
+			map[string]types.AttributeValue{attrPK: str(userPK(userID(u))), attrSK: str(leagueCountSK), attrType: str(typeLeagueCount),
+				"leagues": num(1), "ids": &types.AttributeValueMemberSS{Value: []string{l.ID}}, "rev": num(1)},
 		)
 	}
 	f.putRaw(items)
@@ -583,4 +597,67 @@ func TestLeaguesLeaveTheProfileReadAlone(t *testing.T) {
 	if ops["Query"] != 1 {
 		t.Fatalf("profile read: %v", ops)
 	}
+}
+
+// TestLeagueConcurrentLeavesAndJoins: the last two members leaving at once both succeed
+// and leave nothing behind; an owner leaving while others join and leave hands over to a
+// member, and the count still equals the member rows.
+func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	t.Run("LastTwoLeaveAtOnce", func(t *testing.T) {
+		f := f.on(t)
+		for round := range 5 {
+			l := f.createLeague("pair-a", fmt.Sprintf("Pair %d", round))
+			f.join("pair-b", l.InviteCode)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, u := range []string{"pair-a", "pair-b"} {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs[i] = f.s.LeaveLeague(ctxT(t), u, l.ID) }()
+			}
+			wg.Wait()
+			mustOK(t, errs[0])
+			mustOK(t, errs[1])
+			if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 || f.getRaw(invitePK(l.InviteCode), inviteSK) != nil {
+				t.Fatalf("round %d: %d items left in the league, invite %v", round, n, f.getRaw(invitePK(l.InviteCode), inviteSK) != nil)
+			}
+		}
+		for _, u := range []string{"pair-a", "pair-b"} {
+			if f.leagueCount(u) != 0 || len(f.leagueIDs(u)) != 0 {
+				t.Fatalf("%s: count %d, ids %v", u, f.leagueCount(u), f.leagueIDs(u))
+			}
+		}
+	})
+	t.Run("OwnerLeavesDuringJoinsAndLeaves", func(t *testing.T) {
+		f := f.on(t)
+		l := f.createLeague("boss", "Busy Night")
+		for i := range 10 {
+			f.join(fmt.Sprintf("stay%02d", i), l.InviteCode)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 21)
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- f.s.LeaveLeague(ctxT(t), "boss", l.ID) }()
+		for i := range 10 {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				_, err := f.s.JoinLeague(ctxT(t), ref(fmt.Sprintf("new%02d", i)), l.InviteCode)
+				errs <- err
+			}()
+			go func() { defer wg.Done(); errs <- f.s.LeaveLeague(ctxT(t), fmt.Sprintf("stay%02d", i), l.ID) }()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			mustOK(t, err)
+		}
+		got, _, err := f.s.GetLeague(ctxT(t), l.ID, "")
+		mustOK(t, err)
+		if got.Owner.ID == "boss" || got.MemberCount != 10 {
+			t.Fatalf("after the rush: %+v", got)
+		}
+		f.checkLeague(l.ID, 10, got.Owner.ID)
+	})
 }
