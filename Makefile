@@ -105,11 +105,12 @@ faults: deps
 # players in virtual time under AWS's limits. Writes bench/results/{scale.md,scale.json,
 # scale.svg}; a few minutes. Flags: go run ./bench/cmd/scale -h; see bench/README.md.
 # First the model's tests with the fault probes (-probes: ~25 s of real backoffs, left out
-# of make test).
+# of make test). SCALE_FLAGS are passed on, e.g. SCALE_FLAGS='-save a.json,b.json' keeps the
+# recordings of the current code for `go run ./bench/cmd/scale -after a.json,b.json`.
 scale: deps
 	@mkdir -p bench/results
 	go test -count=1 ./bench/scale -args -probes
-	go run ./bench/cmd/scale -out bench/results
+	go run ./bench/cmd/scale -out bench/results $(SCALE_FLAGS)
 
 # The Lambda package for deploy/template.yaml (CodeUri: ../dist/lambda.zip): bootstrap for
 # the provided.al2023 runtime on arm64, static and stripped, zipped by aws-lambda-go's

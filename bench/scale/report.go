@@ -337,6 +337,7 @@ func (r *Report) Markdown() string {
 	p("\nBusiest partitions: before %s WCU/s (%s), %s RCU/s (%s); after %s WCU/s (%s), %s RCU/s (%s).\n\n",
 		num(fb.MaxPartitionWCUPerS), r.Before.At.MaxWCUAt, num(fb.MaxPartitionRCUPerS), r.Before.At.MaxRCUAt,
 		num(fa.MaxPartitionWCUPerS), r.After.At.MaxWCUAt, num(fa.MaxPartitionRCUPerS), r.After.At.MaxRCUAt)
+	r.targets(&b)
 	p("![scoring time and busiest partition against players, before and after](scale.svg)\n\n")
 	p("| players | before: score s | before: max WCU/s | before: max RCU/s | after: score s | after: max WCU/s | after: max RCU/s |\n|---|---|---|---|---|---|---|\n")
 	for i := range r.Before.BySize {
@@ -351,6 +352,45 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
+// Target is one of the goals, checked on a design at the report's size.
+type Target struct {
+	Goal, Figure string
+	Met          bool
+}
+
+// Targets checks the goals for 1M players on a design's evaluation: scoring done in
+// under 5 minutes; no submit of the peak hour reaching a player as an error; the card,
+// standings and leaderboard rushes under 3,000 RCU/s demanded of every partition.
+func (d *DesignReport) Targets() []Target {
+	score := d.At.Limited[LoadScore]
+	out := []Target{{Goal: "every prediction scored in < 5 min (AWS limits)", Met: score.Complete && score.Seconds < 300,
+		Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)}}
+	sub := d.At.Limited[LoadSubmit]
+	out = append(out, Target{Goal: "1M submits in the last hour, 10× peak minute: no error reaches a player", Met: d.At.Figures.SubmitPeakThrottledRequests == 0,
+		Figure: fmt.Sprintf("%s errors (%s); %s DynamoDB attempts refused (%s throttled, %s conflicting), retried", num(float64(d.At.Figures.SubmitPeakThrottledRequests)),
+			errorsText(sub.Errors), num(float64(sub.Throttled+sub.Conflicts)), num(float64(sub.Throttled)), num(float64(sub.Conflicts)))})
+	for _, load := range []string{LoadCard, LoadStandings, LoadLeaderboard} {
+		u, where := d.At.Demand[load].MaxRCU()
+		l := d.At.Limited[load]
+		out = append(out, Target{Goal: fmt.Sprintf("%s rush (1M in 5 min, peak minute 5×): < 3,000 RCU/s on every partition", load), Met: u < capacity.AWS.Read,
+			Figure: fmt.Sprintf("busiest %s RCU/s (%s); under the front door's limits %s of %s served (%s)", num(u), where, num(float64(l.OK)), num(float64(l.Requests)), errorsText(l.Errors))})
+	}
+	return out
+}
+
+// targets writes the goals' table for "after".
+func (r *Report) targets(b *strings.Builder) {
+	fmt.Fprintf(b, "### The issue's targets at %s players (after)\n\n| target | met | figure |\n|---|---|---|\n", num(float64(r.Players)))
+	for _, t := range r.After.Targets() {
+		met := "**no**"
+		if t.Met {
+			met = "yes"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
+	}
+	b.WriteString("\n")
+}
+
 func recordingSource(d *DesignReport) string {
 	if d.Name == "before" && d.Note == "" {
 		return "the code before the redesign (the committed recordings in bench/scale/testdata)"
@@ -361,7 +401,7 @@ func recordingSource(d *DesignReport) string {
 func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## %s: the loads at %s players\n\n", titleCase(d.Name), num(float64(players)))
-	p("| load | requests | served | refused or failed (reached the player) | peak-minute errors | p50 / p99 ms | most Lambda busy | DynamoDB attempts: throttled / conflicting |\n|---|---|---|---|---|---|---|---|\n")
+	p("| load | requests | served | refused or failed (reached the player) | peak-minute errors | p50 / p99 ms | Lambda: most busy / started / read-cache hits | DynamoDB attempts: throttled / conflicting |\n|---|---|---|---|---|---|---|---|\n")
 	for _, load := range Loads {
 		l := d.At.Limited[load]
 		lat := "–"
@@ -372,8 +412,9 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 		if load == LoadScore {
 			reqs = fmt.Sprintf("1 job, %.0f s", l.Seconds)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s: %s / %s |\n", load, reqs, num(float64(l.OK)), errorsText(l.Errors),
-			num(float64(l.PeakMinuteErrors)), lat, num(float64(l.MaxLambda)), num(float64(l.Attempts)), num(float64(l.Throttled)), num(float64(l.Conflicts)))
+		p("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s: %s / %s |\n", load, reqs, num(float64(l.OK)), errorsText(l.Errors),
+			num(float64(l.PeakMinuteErrors)), lat, num(float64(l.MaxLambda)), num(float64(l.Instances)), num(float64(l.CacheHits)),
+			num(float64(l.Attempts)), num(float64(l.Throttled)), num(float64(l.Conflicts)))
 	}
 	p("\nBusiest partitions per load — units per second demanded (nothing throttled) and, under AWS's limits, attempts refused there:\n\n")
 	p("| load | partition | demand RCU/s | demand WCU/s | limited: refused attempts | table demand RCU/s / WCU/s | index demand RCU/s / WCU/s |\n|---|---|---|---|---|---|---|\n")

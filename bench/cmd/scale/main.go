@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sizes := fs.String("sizes", "1000,4000", "numbers of players to record the current code at (two, ≤ 10,000)")
 	recordTo := fs.String("record", "", "record the current code at -sizes into these files (comma-separated, one per size) and stop; e.g. the \"before\" recordings")
 	design := fs.String("design", "after", "the name stored in recordings made with -record")
+	save := fs.String("save", "", "also write the recordings of the current code to these files (comma-separated, one per size) and go on; -after replays them")
 	players := fs.Int("players", 1_000_000, "players to extrapolate to")
 	load := fs.String("load", "", "run only this load ("+strings.Join(scale.Loads, ", ")+") of the \"after\" design at -players and print its results as JSON")
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
@@ -89,18 +90,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			afterRecs = append(afterRecs, rec)
 		}
+		if *save != "" {
+			if err := writeRecordings(*save, afterRecs, stderr); err != nil {
+				return err
+			}
+		}
 		if *recordTo != "" {
-			paths := strings.Split(*recordTo, ",")
-			if len(paths) != len(afterRecs) {
-				return fmt.Errorf("-record: %d files for %d sizes", len(paths), len(afterRecs))
-			}
-			for i, p := range paths {
-				if err := afterRecs[i].WriteFile(p); err != nil {
-					return err
-				}
-				fmt.Fprintf(stderr, "scale: wrote %s\n", p)
-			}
-			return nil
+			return writeRecordings(*recordTo, afterRecs, stderr)
 		}
 	}
 	afterDesign := scale.Design{Name: "after", Small: afterRecs[0], Large: afterRecs[1]}
@@ -166,6 +162,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = io.WriteString(stdout, md)
 	return err
+}
+
+// writeRecordings writes recs to the comma-separated paths, one each.
+func writeRecordings(list string, recs []*scale.Recording, log io.Writer) error {
+	paths := strings.Split(list, ",")
+	if len(paths) != len(recs) {
+		return fmt.Errorf("%d files for %d recordings", len(paths), len(recs))
+	}
+	for i, p := range paths {
+		if err := recs[i].WriteFile(p); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "scale: wrote %s\n", p)
+	}
+	return nil
 }
 
 func readPair(list string) ([]*scale.Recording, error) {
