@@ -3,6 +3,7 @@ package domain
 import (
 	"crypto/rand"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -28,6 +29,14 @@ type League struct {
 	// InviteCode is the code others join with. Only members and admins may see it: the
 	// resolvers clear it for anybody else.
 	InviteCode string
+	// Members, in no particular order; nil when the league was read without them.
+	Members []LeagueMember
+}
+
+// LeagueMember is one member of a league.
+type LeagueMember struct {
+	User     UserRef // the name as of joining
+	JoinedAt time.Time
 }
 
 // LeagueView says how the caller may see a league.
@@ -35,12 +44,12 @@ type LeagueView int
 
 // League views, from the least to the most the caller may see.
 const (
-	// LeaguePreview: not a member; name, owner and member count only (leagueByInvite).
-	LeaguePreview LeagueView = iota
-	// LeagueMember: a member; everything.
-	LeagueMember
-	// LeagueAdmin: an admin who is not a member; everything (moderation).
-	LeagueAdmin
+	// LeagueAsPreview: not a member; name, owner and member count only (leagueByInvite).
+	LeagueAsPreview LeagueView = iota
+	// LeagueAsMember: a member; everything.
+	LeagueAsMember
+	// LeagueAsAdmin: an admin who is not a member; everything (moderation).
+	LeagueAsAdmin
 )
 
 // Invite codes: InviteCodeLen characters of inviteAlphabet, 5 random bits each from

@@ -371,8 +371,11 @@ func (s *Store) readLeague(ctx context.Context, lid leagueID, uid userID) (*leag
 }
 
 // GetLeague returns a league and whether user (a user id, "" when signed out) is one of its
-// members: one consistent BatchGetItem. Returns NOT_FOUND if there is no such league.
-func (s *Store) GetLeague(ctx context.Context, id, user string) (domain.League, bool, error) {
+// members: one consistent BatchGetItem of the league and the user's member row or, with
+// members, one consistent Query of the league's partition (the league and every member
+// row: one page up to about 5,000 members), which returns the league with its Members.
+// Returns NOT_FOUND if there is no such league.
+func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (domain.League, bool, error) {
 	lid, err := parseLeagueID(id)
 	if err != nil {
 		return domain.League{}, false, err
@@ -383,14 +386,74 @@ func (s *Store) GetLeague(ctx context.Context, id, user string) (domain.League, 
 			return domain.League{}, false, err
 		}
 	}
-	row, member, err := s.readLeague(ctx, lid, uid)
+	var (
+		row    *leagueRow
+		member bool
+		rows   []memberRow
+	)
+	if members {
+		row, rows, err = s.readLeaguePartition(ctx, lid)
+		member = row != nil && slices.ContainsFunc(rows, func(m memberRow) bool { return m.UserID == string(uid) })
+	} else {
+		row, member, err = s.readLeague(ctx, lid, uid)
+	}
 	if err != nil {
 		return domain.League{}, false, err
 	}
 	if row == nil {
 		return domain.League{}, false, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 	}
-	return row.toDomain(), member, nil
+	l := row.toDomain()
+	if members {
+		if l.Members, err = membersOf(rows); err != nil {
+			return domain.League{}, false, fmt.Errorf("dynamo: get league %s: %w", lid, err)
+		}
+	}
+	return l, member, nil
+}
+
+// readLeaguePartition reads a league item and its member rows with one consistent Query
+// (following pages); the league is nil when there is none.
+func (s *Store) readLeaguePartition(ctx context.Context, lid leagueID) (*leagueRow, []memberRow, error) {
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(leaguePK(lid))), 0, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dynamo: get league %s: %w", lid, err)
+	}
+	q.ConsistentRead = aws.Bool(true)
+	var (
+		league  *leagueRow
+		members []memberRow
+	)
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		switch itemType(item) {
+		case typeLeague:
+			league = &leagueRow{}
+			return true, attributevalue.UnmarshalMap(item, league)
+		case typeMember:
+			var m memberRow
+			err := attributevalue.UnmarshalMap(item, &m)
+			members = append(members, m)
+			return true, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("dynamo: get league %s: %w", lid, err)
+	}
+	return league, members, nil
+}
+
+// membersOf turns member rows into members.
+func membersOf(rows []memberRow) ([]domain.LeagueMember, error) {
+	out := make([]domain.LeagueMember, len(rows))
+	for i, m := range rows {
+		at, err := time.Parse(joinTimeLayout, m.JoinedAt)
+		if err != nil {
+			return nil, fmt.Errorf("member %s: joinedAt: %w", m.UserID, err)
+		}
+		out[i] = domain.LeagueMember{User: domain.UserRef{ID: m.UserID, Name: m.UserName}, JoinedAt: at}
+	}
+	return out, nil
 }
 
 // leagueMembers reads a league's member rows (consistently or not), following pages: one
@@ -620,14 +683,16 @@ func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, 
 	return leagues, nil
 }
 
-// LeagueStandings returns the season standings of a league's members (each member's whole
+// LeagueStandings returns the season standings of league l's members (each member's whole
 // season; a member without a standing that season has 0 points), highest points first,
 // ties by user id, ranked as Standings ranks. It reads every member's standing for every
-// page: one Query of the member rows, then BatchGetItems of their standings, 100 keys
-// each, in parallel (not consistent: like Standings, what scoring wrote a moment ago may
-// show a moment later). The caller checks who may read it.
-func (s *Store) LeagueStandings(ctx context.Context, id string, season, first int, after string) (domain.Page[domain.Standing], error) {
+// page: the member rows (l.Members when they were read with the league, else one Query),
+// then BatchGetItems of their standings, 100 keys each, in parallel (not consistent: like
+// Standings, what scoring wrote a moment ago may show a moment later). The caller checks
+// who may read it.
+func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, first int, after string) (domain.Page[domain.Standing], error) {
 	var page domain.Page[domain.Standing]
+	id := l.ID
 	lid, err := parseLeagueID(id)
 	if err != nil {
 		return page, err
@@ -645,9 +710,15 @@ func (s *Store) LeagueStandings(ctx context.Context, id string, season, first in
 		from = &c
 	}
 	wrap := func(err error) error { return fmt.Errorf("dynamo: league standings %s/%d: %w", lid, season, err) }
-	members, err := s.leagueMembers(ctx, lid, false)
-	if err != nil {
-		return page, wrap(err)
+	members := l.Members
+	if members == nil {
+		rows, err := s.leagueMembers(ctx, lid, false)
+		if err != nil {
+			return page, wrap(err)
+		}
+		if members, err = membersOf(rows); err != nil {
+			return page, wrap(err)
+		}
 	}
 	rows, err := s.memberStandings(ctx, members, season)
 	if err != nil {
@@ -679,10 +750,14 @@ func (s *Store) LeagueStandings(ctx context.Context, id string, season, first in
 
 // memberStandings reads the season standings of members (BatchGetItems of 100 keys, in
 // parallel); a member without one gets a zero standing under their member row's name.
-func (s *Store) memberStandings(ctx context.Context, members []memberRow, season int) ([]domain.Standing, error) {
+func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMember, season int) ([]domain.Standing, error) {
 	ks := make([]map[string]types.AttributeValue, len(members))
 	for i, m := range members {
-		ks[i] = pkKey(userPK(userID(m.UserID)), seasonSK(season))
+		uid, err := parseUserID(m.User.ID)
+		if err != nil {
+			return nil, err
+		}
+		ks[i] = pkKey(userPK(uid), seasonSK(season))
 	}
 	var mu sync.Mutex
 	found := make(map[string]domain.Standing, len(members))
@@ -707,9 +782,9 @@ func (s *Store) memberStandings(ctx context.Context, members []memberRow, season
 	}
 	rows := make([]domain.Standing, len(members))
 	for i, m := range members {
-		st, ok := found[m.UserID]
+		st, ok := found[m.User.ID]
 		if !ok {
-			st = domain.Standing{Season: season, User: domain.UserRef{ID: m.UserID, Name: m.UserName}}
+			st = domain.Standing{Season: season, User: m.User}
 		}
 		rows[i] = st
 	}

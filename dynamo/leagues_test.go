@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -78,7 +79,7 @@ func (f *fixture) leagueIDs(user string) []string {
 // count, the owner is a member, and every member has their membership row.
 func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 	f.t.Helper()
-	l, _, err := f.s.GetLeague(ctxT(f.t), id, "")
+	l, _, err := f.s.GetLeague(ctxT(f.t), id, "", false)
 	mustOK(f.t, err)
 	lid := leagueID(id)
 	if rows := f.countPartition(leaguePK(lid), prefixMember); l.MemberCount != wantCount || rows != wantCount {
@@ -89,7 +90,7 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 	}
 	inv, err := f.s.LeagueByInvite(ctxT(f.t), l.InviteCode)
 	mustOK(f.t, err)
-	if inv != l {
+	if !reflect.DeepEqual(inv, l) {
 		f.t.Fatalf("the invite item shows %+v, the league is %+v", inv, l)
 	}
 	members, err := f.s.leagueMembers(ctxT(f.t), lid, true)
@@ -147,20 +148,36 @@ func TestLeagueLifecycle(t *testing.T) {
 	t.Run("ReadIsOneCall", func(t *testing.T) {
 		for user, member := range map[string]bool{"alice": true, "bob": false, "": false} {
 			ops := costOf(t, func(ctx context.Context) {
-				got, isMember, err := f.s.GetLeague(ctx, l.ID, user)
+				got, isMember, err := f.s.GetLeague(ctx, l.ID, user, false)
 				mustOK(t, err)
-				if got != l || isMember != member {
+				if !reflect.DeepEqual(got, l) || isMember != member {
 					t.Fatalf("GetLeague as %q: %+v member %v", user, got, isMember)
 				}
 			})
 			wantOps(t, ops, map[string]int{"BatchGetItem": 1})
 		}
 	})
+	t.Run("ReadWithMembersIsOneQuery", func(t *testing.T) {
+		for user, member := range map[string]bool{"alice": true, "bob": false} {
+			ops := costOf(t, func(ctx context.Context) {
+				got, isMember, err := f.s.GetLeague(ctx, l.ID, user, true)
+				mustOK(t, err)
+				want := l
+				want.Members = []domain.LeagueMember{{User: ref("alice"), JoinedAt: t0}}
+				if !reflect.DeepEqual(got, want) || isMember != member {
+					t.Fatalf("GetLeague as %q with members: %+v member %v", user, got, isMember)
+				}
+			})
+			wantOps(t, ops, map[string]int{"Query": 1})
+		}
+		_, _, err := f.s.GetLeague(ctxT(t), domain.NewLeagueID(), "alice", true)
+		wantCode(t, err, domain.CodeNotFound)
+	})
 	t.Run("PreviewByInviteIsOneGetItem", func(t *testing.T) {
 		ops := costOf(t, func(ctx context.Context) {
 			got, err := f.s.LeagueByInvite(ctx, " "+strings.ToLower(l.InviteCode)+" ")
 			mustOK(t, err)
-			if got != l {
+			if !reflect.DeepEqual(got, l) {
 				t.Fatalf("preview %+v, want %+v", got, l)
 			}
 		})
@@ -236,11 +253,11 @@ func TestLeagueLifecycle(t *testing.T) {
 	})
 	t.Run("LastMemberLeavingDeletesTheLeague", func(t *testing.T) {
 		f := f.on(t)
-		code := mustLeague(f.s.GetLeague(ctxT(t), l.ID, "")).InviteCode
+		code := mustLeague(f.s.GetLeague(ctxT(t), l.ID, "", false)).InviteCode
 		mustOK(t, f.s.LeaveLeague(ctxT(t), "dan", l.ID))
 		f.checkLeague(l.ID, 1, "erin")
 		mustOK(t, f.s.LeaveLeague(ctxT(t), "erin", l.ID))
-		_, _, err := f.s.GetLeague(ctxT(t), l.ID, "erin")
+		_, _, err := f.s.GetLeague(ctxT(t), l.ID, "erin", false)
 		wantCode(t, err, domain.CodeNotFound)
 		if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 {
 			t.Fatalf("%d items left in the league's partition", n)
@@ -325,10 +342,10 @@ func TestLeagueInputErrors(t *testing.T) {
 		"ShortCode":    second(f.s.JoinLeague(ctx, ref("alice"), "ABC")),
 		"CodeWithO":    second(f.s.JoinLeague(ctx, ref("alice"), "OOOOOOOOOOOOO")),
 		"KeyInCode":    second(f.s.LeagueByInvite(ctx, "AB#CDEFGHJKLM")),
-		"LeagueID":     third(f.s.GetLeague(ctx, "LEAGUE#x", "alice")),
+		"LeagueID":     third(f.s.GetLeague(ctx, "LEAGUE#x", "alice", false)),
 		"LeaveID":      f.s.LeaveLeague(ctx, "alice", "x#y"),
-		"StandingsID":  second(f.s.LeagueStandings(ctx, "nope", 2030, 10, "")),
-		"Season":       second(f.s.LeagueStandings(ctx, domain.NewLeagueID(), 30, 10, "")),
+		"StandingsID":  second(f.s.LeagueStandings(ctx, domain.League{ID: "nope"}, 2030, 10, "")),
+		"Season":       second(f.s.LeagueStandings(ctx, domain.League{ID: domain.NewLeagueID()}, 30, 10, "")),
 	} {
 		t.Run(name, func(t *testing.T) { wantCode(t, err, domain.CodeBadUserInput) })
 	}
@@ -484,7 +501,7 @@ func TestLeagueStandings(t *testing.T) {
 		var page domain.Page[domain.Standing]
 		ops := costOf(t, func(ctx context.Context) {
 			var err error
-			page, err = f.s.LeagueStandings(ctx, l.ID, 2030, 50, "")
+			page, err = f.s.LeagueStandings(ctx, domain.League{ID: l.ID}, 2030, 50, "")
 			mustOK(t, err)
 		})
 		wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": 1})
@@ -495,11 +512,24 @@ func TestLeagueStandings(t *testing.T) {
 			t.Fatalf("a member without a standing: %+v", dov)
 		}
 	})
+	t.Run("WithTheLeaguesMembers", func(t *testing.T) {
+		withMembers, _, err := f.s.GetLeague(ctxT(t), l.ID, "ann", true)
+		mustOK(t, err)
+		var page domain.Page[domain.Standing]
+		ops := costOf(t, func(ctx context.Context) {
+			page, err = f.s.LeagueStandings(ctx, withMembers, 2030, 50, "")
+			mustOK(t, err)
+		})
+		wantOps(t, ops, map[string]int{"BatchGetItem": 1})
+		if got := rowsOf(page); !slices.Equal(got, want) {
+			t.Fatalf("standings %v, want %v", got, want)
+		}
+	})
 	t.Run("Pages", func(t *testing.T) {
 		var got []row
 		after := ""
 		for range 3 {
-			page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, after)
+			page, err := f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2030, 2, after)
 			mustOK(t, err)
 			got = append(got, rowsOf(page)...)
 			after = page.EndCursor()
@@ -512,20 +542,20 @@ func TestLeagueStandings(t *testing.T) {
 		}
 	})
 	t.Run("CursorOfAnotherListIsBadInput", func(t *testing.T) {
-		page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, "")
+		page, err := f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2030, 2, "")
 		mustOK(t, err)
 		cur := page.EndCursor()
-		_, err = f.s.LeagueStandings(ctxT(t), l.ID, 2029, 2, cur)
+		_, err = f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2029, 2, cur)
 		wantCode(t, err, domain.CodeBadUserInput)
-		_, err = f.s.LeagueStandings(ctxT(t), other.ID, 2030, 2, cur)
+		_, err = f.s.LeagueStandings(ctxT(t), domain.League{ID: other.ID}, 2030, 2, cur)
 		wantCode(t, err, domain.CodeBadUserInput)
 		std, err := f.s.Standings(ctxT(t), 2030, 2, "")
 		mustOK(t, err)
-		_, err = f.s.LeagueStandings(ctxT(t), l.ID, 2030, 2, std.EndCursor())
+		_, err = f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2030, 2, std.EndCursor())
 		wantCode(t, err, domain.CodeBadUserInput)
 	})
 	t.Run("OtherSeason", func(t *testing.T) {
-		page, err := f.s.LeagueStandings(ctxT(t), l.ID, 2029, 50, "")
+		page, err := f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2029, 50, "")
 		mustOK(t, err)
 		if got := rowsOf(page); !slices.Equal(got, []row{{"ann", 1, 7}, {"ben", 2, 0}, {"cat", 2, 0}, {"dov", 2, 0}, {"eve", 2, 0}}) {
 			t.Fatalf("2029: %v", got)
@@ -550,7 +580,7 @@ func TestLeagueStandingsAtTheMemberCap(t *testing.T) {
 	var page domain.Page[domain.Standing]
 	ops := costOf(t, func(ctx context.Context) {
 		var err error
-		page, err = f.s.LeagueStandings(ctx, l.ID, 2030, 100, "")
+		page, err = f.s.LeagueStandings(ctx, domain.League{ID: l.ID}, 2030, 100, "")
 		mustOK(t, err)
 	})
 	wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": 10})
@@ -559,7 +589,7 @@ func TestLeagueStandingsAtTheMemberCap(t *testing.T) {
 	}
 	total := 0
 	for after := ""; ; {
-		p, err := f.s.LeagueStandings(ctxT(t), l.ID, 2030, 100, after)
+		p, err := f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2030, 100, after)
 		mustOK(t, err)
 		total += len(p.Items)
 		if !p.HasNext {
@@ -653,7 +683,7 @@ func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
 		for err := range errs {
 			mustOK(t, err)
 		}
-		got, _, err := f.s.GetLeague(ctxT(t), l.ID, "")
+		got, _, err := f.s.GetLeague(ctxT(t), l.ID, "", false)
 		mustOK(t, err)
 		if got.Owner.ID == "boss" || got.MemberCount != 10 {
 			t.Fatalf("after the rush: %+v", got)

@@ -11,11 +11,11 @@ import (
 func leagueView(caller auth.Identity, member bool) (domain.LeagueView, error) {
 	switch {
 	case member:
-		return domain.LeagueMember, nil
+		return domain.LeagueAsMember, nil
 	case caller.IsAdmin():
-		return domain.LeagueAdmin, nil
+		return domain.LeagueAsAdmin, nil
 	}
-	return domain.LeaguePreview, errNotAMember()
+	return domain.LeagueAsPreview, errNotAMember()
 }
 
 func errNotAMember() error {

@@ -32,10 +32,10 @@ type Store interface {
 	SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error)
 	ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error)
 
-	GetLeague(ctx context.Context, id, user string) (domain.League, bool, error)
+	GetLeague(ctx context.Context, id, user string, members bool) (domain.League, bool, error)
 	LeagueByInvite(ctx context.Context, code string) (domain.League, error)
 	UserLeagues(ctx context.Context, user string) ([]domain.League, error)
-	LeagueStandings(ctx context.Context, id string, season, first int, after string) (domain.Page[domain.Standing], error)
+	LeagueStandings(ctx context.Context, l domain.League, season, first int, after string) (domain.Page[domain.Standing], error)
 	CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error)
 	JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error)
 	LeaveLeague(ctx context.Context, user, id string) error

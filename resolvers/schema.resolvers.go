@@ -60,10 +60,10 @@ func (r *leagueResolver) Standings(ctx context.Context, obj *model.League, seaso
 	if obj.ListRow {
 		return nil, domain.BadInput("standings are not part of list rows: query league(id)")
 	}
-	if obj.View == domain.LeaguePreview {
+	if obj.View == domain.LeagueAsPreview {
 		return nil, errNotAMember()
 	}
-	page, err := r.Store.LeagueStandings(ctx, obj.ID, season, n, deref(after))
+	page, err := r.Store.LeagueStandings(ctx, domain.League{ID: obj.ID, Members: obj.Members}, season, n, deref(after))
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (r *mutationResolver) CreateLeague(ctx context.Context, name string) (*mode
 	if err != nil {
 		return nil, err
 	}
-	return model.NewLeague(l, domain.LeagueMember), nil
+	return model.NewLeague(l, domain.LeagueAsMember), nil
 }
 
 // JoinLeague is the resolver for the joinLeague field.
@@ -228,7 +228,7 @@ func (r *mutationResolver) JoinLeague(ctx context.Context, inviteCode string) (*
 	if err != nil {
 		return nil, err
 	}
-	return model.NewLeague(l, domain.LeagueMember), nil
+	return model.NewLeague(l, domain.LeagueAsMember), nil
 }
 
 // LeaveLeague is the resolver for the leaveLeague field.
@@ -253,7 +253,7 @@ func (r *mutationResolver) RotateInviteCode(ctx context.Context, id string) (*mo
 	if err != nil {
 		return nil, err
 	}
-	return model.NewLeague(l, domain.LeagueMember), nil
+	return model.NewLeague(l, domain.LeagueAsMember), nil
 }
 
 // Events is the resolver for the events field.
@@ -352,7 +352,9 @@ func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
 // League is the resolver for the league field.
 func (r *queryResolver) League(ctx context.Context, id string) (*model.League, error) {
 	caller := auth.FromContext(ctx)
-	l, member, err := r.Store.GetLeague(ctx, id, caller.ID)
+	// With standings selected, the league's members come with it in one Query.
+	withMembers, _, _ := selectedChild(ctx, "standings", 50)
+	l, member, err := r.Store.GetLeague(ctx, id, caller.ID, withMembers)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return nil, nil
 	}
@@ -372,7 +374,7 @@ func (r *queryResolver) LeagueByInvite(ctx context.Context, inviteCode string) (
 	if l == nil {
 		return nil, err
 	}
-	return model.NewLeague(*l, domain.LeaguePreview), nil
+	return model.NewLeague(*l, domain.LeagueAsPreview), nil
 }
 
 // Predictions is the resolver for the predictions field.
@@ -405,12 +407,12 @@ func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *
 // Leagues is the resolver for the leagues field.
 func (r *userResolver) Leagues(ctx context.Context, obj *model.User) ([]model.League, error) {
 	caller := auth.FromContext(ctx)
-	view := domain.LeagueMember
+	view := domain.LeagueAsMember
 	if caller.ID != obj.ID {
 		if !caller.IsAdmin() {
 			return nil, domain.Errorf(domain.CodeForbidden, "a player's leagues are visible to that player only")
 		}
-		view = domain.LeagueAdmin
+		view = domain.LeagueAsAdmin
 	}
 	leagues, err := r.Store.UserLeagues(ctx, obj.ID)
 	if err != nil {

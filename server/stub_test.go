@@ -100,7 +100,7 @@ func (s failingStore) ScoreEvent(context.Context, string, bool) (domain.ScoreRep
 	s.fail("ScoreEvent")
 	return domain.ScoreReport{}, errStub
 }
-func (s failingStore) GetLeague(context.Context, string, string) (domain.League, bool, error) {
+func (s failingStore) GetLeague(context.Context, string, string, bool) (domain.League, bool, error) {
 	s.fail("GetLeague")
 	return domain.League{}, false, errStub
 }
@@ -112,7 +112,7 @@ func (s failingStore) UserLeagues(context.Context, string) ([]domain.League, err
 	s.fail("UserLeagues")
 	return nil, errStub
 }
-func (s failingStore) LeagueStandings(context.Context, string, int, int, string) (domain.Page[domain.Standing], error) {
+func (s failingStore) LeagueStandings(context.Context, domain.League, int, int, string) (domain.Page[domain.Standing], error) {
 	s.fail("LeagueStandings")
 	return domain.Page[domain.Standing]{}, errStub
 }

@@ -12,7 +12,7 @@ import (
 var errNoLeague = domain.Errorf(domain.CodeNotFound, "gqlexec: the canned store has no leagues")
 
 // GetLeague implements resolvers.Store: no league.
-func (s *Store) GetLeague(context.Context, string, string) (domain.League, bool, error) {
+func (s *Store) GetLeague(context.Context, string, string, bool) (domain.League, bool, error) {
 	return domain.League{}, false, errNoLeague
 }
 
@@ -27,7 +27,7 @@ func (s *Store) UserLeagues(context.Context, string) ([]domain.League, error) {
 }
 
 // LeagueStandings implements resolvers.Store: no league.
-func (s *Store) LeagueStandings(context.Context, string, int, int, string) (domain.Page[domain.Standing], error) {
+func (s *Store) LeagueStandings(context.Context, domain.League, int, int, string) (domain.Page[domain.Standing], error) {
 	return domain.Page[domain.Standing]{}, errNoLeague
 }
 

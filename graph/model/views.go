@@ -65,12 +65,15 @@ type League struct {
 	// ListRow marks a league that is a row of a list (User.leagues): its standings are
 	// refused (they would be a read per row).
 	ListRow bool
+	// Members are the league's members when the resolver read them with the league (nil:
+	// standings read them).
+	Members []domain.LeagueMember
 }
 
 // NewLeague is l as a caller with view v sees it.
 func NewLeague(l domain.League, v domain.LeagueView) *League {
-	out := &League{ID: l.ID, Name: l.Name, Owner: l.Owner, MemberCount: l.MemberCount, View: v}
-	if v != domain.LeaguePreview && l.InviteCode != "" {
+	out := &League{ID: l.ID, Name: l.Name, Owner: l.Owner, MemberCount: l.MemberCount, View: v, Members: l.Members}
+	if v != domain.LeagueAsPreview && l.InviteCode != "" {
 		code := l.InviteCode
 		out.InviteCode = &code
 	}
