@@ -18,6 +18,8 @@ func TestContractOperations(t *testing.T) {
 	e := newEnv(t)
 	admin := e.admin(t)
 	player := e.token(t, "p-jo", "Jo")
+	friend := e.token(t, "p-ki", "Ki")
+	var league tLeague
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "operations", "*.graphql"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no operations in testdata/operations (%v)", err)
@@ -85,6 +87,28 @@ func TestContractOperations(t *testing.T) {
 				t.Fatalf("me %s", data)
 			}
 		}},
+		// Leagues: Jo creates one, Ki looks at the invite and joins, Jo reads the table.
+		{"create-league", func() string { return player }, func() map[string]any { return map[string]any{"name": "Dojo"} }, func(t *testing.T, data json.RawMessage) {
+			var d struct{ CreateLeague tLeague }
+			_ = json.Unmarshal(data, &d)
+			if league = d.CreateLeague; league.InviteCode == nil {
+				t.Fatalf("league %s", data)
+			}
+		}},
+		{"league-by-invite", func() string { return friend }, func() map[string]any { return map[string]any{"inviteCode": *league.InviteCode} }, nil},
+		{"join-league", func() string { return friend }, func() map[string]any { return map[string]any{"inviteCode": *league.InviteCode} }, nil},
+		{"league", func() string { return player }, func() map[string]any { return map[string]any{"id": league.ID, "season": 2030} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"rank":1,"season":2030,"points":20`) || !strings.Contains(string(data), `"memberCount":2`) {
+				t.Fatalf("league %s", data)
+			}
+		}},
+		{"my-leagues", func() string { return friend }, func() map[string]any { return nil }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"name":"Dojo"`) {
+				t.Fatalf("my leagues %s", data)
+			}
+		}},
+		{"rotate-invite-code", func() string { return player }, func() map[string]any { return map[string]any{"id": league.ID} }, nil},
+		{"leave-league", func() string { return friend }, func() map[string]any { return map[string]any{"id": league.ID} }, nil},
 	}
 	var covered []string
 	for _, s := range steps {

@@ -29,14 +29,21 @@ func legitimateDocuments(t *testing.T) map[string]frontend.Request {
 		t.Fatal(err)
 	}
 	contractVars := map[string]map[string]any{
-		"event-list":        {"first": 100, "after": "x", "season": 2025},
-		"event-card":        {"id": "2025-07-06-x"},
-		"scored-event":      {"id": "2025-07-06-x", "first": 100, "after": "x"},
-		"standings":         {"season": 2025, "first": 100, "after": "x"},
-		"profile":           {"id": "u1", "first": 100, "after": "x"},
-		"me":                nil,
-		"register":          {"name": "Jo"},
-		"submit-prediction": {"eventId": "2025-07-06-x", "picks": []any{}},
+		"event-list":         {"first": 100, "after": "x", "season": 2025},
+		"event-card":         {"id": "2025-07-06-x"},
+		"scored-event":       {"id": "2025-07-06-x", "first": 100, "after": "x"},
+		"standings":          {"season": 2025, "first": 100, "after": "x"},
+		"profile":            {"id": "u1", "first": 100, "after": "x"},
+		"me":                 nil,
+		"register":           {"name": "Jo"},
+		"submit-prediction":  {"eventId": "2025-07-06-x", "picks": []any{}},
+		"create-league":      {"name": "Dojo"},
+		"league-by-invite":   {"inviteCode": "ABCDEFGHJKLMN"},
+		"join-league":        {"inviteCode": "ABCDEFGHJKLMN"},
+		"league":             {"id": "00000000-0000-4000-8000-000000000000", "season": 2025, "first": 100, "after": "x"},
+		"my-leagues":         nil,
+		"rotate-invite-code": {"id": "00000000-0000-4000-8000-000000000000"},
+		"leave-league":       {"id": "00000000-0000-4000-8000-000000000000"},
 	}
 	docs := map[string]frontend.Request{
 		"EventList":          {Query: frontend.EventList, Variables: map[string]any{"first": 20}},

@@ -292,5 +292,7 @@ func complexityRoot() graph.ComplexityRoot {
 	c.Event.Leaderboard = func(child int, first *int, _ *string) int { return page(child, first, 50) }
 	c.User.Predictions = func(child int, first *int, _ *string) int { return page(child, first, domain.DefaultPageSize) }
 	c.Event.Matches = func(child int) int { return 1 + domain.MaxMatches*child }
+	c.League.Standings = func(child int, _ int, first *int, _ *string) int { return page(child, first, 50) }
+	c.User.Leagues = func(child int) int { return 1 + domain.MaxLeaguesPerPlayer*child }
 	return c
 }
