@@ -15,6 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/awsfaithful"
+	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/testclock"
 )
 
 func ref(id string) domain.UserRef { return domain.UserRef{ID: id, Name: "Player " + id} }
@@ -690,4 +693,50 @@ func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
 		}
 		f.checkLeague(l.ID, 10, got.Owner.ID)
 	})
+}
+
+// TestLeagueJoinsAtTheCapUnderTransactionConflicts: on an engine where overlapping
+// transactions conflict (as on AWS; DynamoDB Local serialises them), joiners racing for the
+// last places of a league are retried, never counted twice: the member count equals the
+// member rows, never passes the cap, and each joiner is in, CONFLICT (full) or, when the
+// retries ran out, UNAVAILABLE without having joined.
+func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
+	t.Parallel()
+	eng := awsfaithful.New(t, awsfaithful.Config{TransactionHold: 20 * time.Millisecond})
+	db := eng.Client(t, CostOption)
+	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
+	f.s = New(db, f.table, WithClock(f.clock.Now))
+	mustOK(t, f.s.EnsureTable(ctxT(t)))
+	l := f.createLeague("host", "Last Seats")
+	f.seedMembers(l, "seed", domain.MaxLeagueMembers-4) // 3 places left
+	const joiners = 8
+	codes := make([]domain.Code, joiners)
+	var wg sync.WaitGroup
+	for i := range joiners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.s.JoinLeague(ctxT(t), ref(fmt.Sprintf("race%d", i)), l.InviteCode)
+			codes[i] = domain.ErrorCode(err)
+		}()
+	}
+	wg.Wait()
+	got := map[domain.Code]int{}
+	for _, c := range codes {
+		got[c]++
+	}
+	if eng.Faults().Conflicts == 0 {
+		t.Fatal("the engine raised no TransactionConflict: the test did not race")
+	}
+	if got[""] > 3 || got[""]+got[domain.CodeConflict]+got[domain.CodeUnavailable] != joiners || got[domain.CodeUnavailable] == 0 && got[""] != 3 {
+		t.Fatalf("joins: %v", got)
+	}
+	f.checkLeague(l.ID, domain.MaxLeagueMembers-3+got[""], "host")
+	for i := range joiners {
+		u := fmt.Sprintf("race%d", i)
+		if member := f.getRaw(leaguePK(leagueID(l.ID)), memberSK(userID(u))) != nil; member != (codes[i] == "") {
+			t.Fatalf("%s: answer %q, member row %v", u, codes[i], member)
+		}
+	}
+	t.Logf("joins %v, %d TransactionConflicts", got, eng.Faults().Conflicts)
 }
