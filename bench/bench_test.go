@@ -24,7 +24,7 @@ func TestSmallLeagueOnEmbeddedEngine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	if got, want := len(res.Screens), 1+3+3+2+1+1; got != want {
+	if got, want := len(res.Screens), 1+3+3+2+1+1+1; got != want {
 		t.Errorf("%d screen results, want %d", got, want)
 	}
 	if got, want := len(res.Scoring), 2; got != want {
@@ -39,7 +39,7 @@ func TestSmallLeagueOnEmbeddedEngine(t *testing.T) {
 		}
 	}
 	md := res.Markdown()
-	for _, want := range []string{"## Goals", "## Screens 1–6 on " + EmbeddedName, "## Screen 7", "## Throughput"} {
+	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 on " + EmbeddedName, "## Screen 7", "## Throughput"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

@@ -134,9 +134,9 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, t
 	limit := 1 + seasonsPerProfile + first + 1
 	rows, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(userPK(uid))},
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"), // not the league rows ("@…")
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(userPK(uid)), ":sk": sv("EVENT#")},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit)),
 	}, func(n int) bool { return n < limit })

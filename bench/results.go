@@ -417,7 +417,7 @@ func (r *Results) Markdown() string {
 	}
 
 	for _, eng := range r.engines() {
-		p("\n## Screens 1–6 on %s\n\n", eng)
+		p("\n## Screens 1–6 and 8 on %s\n\n", eng)
 		p("| # | screen | size | calls | operations | RCU | WCU | floor calls | floor items | floor RCU | floor WCU | p50 | floor p50 | ×p50 | +ms p50 | p99 | floor p99 | ×p99 |\n")
 		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Screens {

@@ -140,6 +140,11 @@ func runEngine(ctx context.Context, key string, opts Options, res *Results, logf
 	if err != nil {
 		return fmt.Errorf("%s: %w", eng.name, err)
 	}
+	leagues, err := e.loadLeagues(ctx, l)
+	if err != nil {
+		return fmt.Errorf("%s: screen 8: %w", eng.name, err)
+	}
+	probes = append(probes, e.leagueProbes(leagues, l.season)...)
 	for _, p := range probes {
 		r, err := e.measure(ctx, p, sc.Warmup, sc.Iterations, opts.Answers)
 		if err != nil {

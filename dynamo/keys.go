@@ -271,8 +271,7 @@ func eventIDFromSK(sk string) (eventID, error) {
 // member row per member, so every write of a league touches its own partition only; a
 // player's memberships and their league count are in the player's partition. Their sort
 // keys start with "@", below "EVENT#": the profile's descending Query (USER, STANDINGS#…,
-// EVENT#…) ends before them, so they never cost a profile read anything. None of these
-// items is indexed.
+// EVENT#…, bounded by SK ≥ "EVENT#") never reads them. None of these items is indexed.
 const (
 	prefixLeague     = "LEAGUE#"
 	leagueSK         = "LEAGUE"

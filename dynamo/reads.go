@@ -385,7 +385,10 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 	if err != nil {
 		return domain.User{}, page, err
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 1+seasonsPerProfile+first+1, false)
+	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
+	// ("@…", keys.go) that sort below them.
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
+		And(expression.Key(attrSK).GreaterThanEqual(expression.Value(prefixEvent))), 1+seasonsPerProfile+first+1, false)
 	if err != nil {
 		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
 	}

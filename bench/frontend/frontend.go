@@ -82,12 +82,25 @@ const ScoreEvent = `mutation ScoreEvent($eventId: ID!) {
   scoreEvent(eventId: $eventId) { eventId predictionsScored standingsChanged transactions }
 }`
 
+// LeagueStandings is screen 8: a private league (members only) with its members' standings
+// in a season.
+const LeagueStandings = `query LeagueStandings($id: ID!, $season: Int!, $first: Int) {
+  league(id: $id) {
+    id name memberCount inviteCode owner { id name }
+    standings(season: $season, first: $first) {
+      edges { cursor node { rank user { id name } points correct eventsPlayed } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`
+
 // Documents are every operation the frontend sends (and the admin screen that scores),
 // by operation name: the trusted documents of a production deployment.
 func Documents() map[string]string {
 	return map[string]string{
 		"EventList": EventList, "EventCard": EventCard, "ScoredEvent": ScoredEvent, "Standings": Standings,
 		"Profile": Profile, "SubmitPrediction": SubmitPrediction, "ScoreEvent": ScoreEvent,
+		"LeagueStandings": LeagueStandings,
 	}
 }
 
