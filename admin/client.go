@@ -113,3 +113,41 @@ func snippet(b []byte) string {
 	}
 	return s
 }
+
+// connection is one page of a GraphQL connection whose nodes decode as T.
+type connection[T any] struct {
+	Edges []struct {
+		Node T `json:"node"`
+	} `json:"edges"`
+	PageInfo struct {
+		HasNextPage bool    `json:"hasNextPage"`
+		EndCursor   *string `json:"endCursor"`
+	} `json:"pageInfo"`
+}
+
+// fetchPages runs query, whose result is the connection field with variables $first and
+// $after (besides vars), page after page (at most 100 nodes each, the API's limit) until
+// it has first nodes or the list ends.
+func fetchPages[T any](ctx context.Context, c *client, field, query string, vars map[string]any, first int) ([]T, error) {
+	var nodes []T
+	var after *string
+	for len(nodes) < first {
+		page := map[string]any{"first": min(first-len(nodes), 100), "after": after}
+		for k, v := range vars {
+			page[k] = v
+		}
+		var data map[string]connection[T]
+		if err := c.do(ctx, query, page, &data); err != nil {
+			return nil, err
+		}
+		conn := data[field]
+		for _, e := range conn.Edges {
+			nodes = append(nodes, e.Node)
+		}
+		if !conn.PageInfo.HasNextPage {
+			break
+		}
+		after = conn.PageInfo.EndCursor
+	}
+	return nodes, nil
+}

@@ -1,6 +1,6 @@
 // Command admin administers a running Pick'Em API over GraphQL: it creates event cards from
-// YAML or JSON files, locks events, enters results, scores events and prints standings, and
-// mints development tokens.
+// YAML or JSON files, locks events, enters results, scores events, prints standings and
+// audit logs, and mints development tokens.
 //
 //	go run ./admin [-url URL] [-token TOKEN] [-data DIR] <command> [flags]
 //
@@ -115,6 +115,7 @@ var commands = []command{
 	{"set-result", "set, correct or clear a match result", setResultCmd},
 	{"score", "score a locked event whose matches all have results (calls the API until complete)", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
+	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
 	{"token", "mint a development (HS256) token", tokenCmd},
 }
 
@@ -427,33 +428,13 @@ func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 			Correct      int
 			EventsPlayed int `json:"eventsPlayed"`
 		}
-		var rows []row
-		var after *string
-		for len(rows) < *first { // pages of at most 100, the API's limit
-			var data struct {
-				Standings struct {
-					Edges    []struct{ Node row }
-					PageInfo struct {
-						HasNextPage bool    `json:"hasNextPage"`
-						EndCursor   *string `json:"endCursor"`
-					} `json:"pageInfo"`
-				}
-			}
-			err := c.do(ctx, `query Standings($season: Int!, $first: Int, $after: String) {
+		rows, err := fetchPages[row](ctx, c, "standings", `query Standings($season: Int!, $first: Int, $after: String) {
 				standings(season: $season, first: $first, after: $after) {
 					edges { node { rank user { id name } points correct eventsPlayed } }
 					pageInfo { hasNextPage endCursor } } }`,
-				map[string]any{"season": *season, "first": min(*first-len(rows), 100), "after": after}, &data)
-			if err != nil {
-				return err
-			}
-			for _, e := range data.Standings.Edges {
-				rows = append(rows, e.Node)
-			}
-			if !data.Standings.PageInfo.HasNextPage {
-				break
-			}
-			after = data.Standings.PageInfo.EndCursor
+			map[string]any{"season": *season}, *first)
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(out, "Season %d standings\n", *season)
 		if len(rows) == 0 {

@@ -132,6 +132,10 @@ func TestAdminWorkflow(t *testing.T) {
 		}
 	})
 
+	t.Run("AuditLogEmptyBeforeAnyChange", func(t *testing.T) {
+		e.admin(t, "audit", "-event", cardID).ok(t).has(t, "Audit log of "+cardID, "(no entries)")
+	})
+
 	t.Run("CreateEventFromYAML", func(t *testing.T) {
 		r := e.admin(t, "create-event", "-file", cardPath).ok(t)
 		r.has(t, "created event "+cardID+" with 6 matches", "WrestleMania 41 Night 2",
@@ -289,6 +293,9 @@ func TestAdminErrors(t *testing.T) {
 		{"MissingFlag", e.token, []string{"score"}, 2, []string{"-event is required"}},
 		{"TwoOutcomes", e.token, []string{"set-result", "-event", cardID, "-match", "m", "-winner", "1", "-draw"}, 2, []string{"exactly one of"}},
 		{"NoOutcome", e.token, []string{"set-result", "-event", cardID, "-match", "m"}, 2, []string{"exactly one of"}},
+		{"AuditPlayerToken", player, []string{"audit", "-event", cardID}, 1, []string{"admin: FORBIDDEN: "}},
+		{"AuditInvalidEventID", e.token, []string{"audit", "-event", "EVENT#x"}, 1, []string{"admin: BAD_USER_INPUT: "}},
+		{"AuditMissingFlag", e.token, []string{"audit"}, 2, []string{"-event is required"}},
 		{"TokenWithoutSecret", e.token, []string{"-data", t.TempDir(), "token", "-secret", "", "-sub", "x"}, 2, []string{"PICKEM_DEV_SECRET"}},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,7 @@ const (
 	cursorStandings   = "standings"
 	cursorPredictions = "predictions"
 	cursorLeague      = "league" // a league's standings in a season (owner "<league id>/<season>")
+	cursorAudit       = "audit"  // an audit log (owner: the log's id; ID: the last entry's sort key)
 )
 
 // cursor is the decoded form of an opaque page cursor: the position of the last item of a
@@ -54,7 +55,7 @@ const (
 	cursorRandKeyLen = 32
 )
 
-var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4, cursorLeague: 5}
+var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4, cursorLeague: 5, cursorAudit: 6}
 
 func rankedKind(kind string) bool {
 	return kind == cursorLeaderboard || kind == cursorStandings || kind == cursorLeague
@@ -198,6 +199,10 @@ func (c cursor) check() error {
 		}
 	case cursorLeaderboard, cursorStandings, cursorLeague:
 		if _, err := parseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
+			return bad
+		}
+	case cursorAudit:
+		if checkAuditSK(c.ID) != nil {
 			return bad
 		}
 	}

@@ -25,6 +25,8 @@ var codecCursors = []struct {
 	{"LeaderboardZeroPoints", cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 0, Index: 9, Rank: 4}, cursorLeaderboard, "2024-03-03-x"},
 	{"Standings", cursor{Kind: cursorStandings, Owner: "2024", ID: "zed", Points: MaxScore, Index: 1, Rank: 1}, cursorStandings, "2024"},
 	{"StandingsLargestRank", cursor{Kind: cursorStandings, Owner: "2024", ID: strings.Repeat("z", domain.MaxUserIDLen), Points: MaxScore, Index: math.MaxInt32, Rank: math.MaxInt32}, cursorStandings, "2024"},
+	{"AuditLog", cursor{Kind: cursorAudit, Owner: "2024-03-03-x", ID: "2024-03-03T20:15:00.123456789Z#0123456789abcdef"}, cursorAudit, "2024-03-03-x"},
+	{"ModerationLog", cursor{Kind: cursorAudit, Owner: domain.AuditLogModeration, ID: "2024-03-03T20:15:00.000000000Z#ffffffffffffffff"}, cursorAudit, domain.AuditLogModeration},
 	{"LongestEventID", cursor{Kind: cursorPredictions, Owner: strings.Repeat("u", domain.MaxUserIDLen), ID: "2024-03-03-" + strings.Repeat("a", domain.MaxEventIDLen-11)}, cursorPredictions, strings.Repeat("u", domain.MaxUserIDLen)},
 }
 

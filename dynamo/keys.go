@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -31,6 +32,7 @@ import (
 //	invite      INVITE#<code>      INVITE             -                        -
 //	membership  USER#<uid>         @LEAGUE#<lid>      -                        -
 //	league count USER#<uid>        @LEAGUES           -                        -
+//	audit entry AUDIT#<log>        <at>#<nonce>       -                        -   (dynamo/audit.go)
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
 // ties sort by user id. The card ("CARD#…") has the event's GSI partition to itself: it is
@@ -296,3 +298,51 @@ func leaguePK(l leagueID) string     { return prefixLeague + string(l) }
 func memberSK(u userID) string       { return prefixMember + string(u) }
 func invitePK(code string) string    { return prefixInvite + code } // code: domain.CleanInviteCode
 func membershipSK(l leagueID) string { return prefixMembership + string(l) }
+
+// Audit keys (dynamo/audit.go). Each audit log (an event id, or domain.AuditLogModeration)
+// has a partition of its own, apart from every partition players read or write, so admin
+// changes never add load to an event's hot partitions. Sort keys order entries by time:
+// the store's clock to the nanosecond (fixed width, UTC) then a random nonce, so two
+// entries written in the same instant never share a key. Not indexed.
+const (
+	prefixAudit = "AUDIT#"
+	// auditTimeLayout is the fixed-width time of an audit sort key: string order is time
+	// order (from year 0001 to 9999).
+	auditTimeLayout = "2006-01-02T15:04:05.000000000Z"
+	// auditNonceLen is the length of the nonce after the time: 16 hex digits (64 bits).
+	auditNonceLen = 16
+)
+
+// auditLogID is a validated audit log id (domain.ValidateAuditLogID).
+type auditLogID string
+
+func parseAuditLogID(s string) (auditLogID, error) {
+	if err := domain.ValidateAuditLogID(s); err != nil {
+		return "", err
+	}
+	return auditLogID(s), nil
+}
+
+func auditPK(l auditLogID) string { return prefixAudit + string(l) }
+
+// auditSK is the sort key of an entry written at t with nonce (auditNonceLen hex digits).
+func auditSK(t time.Time, nonce string) string {
+	return t.UTC().Format(auditTimeLayout) + "#" + nonce
+}
+
+// checkAuditSK reports whether sk has the form auditSK writes.
+func checkAuditSK(sk string) error {
+	at, nonce, ok := strings.Cut(sk, "#")
+	if !ok || len(at) != len(auditTimeLayout) || len(nonce) != auditNonceLen {
+		return fmt.Errorf("not an audit key: %q", sk)
+	}
+	if t, err := time.Parse(auditTimeLayout, at); err != nil || t.Format(auditTimeLayout) != at {
+		return fmt.Errorf("not an audit key: %q", sk)
+	}
+	for _, c := range nonce {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return fmt.Errorf("not an audit key: %q", sk)
+		}
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pickem/api/domain"
 )
@@ -168,7 +169,7 @@ func FuzzKeys(f *testing.F) {
 		"auth0|123", "3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00", "3F9C1A7E-0D2B-4C55-9A51-2B0C7E1D9F00",
 		"{3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00}", "urn:uuid:3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00",
 		"3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f0#", "2024-03-03-aew-revolution", "2024-03-03-aew#revolution",
-		"2024-02-30-x", "2024-03-03-", "2024-03-03-A", "2024-03-03-x\n", "２０２４-03-03-x", "0000-01-01-x",
+		"2024-02-30-x", "2030-03-01T12:00:00.000000000Z#0123456789abcdef", "2030-03-01T12:00:00.000000000Z#0123456789ABCDEF", "2024-03-03-", "2024-03-03-A", "2024-03-03-x\n", "２０２４-03-03-x", "0000-01-01-x",
 		"2024-03-03-" + strings.Repeat("a", 89), "2024-03-03-" + strings.Repeat("a", 90),
 		strings.Repeat("u", domain.MaxUserIDLen), strings.Repeat("u", domain.MaxUserIDLen+1),
 		"SCORE#999999859#amy", "SCORE#000000000#a#b", "SCORE#-00000001#amy", "SCORE#99999985#amy",
@@ -272,6 +273,18 @@ func FuzzKeys(f *testing.F) {
 		}
 		if pe, err := eventIDFromSK(s); err == nil && eventSK(pe) != s {
 			t.Fatalf("eventIDFromSK(%q) = %q does not rebuild the key", s, pe)
+		}
+		// Audit logs: an event's log partition has the builder's '#' only; a string that
+		// passes checkAuditSK is exactly the key auditSK builds from its parts.
+		if eErr == nil {
+			oneHash(auditPK(auditLogID(e)))
+		}
+		if err := checkAuditSK(s); err == nil {
+			at, nonce, _ := strings.Cut(s, "#")
+			tm, _ := time.Parse(auditTimeLayout, at)
+			if again := auditSK(tm, nonce); again != s {
+				t.Fatalf("checkAuditSK(%q) accepted a key auditSK rebuilds as %q", s, again)
+			}
 		}
 	})
 }

@@ -31,6 +31,7 @@ type Store interface {
 	ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error)
 	SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error)
 	ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error)
+	AuditLog(ctx context.Context, event string, first int, after string) (domain.Page[domain.AuditEntry], error)
 
 	GetLeague(ctx context.Context, id, user string, members bool) (domain.League, bool, error)
 	LeagueByInvite(ctx context.Context, code string) (domain.League, error)

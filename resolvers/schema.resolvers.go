@@ -105,7 +105,8 @@ func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string,
 
 // CreateEvent is the resolver for the createEvent field.
 func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInput) (*model.Event, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	spec := domain.EventSpec{ID: input.ID, Name: input.Name, StartsAt: input.StartsAt}
@@ -121,7 +122,8 @@ func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInp
 
 // UpdateEvent is the resolver for the updateEvent field.
 func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*model.Event, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	e, err := r.Store.UpdateEvent(ctx, id, domain.EventUpdate{Name: input.Name, StartsAt: input.StartsAt, State: input.State})
@@ -133,7 +135,8 @@ func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input mod
 
 // AddMatch is the resolver for the addMatch field.
 func (r *mutationResolver) AddMatch(ctx context.Context, eventID string, input model.MatchInput) (*domain.Match, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	m, err := r.Store.AddMatch(ctx, eventID, matchSpec(input))
@@ -145,7 +148,8 @@ func (r *mutationResolver) AddMatch(ctx context.Context, eventID string, input m
 
 // UpdateMatch is the resolver for the updateMatch field.
 func (r *mutationResolver) UpdateMatch(ctx context.Context, eventID string, matchID string, input model.MatchUpdateInput) (*domain.Match, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	m, err := r.Store.UpdateMatch(ctx, eventID, matchID, domain.MatchUpdate{
@@ -160,7 +164,8 @@ func (r *mutationResolver) UpdateMatch(ctx context.Context, eventID string, matc
 
 // RemoveMatch is the resolver for the removeMatch field.
 func (r *mutationResolver) RemoveMatch(ctx context.Context, eventID string, matchID string) (bool, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return false, err
 	}
 	if err := r.Store.RemoveMatch(ctx, eventID, matchID); err != nil {
@@ -171,7 +176,8 @@ func (r *mutationResolver) RemoveMatch(ctx context.Context, eventID string, matc
 
 // ReorderMatches is the resolver for the reorderMatches field.
 func (r *mutationResolver) ReorderMatches(ctx context.Context, eventID string, matchIds []string) ([]domain.Match, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return r.Store.ReorderMatches(ctx, eventID, matchIds)
@@ -179,7 +185,8 @@ func (r *mutationResolver) ReorderMatches(ctx context.Context, eventID string, m
 
 // SetResult is the resolver for the setResult field.
 func (r *mutationResolver) SetResult(ctx context.Context, eventID string, matchID string, result *model.MatchResultInput) (*domain.Match, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var res *domain.MatchResult
@@ -195,7 +202,8 @@ func (r *mutationResolver) SetResult(ctx context.Context, eventID string, matchI
 
 // ScoreEvent is the resolver for the scoreEvent field.
 func (r *mutationResolver) ScoreEvent(ctx context.Context, eventID string, dryRun *bool) (*domain.ScoreReport, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	ctx, err := adminContext(ctx)
+	if err != nil {
 		return nil, err
 	}
 	rep, err := r.Store.ScoreEvent(ctx, eventID, dryRun != nil && *dryRun)
@@ -375,6 +383,22 @@ func (r *queryResolver) LeagueByInvite(ctx context.Context, inviteCode string) (
 		return nil, err
 	}
 	return model.NewLeague(*l, domain.LeagueAsPreview), nil
+}
+
+// AuditLog is the resolver for the auditLog field.
+func (r *queryResolver) AuditLog(ctx context.Context, eventID string, first *int, after *string) (*model.AuditEntryConnection, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	n, err := domain.PageSize(first, 50)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.Store.AuditLog(ctx, eventID, n, deref(after))
+	if err != nil {
+		return nil, err
+	}
+	return auditConnection(page), nil
 }
 
 // Predictions is the resolver for the predictions field.

@@ -108,6 +108,8 @@ func authzMatrix() []authzRow {
 		{"Mutation.joinLeague", `mutation($c: String!) { joinLeague(inviteCode: $c) { id } }`, leagueVars, signedIn},
 		{"Mutation.leaveLeague", `mutation($l: ID!) { leaveLeague(id: $l) }`, leagueVars, signedIn},
 		{"Mutation.rotateInviteCode", `mutation($l: ID!) { rotateInviteCode(id: $l) { id } }`, leagueVars, signedIn},
+		{"Query.auditLog", `query($e: ID!) { auditLog(eventId: $e, first: 2) { edges { cursor node { at actor { id name } action eventId matchId summary } } pageInfo { hasNextPage endCursor } } }`,
+			func(_ *testing.T, _ *env, f *authzFixture) map[string]any { return map[string]any{"e": f.scored.ev.ID} }, adminOnly},
 	}
 }
 

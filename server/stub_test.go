@@ -132,3 +132,7 @@ func (s failingStore) RotateInviteCode(context.Context, string, string) (domain.
 	s.fail("RotateInviteCode")
 	return domain.League{}, errStub
 }
+func (s failingStore) AuditLog(context.Context, string, int, string) (domain.Page[domain.AuditEntry], error) {
+	s.fail("AuditLog")
+	return domain.Page[domain.AuditEntry]{}, errStub
+}

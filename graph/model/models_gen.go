@@ -8,6 +8,16 @@ import (
 	"github.com/pickem/api/domain"
 )
 
+type AuditEntryConnection struct {
+	Edges    []AuditEntryEdge `json:"edges"`
+	PageInfo *PageInfo        `json:"pageInfo"`
+}
+
+type AuditEntryEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *domain.AuditEntry `json:"node"`
+}
+
 type EventConnection struct {
 	Edges    []EventEdge `json:"edges"`
 	PageInfo *PageInfo   `json:"pageInfo"`

@@ -1,0 +1,136 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// Audit log. Every admin change writes one audit entry (domain.AuditEntry) in the same
+// transaction as the change itself: the writer appends s.auditPut(ctx, entry) to its
+// transaction's items, so the entry commits exactly when the change does, and a change
+// refused by its conditions leaves no entry. Entries live in their log's own partition
+// (keys.go: AUDIT#<event id>), newest last in key order; AuditLog reads them newest first.
+
+// typeAudit is the item type of audit entries.
+const typeAudit = "audit"
+
+type auditRow struct {
+	keys
+	Type      string `dynamodbav:"type"`
+	At        string `dynamodbav:"at"` // auditTimeLayout
+	ActorID   string `dynamodbav:"actorId"`
+	ActorName string `dynamodbav:"actorName"`
+	Action    string `dynamodbav:"action"`
+	EventID   string `dynamodbav:"eventId"`
+	MatchID   string `dynamodbav:"matchId,omitempty"`
+	Summary   string `dynamodbav:"summary"`
+}
+
+func (r auditRow) toDomain() (domain.AuditEntry, error) {
+	at, err := time.Parse(auditTimeLayout, r.At)
+	if err != nil {
+		return domain.AuditEntry{}, fmt.Errorf("audit entry %s/%s: at: %w", r.PK, r.SK, err)
+	}
+	e := domain.AuditEntry{At: at, Actor: domain.UserRef{ID: r.ActorID, Name: r.ActorName}, Action: r.Action,
+		EventID: r.EventID, Summary: r.Summary}
+	if r.MatchID != "" {
+		e.MatchID = aws.String(r.MatchID)
+	}
+	return e, nil
+}
+
+// auditPut returns the transaction item that writes entry: a Put of a new item in the
+// audit log of entry.EventID (an event id or domain.AuditLogModeration), stamped with the
+// store's clock and attributed to the caller in ctx (domain.ActorFrom; entry's own At and
+// Actor are ignored). The summary is clipped to domain.MaxAuditSummaryLen. The Put is
+// conditioned on its key being new (a random 64-bit nonce makes a clash practically
+// impossible, and the condition makes one fail rather than overwrite). Append it LAST to
+// the transaction's items, so the indexes of the other items' cancellation reasons do not
+// move; one entry per transaction. Returns BAD_USER_INPUT for an invalid event or match id.
+func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error) {
+	log, err := parseAuditLogID(entry.EventID)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	matchID := ""
+	if entry.MatchID != nil {
+		m, err := parseMatchID(*entry.MatchID)
+		if err != nil {
+			return types.TransactWriteItem{}, err
+		}
+		matchID = string(m)
+	}
+	at := s.now().UTC()
+	actor := domain.ActorFrom(ctx)
+	row := auditRow{keys: keys{PK: auditPK(log), SK: auditSK(at, newAuditNonce())}, Type: typeAudit,
+		At: at.Format(auditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
+		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}
+	it, err := s.put(row, false)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", log, entry.Action, err)
+	}
+	return it, nil
+}
+
+// newAuditNonce returns auditNonceLen random hex digits.
+func newAuditNonce() string {
+	var b [auditNonceLen / 2]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// AuditLog returns a page of the audit log of an event (or of domain.AuditLogModeration),
+// newest first: one strongly consistent Query of the log's partition (an admin who just
+// made a change sees its entry), stopping at first+1 entries. An event with no entries,
+// or no such event, has an empty log. Returns BAD_USER_INPUT for an invalid id or a
+// cursor of another list.
+func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after string) (domain.Page[domain.AuditEntry], error) {
+	var page domain.Page[domain.AuditEntry]
+	log, err := parseAuditLogID(eventID)
+	if err != nil {
+		return page, err
+	}
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(auditPK(log))), first+1, false)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: audit log %s: %w", log, err)
+	}
+	q.ConsistentRead = aws.Bool(true)
+	if after != "" {
+		c, err := s.cursors.decode(after, cursorAudit, string(log))
+		if err != nil {
+			return page, err
+		}
+		q.ExclusiveStartKey = pkKey(auditPK(log), c.ID)
+	}
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if len(page.Items) == first {
+			page.HasNext = true
+			return false, nil
+		}
+		var row auditRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return false, err
+		}
+		e, err := row.toDomain()
+		if err != nil {
+			return false, err
+		}
+		page.Items = append(page.Items, e)
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorAudit, Owner: string(log), ID: row.SK}))
+		return true, nil
+	})
+	if err != nil {
+		return domain.Page[domain.AuditEntry]{}, fmt.Errorf("dynamo: audit log %s: %w", log, err)
+	}
+	return page, nil
+}

@@ -1,0 +1,214 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+var auditAdmin = domain.UserRef{ID: "admin-1", Name: "Ada Admin"}
+
+// auditChange commits change with entry's audit item in one transaction (the way admin
+// writes do) and returns the transaction's error.
+func (f *fixture) auditChange(ctx context.Context, change types.TransactWriteItem, entry domain.AuditEntry) error {
+	f.t.Helper()
+	put, err := f.s.auditPut(ctx, entry)
+	mustOK(f.t, err)
+	return f.s.transact(ctx, []types.TransactWriteItem{change, put})
+}
+
+// markerPut is a Put of a new item (PK TEST#<name>) on the condition that it is new: the
+// first commit creates it, any later one is refused.
+func (f *fixture) markerPut(name string) types.TransactWriteItem {
+	f.t.Helper()
+	it, err := f.s.put(struct {
+		keys
+		Type string `dynamodbav:"type"`
+	}{keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, false)
+	mustOK(f.t, err)
+	return it
+}
+
+// auditLog reads a whole audit log, page by page (first per page), checking each page's
+// cursors continue where the last one ended.
+func (f *fixture) auditLog(log string, first int) []domain.AuditEntry {
+	f.t.Helper()
+	var all []domain.AuditEntry
+	after := ""
+	for range 1000 {
+		page, err := f.s.AuditLog(ctxT(f.t), log, first, after)
+		mustOK(f.t, err)
+		if len(page.Items) > first || len(page.Cursors) != len(page.Items) {
+			f.t.Fatalf("page of %d items and %d cursors for first %d", len(page.Items), len(page.Cursors), first)
+		}
+		all = append(all, page.Items...)
+		if !page.HasNext {
+			return all
+		}
+		after = page.EndCursor()
+	}
+	f.t.Fatal("audit log pages never end")
+	return nil
+}
+
+// TestAuditEntryCommitsWithItsChange: an entry written with a change exists exactly when
+// the change committed — a change refused by its condition leaves no entry.
+func TestAuditEntryCommitsWithItsChange(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ev := f.createEvent("2030-04-01-audit-commit", 20, standardCard())
+	before := len(f.auditLog(ev.ID, 50))
+	ctx := domain.WithActor(ctxT(t), auditAdmin)
+	m := ev.Matches[0].ID
+	entry := domain.AuditEntry{Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m, Summary: "Main Event: WIN, team 1"}
+
+	t.Run("Committed", func(t *testing.T) {
+		f := f.on(t)
+		mustOK(t, f.auditChange(ctx, f.markerPut("commit"), entry))
+		got := f.auditLog(ev.ID, 50)
+		if len(got) != before+1 {
+			t.Fatalf("%d entries after one committed change, want %d", len(got), before+1)
+		}
+		want := domain.AuditEntry{At: t0, Actor: auditAdmin, Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m, Summary: "Main Event: WIN, team 1"}
+		if e := got[0]; !e.At.Equal(want.At) || e.Actor != want.Actor || e.Action != want.Action || e.EventID != want.EventID ||
+			e.MatchID == nil || *e.MatchID != m || e.Summary != want.Summary {
+			t.Fatalf("newest entry = %+v, want %+v", e, want)
+		}
+	})
+	t.Run("RefusedLeavesNoEntry", func(t *testing.T) {
+		f := f.on(t)
+		n := len(f.auditLog(ev.ID, 50))
+		err := f.auditChange(ctx, f.markerPut("commit"), entry) // the marker exists: refused
+		if reasons, cancelled := cancellationReasons(err); !cancelled || reasonCode(reasons, 0) != "ConditionalCheckFailed" {
+			t.Fatalf("err = %v, want the change's condition to cancel the transaction", err)
+		}
+		if got := len(f.auditLog(ev.ID, 50)); got != n {
+			t.Fatalf("%d entries after a refused change, want %d (unchanged)", got, n)
+		}
+	})
+}
+
+// TestAuditLogOrderAndPages: entries read newest first; entries written at the same
+// instant (a frozen clock) all exist; pages of any size list every entry once.
+func TestAuditLogOrderAndPages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const log = "2030-04-02-audit-pages"
+	ctx := domain.WithActor(ctxT(t), auditAdmin)
+	at := func(i int) time.Time { return t0.Add(time.Duration(i/3) * time.Millisecond) } // three per instant
+	const n = 7
+	for i := range n {
+		f.clock.Set(at(i))
+		mustOK(t, f.auditChange(ctx, f.markerPut(fmt.Sprintf("order-%d", i)),
+			domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: log, Summary: fmt.Sprintf("change %d", i)}))
+	}
+	for _, first := range []int{1, 2, 3, n, 50} {
+		t.Run(fmt.Sprintf("First%d", first), func(t *testing.T) {
+			got := f.on(t).auditLog(log, first)
+			if len(got) != n {
+				t.Fatalf("%d entries, want %d", len(got), n)
+			}
+			seen := map[string]bool{}
+			for i, e := range got {
+				if seen[e.Summary] {
+					t.Fatalf("%q listed twice", e.Summary)
+				}
+				seen[e.Summary] = true
+				if i > 0 && e.At.After(got[i-1].At) {
+					t.Fatalf("entry %d (%v) is newer than entry %d (%v): want newest first", i, e.At, i-1, got[i-1].At)
+				}
+				if e.MatchID != nil {
+					t.Fatalf("entry %q has match %q, want none", e.Summary, *e.MatchID)
+				}
+			}
+			if !got[0].At.Equal(at(n-1)) || !got[n-1].At.Equal(at(0)) {
+				t.Fatalf("newest %v, oldest %v; want %v, %v", got[0].At, got[n-1].At, at(n-1), at(0))
+			}
+		})
+	}
+	t.Run("OwnPartitionOnly", func(t *testing.T) {
+		out, err := f.db.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(f.table),
+			KeyConditionExpression:    aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("AUDIT#" + log)}})
+		mustOK(t, err)
+		if len(out.Items) != n {
+			t.Fatalf("partition AUDIT#%s holds %d items, want %d", log, len(out.Items), n)
+		}
+		for _, it := range out.Items {
+			if _, indexed := it[attrGSIPK]; indexed || itemType(it) != typeAudit {
+				t.Fatalf("audit item %v: want type audit, not indexed", it)
+			}
+		}
+	})
+}
+
+// TestAuditLogInputs: ids, cursors of other lists, the actor and the summary's bound.
+func TestAuditLogInputs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const a, b = "2030-04-03-audit-a", "2030-04-03-audit-b"
+	for i, log := range []string{a, a, b, b, domain.AuditLogModeration} {
+		mustOK(t, f.auditChange(ctxT(t), f.markerPut(fmt.Sprintf("inputs-%d", i)),
+			domain.AuditEntry{Action: domain.ActionCreateEvent, EventID: log, Summary: strings.Repeat("é", 400)}))
+	}
+	pageA, err := f.s.AuditLog(ctxT(t), a, 1, "")
+	mustOK(t, err)
+	if !pageA.HasNext {
+		t.Fatal("first page of 1 of 2 entries: hasNext false")
+	}
+	t.Run("SystemActorWithoutCaller", func(t *testing.T) {
+		if got := pageA.Items[0].Actor; got != domain.SystemActor {
+			t.Fatalf("actor = %+v, want %+v", got, domain.SystemActor)
+		}
+	})
+	t.Run("SummaryClipped", func(t *testing.T) {
+		s := pageA.Items[0].Summary
+		if n := len([]rune(s)); n != domain.MaxAuditSummaryLen || !strings.HasSuffix(s, "…") {
+			t.Fatalf("summary of %d characters ending %q, want %d ending …", n, s[len(s)-3:], domain.MaxAuditSummaryLen)
+		}
+	})
+	t.Run("CursorOfAnotherLog", func(t *testing.T) {
+		_, err := f.s.AuditLog(ctxT(t), b, 1, pageA.EndCursor())
+		wantCode(t, err, domain.CodeBadUserInput)
+	})
+	t.Run("CursorOfAnotherKind", func(t *testing.T) {
+		events, err := f.s.ListEvents(ctxT(t), nil, 1, "")
+		mustOK(t, err)
+		c := f.s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: a})
+		if len(events.Items) > 0 {
+			c = events.EndCursor()
+		}
+		_, err = f.s.AuditLog(ctxT(t), a, 1, c)
+		wantCode(t, err, domain.CodeBadUserInput)
+	})
+	t.Run("InvalidIDs", func(t *testing.T) {
+		for _, id := range []string{"", "x", "AUDIT#x", "2030-04-03-a#b", "Moderation"} {
+			_, err := f.s.AuditLog(ctxT(t), id, 10, "")
+			wantCode(t, err, domain.CodeBadUserInput)
+			_, err = f.s.auditPut(ctxT(t), domain.AuditEntry{Action: domain.ActionCreateEvent, EventID: id})
+			wantCode(t, err, domain.CodeBadUserInput)
+		}
+		_, err := f.s.auditPut(ctxT(t), domain.AuditEntry{Action: domain.ActionSetResult, EventID: a, MatchID: aws.String("m#1")})
+		wantCode(t, err, domain.CodeBadUserInput)
+	})
+	t.Run("ModerationLog", func(t *testing.T) {
+		if got := f.on(t).auditLog(domain.AuditLogModeration, 10); len(got) != 1 || got[0].EventID != domain.AuditLogModeration {
+			t.Fatalf("moderation log = %+v, want its one entry", got)
+		}
+	})
+	t.Run("EmptyLog", func(t *testing.T) {
+		page, err := f.s.AuditLog(ctxT(t), "2030-04-03-nothing-here", 10, "")
+		mustOK(t, err)
+		if len(page.Items) != 0 || page.HasNext {
+			t.Fatalf("log of an event with no entries: %+v", page)
+		}
+	})
+}
