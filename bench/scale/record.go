@@ -37,6 +37,10 @@ type RecordOptions struct {
 	Viewers int
 	// Workers is how many players send requests at once while recording (default 8).
 	Workers int
+	// PageSize is the `first` of the standings and leaderboard screens (0: PageSize). A
+	// sharded page reads up to PageSize entries of every shard: small recordings (tests)
+	// use a small page, so that every shard fills it at both sizes as at a million.
+	PageSize int
 	// Endpoint is a DynamoDB Local endpoint; Record makes its own table there.
 	Endpoint string
 	// Template is the path of deploy/template.yaml (the front door's settings).
@@ -414,6 +418,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if opts.Workers == 0 {
 		opts.Workers = 8
 	}
+	if opts.PageSize == 0 {
+		opts.PageSize = PageSize
+	}
 	if opts.Viewers == 0 || opts.Viewers > opts.Players {
 		opts.Viewers = min(opts.Players, 200)
 	}
@@ -498,13 +505,13 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	logf("%s: %d invocations", LoadScore, len(invocations))
 
 	rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"season": season, "first": PageSize}
+		return map[string]any{"season": season, "first": opts.PageSize}
 	}, calls, &rec.Units)
 	if err != nil {
 		return nil, err
 	}
 	rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"id": show.id, "first": PageSize}
+		return map[string]any{"id": show.id, "first": opts.PageSize}
 	}, calls, &rec.Units)
 	if err != nil {
 		return nil, err

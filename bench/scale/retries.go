@@ -268,10 +268,10 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 	if _, _, err := h.score(ctx, []http.Handler{h.handler}, ev, nil); err != nil {
 		return nil, err
 	}
-	if err := perPlayer(LoadStandings, map[string]any{"season": season, "first": PageSize}); err != nil {
+	if err := perPlayer(LoadStandings, map[string]any{"season": season, "first": popts.PageSize}); err != nil {
 		return nil, err
 	}
-	if err := perPlayer(LoadLeaderboard, map[string]any{"id": ev.id, "first": PageSize}); err != nil {
+	if err := perPlayer(LoadLeaderboard, map[string]any{"id": ev.id, "first": popts.PageSize}); err != nil {
 		return nil, err
 	}
 	return out, nil
