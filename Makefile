@@ -100,7 +100,7 @@ faults: deps
 	@cat bench/results/faults.txt
 
 # The partition-throughput model (issue 12; not part of `make test`): records what the
-# current code does on DynamoDB Local at 1,000 and 4,000 players (dynamo.Recorder), then
+# current code does on DynamoDB Local at 2,000 and 4,000 players (dynamo.Recorder), then
 # replays it and the committed "before" recordings (bench/scale/testdata) for 1,000,000
 # players in virtual time under AWS's limits. Writes bench/results/{scale.md,scale.json,
 # scale.svg}; a few minutes. Flags: go run ./bench/cmd/scale -h; see bench/README.md.

@@ -384,6 +384,7 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 		}
 		ca, ma := lsq(xa, ya)
 		cp, mp := lsq(xp, yp)
+		ma, mp = smallMiss(ma, ya), smallMiss(mp, yp)
 		r := JobRead{Group: g, PageBytes: math.Inf(1)}
 		if len(ca) == 4 {
 			r.Pre, r.PerUnit = [3]float64{tidy(ca[0]), tidy(ca[1]), tidy(ca[2])}, math.Max(0, tidy(ca[3]))
@@ -466,6 +467,24 @@ const (
 // missTolerance is the worst miss allowed of a fitted read, relative to its largest value;
 // reads of a few KB are let off (a page's rounding).
 const missTolerance = 0.10
+
+// smallMissBytes is a miss that does not count: one 4 KB read unit (e.g. the event's
+// partition read at the start of every call holding a few more checkpoints once scoring
+// has started).
+const smallMissBytes = 4096
+
+// smallMiss returns miss (relative to the largest of ys), or 0 when it is under
+// smallMissBytes.
+func smallMiss(miss float64, ys []float64) float64 {
+	top := 0.0
+	for _, y := range ys {
+		top = math.Max(top, math.Abs(y))
+	}
+	if miss*top < smallMissBytes {
+		return 0
+	}
+	return miss
+}
 
 // checkJob checks that the scoring job extrapolates.
 func (s *Soundness) checkJob(d Design) {

@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "bench/results", "directory for scale.md, scale.json and scale.svg (empty: print the markdown only)")
 	before := fs.String("before", beforeDir+"/before-1000.json,"+beforeDir+"/before-10000.json", "the committed recordings of the design before the redesign (smaller, larger)")
 	after := fs.String("after", "", "recordings to use as \"after\" instead of recording the current code (smaller,larger)")
-	sizes := fs.String("sizes", "1000,4000", "numbers of players to record the current code at (two, ≤ 10,000)")
+	sizes := fs.String("sizes", "2000,4000", "numbers of players to record the current code at (two, ≤ 10,000)")
 	recordTo := fs.String("record", "", "record the current code at -sizes into these files (comma-separated, one per size) and stop; e.g. the \"before\" recordings")
 	design := fs.String("design", "after", "the name stored in recordings made with -record")
 	save := fs.String("save", "", "also write the recordings of the current code to these files (comma-separated, one per size) and go on; -after replays them")
