@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -155,7 +156,7 @@ func withCacheFill(ctx context.Context, key string) context.Context {
 // and for a scoring checkpoint's sort key; 0 for a key that is not sharded. The model in
 // bench/scale spreads recorded requests over the shards by shifting these numbers.
 func KeyShards(pk, sk string) (pkShards, skShards int) {
-	if base, ok := shardBase(pk); ok {
+	if base, n, ok := shardSuffix(pk); ok {
 		if rest, ok := strings.CutPrefix(base, prefixEvent); ok {
 			if _, err := parseEventID(rest); err == nil {
 				pkShards = scoreShards
@@ -166,20 +167,24 @@ func KeyShards(pk, sk string) (pkShards, skShards int) {
 		} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {
 			pkShards = scoreShards
 		}
+		if n >= pkShards {
+			pkShards = 0
+		}
 	}
-	if base, ok := shardBase(sk); ok && base+"#" == prefixCheckpoint {
+	if base, n, ok := shardSuffix(sk); ok && base+"#" == prefixCheckpoint && n < scoreShards {
 		skShards = scoreShards
 	}
 	return pkShards, skShards
 }
 
-// shardBase returns key without a trailing "#NN" (two digits), if it has one.
-func shardBase(key string) (string, bool) {
+// shardSuffix splits a trailing "#NN" (two digits or more) off key.
+func shardSuffix(key string) (string, int, bool) {
 	i := strings.LastIndexByte(key, '#')
-	if i < 0 || len(key)-i != 3 || !allDigits(key[i+1:]) {
-		return "", false
+	if i < 0 || len(key)-i < 3 || !allDigits(key[i+1:]) {
+		return "", 0, false
 	}
-	return key[:i], true
+	n, err := strconv.Atoi(key[i+1:])
+	return key[:i], n, err == nil
 }
 
 func allDigits(s string) bool {

@@ -22,7 +22,10 @@ func TestKeyShards(t *testing.T) {
 		{"Standing", userPK("u1"), seasonSK(2030), 0, 0},
 		{"CountBeforeIssue12", eventPK(e), countSK(2), 0, 0},
 		{"NotAnEvent", "EVENT#not an id#05", "", 0, 0},
-		{"ThreeDigits", "STANDINGS#2030#105", "", 0, 0},
+		{"NotAShardOfTheSeason", "STANDINGS#2030#105", "", 0, 0},
+		{"LastLockCopy", lockPK(e, lockCopies-1), lockSK, lockCopies, 0},
+		{"NotALockCopy", lockPK(e, lockCopies), lockSK, 0, 0},
+		{"NotACheckpoint", eventPK(e), checkpointSK(scoreShards), 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, s := KeyShards(c.pk, c.sk)
