@@ -205,13 +205,19 @@ func TestAdminWorkflow(t *testing.T) {
 		e.admin(t, "card", "-event", cardID).ok(t).has(t, "WIN: team 1, John Cena", "WIN: team 1, Becky Lynch & Lyra Valkyria", "state    BROADCAST")
 	})
 
+	// A scoring transaction holds players of one score shard.
+	shards := map[int]bool{}
+	for _, u := range []string{"sam", "jo", "alex"} {
+		shards[dynamo.ScoreShardOf(u)] = true
+	}
+	tx := strconv.Itoa(len(shards))
 	t.Run("ScoreDryRun", func(t *testing.T) {
-		e.admin(t, "score", "-event", cardID, "-dry-run").ok(t).has(t, "dry run of "+cardID, "predictions to score  3", "standings to change   3", "transactions needed   1")
+		e.admin(t, "score", "-event", cardID, "-dry-run").ok(t).has(t, "dry run of "+cardID, "predictions to score  3", "standings to change   3", "transactions needed   "+tx)
 		e.admin(t, "standings", "-season", "2025").ok(t).has(t, "no scored events yet")
 	})
 
 	t.Run("Score", func(t *testing.T) {
-		e.admin(t, "score", "-event", cardID).ok(t).has(t, "scored "+cardID, "predictions scored  3", "standings changed   3", "transactions        1")
+		e.admin(t, "score", "-event", cardID).ok(t).has(t, "scored "+cardID, "predictions scored  3", "standings changed   3", "transactions        "+tx)
 		e.admin(t, "score", "-event", cardID).ok(t).has(t, "predictions scored  0", "already up to date")
 	})
 

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 )
 
 // The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the same
@@ -94,35 +95,60 @@ func (e *env) floorCard(ctx context.Context, eid, uid string) (int, error) {
 	return r.items + 1, err
 }
 
-// floorScored is screen 3: one ascending Query of the event's GSI partition below
-// "SCORE$" — the card, then the best predictions — with the store's Limit (the largest
-// card, the page and one more).
+// floorScored is screen 3: the card's Query and, at once, one ascending Query of each of
+// the event's score shards between "SCORE#" and "SCORE$", first+1 rows each (any one shard
+// may hold the whole page): scoreShards+1 calls in one round trip.
 func (e *env) floorScored(ctx context.Context, eid string, first int) (int, error) {
-	limit := 1 + maxMatches + first + 1
-	items, err := e.query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(e.table),
-		IndexName:                 aws.String(indexName),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #sk < :upper"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventGSIPK(eid)), ":upper": sv(scoreUpper)},
-		ScanIndexForward:          aws.Bool(true),
-		Limit:                     aws.Int32(int32(limit)),
-	}, func(n int) bool { return n < limit })
-	return len(items), err
+	return e.shardFloor(ctx, shardPKs(eid), first, e.cardQuery(eid))
 }
 
-// floorStandings is screen 4: Query GSI_PK = STANDINGS#<season>, first+1 items.
+// floorStandings is screen 4: one Query of each of the season's score shards, first+1 rows
+// each.
 func (e *env) floorStandings(ctx context.Context, season, first int) (int, error) {
-	items, err := e.query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(e.table),
-		IndexName:                 aws.String(indexName),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(seasonSK(season))},
-		ScanIndexForward:          aws.Bool(true),
-		Limit:                     aws.Int32(int32(first + 1)),
-	}, func(n int) bool { return n <= first })
-	return len(items), err
+	pks := make([]string, scoreShards)
+	for s := range pks {
+		pks[s] = seasonShardPK(season, s)
+	}
+	return e.shardFloor(ctx, pks, first, nil)
+}
+
+// shardFloor reads the score rows of partitions pks, first+1 at most from each, and extra
+// (if not nil), all at once; it returns the items read.
+func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dynamodb.QueryInput) (int, error) {
+	qs := make([]*dynamodb.QueryInput, 0, len(pks)+1)
+	for _, pk := range pks {
+		qs = append(qs, &dynamodb.QueryInput{
+			TableName:                 aws.String(e.table),
+			IndexName:                 aws.String(indexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":lo": sv(scorePrefix), ":hi": sv(scoreUpper)},
+			ScanIndexForward:          aws.Bool(true),
+			Limit:                     aws.Int32(int32(first + 1)),
+		})
+	}
+	if extra != nil {
+		qs = append(qs, extra)
+	}
+	counts := make([]int, len(qs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, q := range qs {
+		g.Go(func() error {
+			more := func(n int) bool { return n <= first }
+			if q == extra {
+				more = always
+			}
+			items, err := e.query(gctx, q, more)
+			counts[i] = len(items)
+			return err
+		})
+	}
+	err := g.Wait()
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n, err
 }
 
 // floorProfile is screen 5: Query PK = USER#<uid> newest first: the user, their
@@ -175,8 +201,8 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, t
 
 // floorSubmit is screen 6: read the card (to validate the picks) and, in parallel, the
 // caller's user item (for the name copied onto the prediction); then one transaction:
-// ConditionCheck on the event (open, card unchanged), Put of the prediction (not scored
-// yet), ConditionCheck on the user (name unchanged).
+// ConditionCheck on the caller's lock copy of the event (open, card unchanged), Put of the
+// prediction (not scored yet), ConditionCheck on the user (name unchanged).
 func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p int) (int, error) {
 	uid := playerID(p)
 	type res struct {
@@ -220,7 +246,7 @@ func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p 
 	_, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(ev.id))},
+				TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(lockPK(ev.id, lockCopy(uid))), attrSK: sv(lockSK)},
 				ConditionExpression:      aws.String("#st = :up AND #start > :now AND #cv = :cv"),
 				ExpressionAttributeNames: map[string]string{"#st": "state", "#start": "startsAt", "#cv": "cardVersion"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{

@@ -1,6 +1,9 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+	"hash/fnv"
+)
 
 // Key formats and item shapes, replicated from dynamo/keys.go and dynamo/rows.go on
 // purpose. The floor of a screen is the raw DynamoDB call it cannot avoid, written by hand
@@ -20,8 +23,9 @@ const (
 	cardPrefix = "CARD#"
 	// scoreUpper is just above every "SCORE#…" sort key: GSI_SK < scoreUpper is an event's
 	// card followed by its scored predictions, best first.
-	scoreUpper = "SCORE$"
-	maxScore   = 999_999_999
+	scoreUpper  = "SCORE$"
+	scorePrefix = "SCORE#"
+	maxScore    = 999_999_999
 	// ranksSK is the sort key of an event's rank table (in PK = EVENT#<id>) and of a
 	// season's (in PK = STANDINGS#<yyyy>), written when a scoring run completes.
 	ranksSK = "RANKS"
@@ -32,6 +36,57 @@ const (
 	maxMatches        = 30
 	seasonsPerProfile = 4
 )
+
+// Shards (dynamo/keys.go): a player's predictions and standings are written in index
+// shard scoreShard(uid) of their event and season; their first prediction of an event is
+// counted on the event's lock copy lockCopy(uid).
+const (
+	scoreShards = 16
+	lockCopies  = 64
+	lockSK      = "LOCK"
+)
+
+func lockCopy(uid string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(uid))
+	return int(h.Sum32() % lockCopies)
+}
+
+func scoreShard(uid string) int { return lockCopy(uid) % scoreShards }
+
+func eventShardPK(eid string, s int) string { return fmt.Sprintf("EVENT#%s#%02d", eid, s) }
+
+func seasonShardPK(season, s int) string { return fmt.Sprintf("STANDINGS#%04d#%02d", season, s) }
+
+// shardPKs are the index partitions of an event's predictions, shard by shard.
+func shardPKs(eid string) []string {
+	pks := make([]string, scoreShards)
+	for s := range pks {
+		pks[s] = eventShardPK(eid, s)
+	}
+	return pks
+}
+
+// shardSizes is how many of players 0..n-1 each score shard holds.
+func shardSizes(n int) []int {
+	sizes := make([]int, scoreShards)
+	for p := range n {
+		sizes[scoreShard(playerID(p))]++
+	}
+	return sizes
+}
+
+// shardRows is the rows a ranked page of first reads from shards of those sizes: first+1
+// at most from each.
+func shardRows(sizes []int, first int) int {
+	n := 0
+	for _, k := range sizes {
+		n += min(k, first+1)
+	}
+	return n
+}
+
+func lockPK(eid string, c int) string { return fmt.Sprintf("EVENT#%s#%02d", eid, c) }
 
 func userPK(uid string) string     { return "USER#" + uid }
 func eventSK(eid string) string    { return "EVENT#" + eid }
@@ -84,16 +139,7 @@ type predictionItem struct {
 	ScoredWith      *int       `dynamodbav:"scoredWith,omitempty"`
 	UpdatedAt       string     `dynamodbav:"updatedAt"`
 	Version         int        `dynamodbav:"version"`
-}
-
-// countItem mirrors dynamo's countRow: one shard of an event's prediction count, in the
-// event's main-table partition. Only the sum over an event's shards means anything, so the
-// loader puts each event's whole count in shard 0.
-type countItem struct {
-	PK          string `dynamodbav:"PK"`
-	SK          string `dynamodbav:"SK"`
-	Type        string `dynamodbav:"type"`
-	Predictions int    `dynamodbav:"predictions"`
+	Counted         bool       `dynamodbav:"counted,omitempty"`
 }
 
 // standingItem mirrors dynamo's standingRow.

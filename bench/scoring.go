@@ -17,12 +17,12 @@ import (
 	"github.com/pickem/api/dynamo"
 )
 
-// Scoring's shape in the store (dynamo/scoring.go): 50 players (a prediction and a
-// standing each) per transaction, 4 transactions at a time. The floor writes the same
-// transactions.
+// Scoring's shape in the store (dynamo/scoring.go): 48 players of one score shard (a
+// prediction and a standing each) per transaction, the shards at once. The floor writes
+// the same transactions.
 const (
-	playersPerTransaction = 50
-	scoringWorkers        = 4
+	playersPerTransaction = 48
+	scoringWorkers        = scoreShards
 )
 
 // scoreAPI scores ev through the admin mutation and returns the run's result; then it runs
@@ -69,26 +69,30 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 	return r, nil
 }
 
-// floorScore writes what scoring ev needs, bare: read the event's GSI partition (the card
-// with results and every prediction, paginated), read every player's standing (consistent
-// BatchGetItems of 100 keys, 4 at a time), then write each batch of 50 players'
-// predictions and standings in one TransactWriteItems of 100 updates with the store's
-// conditions, 4 at a time, and mark the event scored. Reads and writes are timed apart: the writes alone are the floor the
+// floorScore writes what scoring ev needs, bare: read the event's GSI partitions (the card
+// with results, then every prediction, shard by shard, paginated), read every player's standing (consistent
+// BatchGetItems of 100 keys, scoringWorkers at a time), then write each batch of 48
+// players of a shard, predictions and standings, in one TransactWriteItems with the
+// store's conditions, scoringWorkers at a time, and mark the event scored. Reads and writes are timed apart: the writes alone are the floor the
 // scoring goal compares with.
 func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read, write time.Duration, calls int, err error) {
 	began := time.Now()
 	ctx, c := dynamo.WithCost(ctx)
 	made := func() int { return c.Snapshot().Calls }
-	items, err := e.query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(e.table),
-		IndexName:                 aws.String(indexName),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventGSIPK(ev.id))},
-		ScanIndexForward:          aws.Bool(true),
-	}, always)
-	if err != nil {
-		return 0, 0, made(), err
+	var items []map[string]types.AttributeValue
+	for _, pk := range append([]string{eventGSIPK(ev.id)}, shardPKs(ev.id)...) {
+		got, err := e.query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(e.table),
+			IndexName:                 aws.String(indexName),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk)},
+			ScanIndexForward:          aws.Bool(true),
+		}, always)
+		if err != nil {
+			return 0, 0, made(), err
+		}
+		items = append(items, got...)
 	}
 	var event eventItem
 	matches := map[string]matchItem{}
@@ -159,8 +163,14 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 	read = time.Since(began)
 	type batch struct{ preds []predictionItem }
 	var batches []*batch
-	for start := 0; start < len(preds); start += playersPerTransaction {
-		batches = append(batches, &batch{preds: preds[start:min(start+playersPerTransaction, len(preds))]})
+	byShard := make([][]predictionItem, scoreShards)
+	for _, p := range preds {
+		byShard[scoreShard(p.UserID)] = append(byShard[scoreShard(p.UserID)], p)
+	}
+	for _, sp := range byShard {
+		for start := 0; start < len(sp); start += playersPerTransaction {
+			batches = append(batches, &batch{preds: sp[start:min(start+playersPerTransaction, len(sp))]})
+		}
 	}
 
 	// The transactions.

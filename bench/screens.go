@@ -152,7 +152,7 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorScored(ctx, ev.id, first)
 			},
-			floorRows: min(1+len(ev.matches)+size, 1+maxMatches+first+1),
+			floorRows: 1 + len(ev.matches) + shardRows(shardSizes(size), first),
 		})
 	}
 
@@ -164,7 +164,7 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorStandings(ctx, l.season, first)
 			},
-			floorRows: min(first+1, l.players),
+			floorRows: shardRows(shardSizes(l.players), first),
 		})
 	}
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,8 +19,9 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// CreateEvent creates an event with its whole card in one transaction: players never see
-// half a card and a re-run cannot duplicate matches. Returns CONFLICT if the id is taken.
+// CreateEvent creates an event with its whole card and its lock copies in one
+// transaction: players never see half a card and a re-run cannot duplicate matches.
+// Returns CONFLICT if the id is taken.
 func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error) {
 	name, err := domain.CleanText("event name", spec.Name, domain.MaxTextLen)
 	if err != nil {
@@ -54,7 +56,8 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		ev.Matches[i] = matchFromSpec(domain.NewMatchID(), i+1, clean)
 	}
 
-	rows := []any{newEventRow(ev)}
+	row := newEventRow(ev)
+	rows := []any{row}
 	for _, m := range ev.Matches {
 		rows = append(rows, newMatchRow(eventID(id), m))
 	}
@@ -64,6 +67,11 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
 	}
+	locks, err := s.newLockPuts(row)
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
+	}
+	items = append(items, locks...) // 1 + 30 + lockCopies ≤ 100
 	err = s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
@@ -84,18 +92,25 @@ func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
 const maxCardReads = 5
 
 // cardRead is an event with its card as one moment of the main table, and, when asked
-// for, its prediction count.
+// for, what scoring needs beside it.
 type cardRead struct {
-	ev domain.Event
-	// counts is the prediction count by shard (readCard with counts only).
-	counts map[int]int
+	ev  domain.Event
+	row eventRow
+	// With counts only (readCard): the event's lock copies by copy (counts), its scoring
+	// checkpoints by shard, and the COUNT#… items of an event written before issue 12.
+	locks        map[int]lockRow
+	checkpoints  map[int]checkpointRow
+	legacyCounts map[int]int
 }
 
-// predictions is the event's prediction count: the sum over its shards.
-func (c cardRead) predictions() int {
+// shardCount is how many predictions shard s of the event has: the sum of the counts on
+// the shard's lock copies.
+func (c cardRead) shardCount(s int) int {
 	n := 0
-	for _, v := range c.counts {
-		n += v
+	for copy, l := range c.locks {
+		if copy%scoreShards == s {
+			n += l.Predictions
+		}
 	}
 	return n
 }
@@ -107,8 +122,9 @@ func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
 	return r.ev, err
 }
 
-// readCard reads an event row and its match rows (and its count items if withCounts) with
-// strongly consistent reads of the main table: a GetItem and a Query in parallel. The two
+// readCard reads an event row and its match rows (and, if withCounts, its scoring
+// checkpoints, its lock copies and any COUNT#… items) with strongly consistent reads of
+// the main table: a GetItem, a Query and (withCounts) a BatchGetItem in parallel. The two
 // reads see two moments; the pair is returned only when the event row's cardHash matches
 // the matches read, so it is one moment of the card (every card change writes the matches
 // and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
@@ -120,11 +136,20 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 	}
 	for attempt := 0; attempt < maxCardReads; attempt++ {
 		var (
-			evOut  *dynamodb.GetItemOutput
-			rows   []matchRow
-			counts map[int]int
+			evOut       *dynamodb.GetItemOutput
+			rows        []matchRow
+			counts      map[int]int
+			checkpoints map[int]checkpointRow
+			locks       map[int]lockRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
+		if withCounts {
+			g.Go(func() error {
+				var err error
+				locks, err = s.readLocks(gctx, eid)
+				return err
+			})
+		}
 		g.Go(func() error {
 			var err error
 			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
@@ -142,7 +167,7 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 				return err
 			}
 			q.ConsistentRead = aws.Bool(true)
-			counts = map[int]int{}
+			counts, checkpoints = map[int]int{}, map[int]checkpointRow{}
 			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				switch itemType(item) {
 				case typeMatch:
@@ -161,6 +186,16 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 						return false, fmt.Errorf("count item %q: %w", row.SK, err)
 					}
 					counts[shard] = row.Predictions
+				case typeCheckpoint:
+					var row checkpointRow
+					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+						return false, err
+					}
+					var shard int
+					if _, err := fmt.Sscanf(row.SK, prefixCheckpoint+"%d", &shard); err != nil {
+						return false, fmt.Errorf("checkpoint item %q: %w", row.SK, err)
+					}
+					checkpoints[shard] = row
 				}
 				return true, nil
 			})
@@ -180,7 +215,7 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			return cardRead{}, err
 		}
 		if ok || row.CardHash == "" {
-			return cardRead{ev: ev, counts: counts}, nil
+			return cardRead{ev: ev, row: row, locks: locks, checkpoints: checkpoints, legacyCounts: counts}, nil
 		}
 		// A card change landed between the two reads.
 	}
@@ -205,21 +240,29 @@ func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 }
 
 // commitCard writes items (the match changes) in one transaction with an update of the
-// event that bumps its cardVersion, sets the cardHash of card (the matches as they will
-// be), and applies set (nil: nothing else), conditioned on the cardVersion read: the card
-// read is one moment (readCard), so a change by anyone else since makes the whole
-// transaction fail and nothing is overwritten. Returns CONFLICT if the card changed
-// meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
-func (s *Store) commitCard(ctx context.Context, ev domain.Event, card []domain.Match, set *expression.UpdateBuilder, items ...types.TransactWriteItem) error {
+// event that bumps its cardVersion and rev, sets the cardHash of card (the matches as they
+// will be) and, if state is not nil, its state, conditioned on the cardVersion and rev read:
+// the card read is one moment (readCard), so a change by anyone else since makes the whole
+// transaction fail and nothing is overwritten. The lock copies are checked current before
+// (ensureLocks) and brought to the new row after (syncLocks). Returns CONFLICT if the card
+// changed meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
+func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match, state *domain.EventState, items ...types.TransactWriteItem) error {
+	ev, row := cr.ev, cr.row
 	defer s.forgetEvent(eventID(ev.ID))
-	upd := expression.UpdateBuilder{}
-	if set != nil {
-		upd = *set
+	if err := s.ensureLocks(ctx, row); err != nil {
+		return err
 	}
-	upd = upd.Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion+1)).
-		Set(expression.Name("cardHash"), expression.Value(cardHash(card)))
+	next := row
+	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+1, cardHash(card)
+	upd := expression.Set(expression.Name("cardVersion"), expression.Value(next.CardVersion)).
+		Set(expression.Name("cardHash"), expression.Value(next.CardHash)).
+		Set(expression.Name("rev"), expression.Value(next.Rev))
+	if state != nil {
+		next.State = string(*state)
+		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
+	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).Build()
+		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(revIs(row.Rev))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
@@ -235,18 +278,18 @@ func (s *Store) commitCard(ctx context.Context, ev domain.Event, card []domain.M
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
-	return nil
+	return s.syncLocks(ctx, next, nil)
 }
 
-// lockOnResult is the update that goes with a result: an event locked only by time is
+// lockOnResult is the state that goes with a result: an event locked only by time is
 // stored BROADCAST, so that once a result exists nothing can make the event look open
-// again, whatever the clocks say.
-func lockOnResult(ev domain.Event) *expression.UpdateBuilder {
+// again, whatever the clocks say. nil: no change.
+func lockOnResult(ev domain.Event) *domain.EventState {
 	if ev.Stored != domain.StateUpcoming {
 		return nil
 	}
-	u := expression.Set(expression.Name("state"), expression.Value(string(domain.StateBroadcast)))
-	return &u
+	st := domain.StateBroadcast
+	return &st
 }
 
 // putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
@@ -290,10 +333,11 @@ func (s *Store) deleteMatch(eid eventID, m domain.Match) (types.TransactWriteIte
 // touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		ev, err := s.loadCard(ctx, id)
+		cr, err := s.readCard(ctx, id, false)
 		if err != nil {
 			return domain.Event{}, err
 		}
+		ev := cr.ev
 		now := s.now()
 		change, err := domain.PlanEventUpdate(ev, u, now)
 		if err != nil {
@@ -302,7 +346,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 		if change.Empty() {
 			return ev, nil
 		}
-		done, err := s.writeEventChange(ctx, ev, change, now)
+		done, err := s.writeEventChange(ctx, cr, change, now)
 		if err != nil {
 			return domain.Event{}, err
 		}
@@ -311,7 +355,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 		}
 		ev = change.Apply(ev)
 		if change.Name != nil || change.StartsAt != nil {
-			if err := s.propagateEventRef(ctx, ev); err != nil {
+			if err := s.propagateEventRef(ctx, ev, cr.row.Layout != layoutSharded); err != nil {
 				return domain.Event{}, err
 			}
 		}
@@ -320,24 +364,35 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 	return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q kept changing; try again", id)
 }
 
-// writeEventChange writes change to the event row read as ev, conditioned on the name,
-// state and start read and, if change.RequireOpen, on the start being after now. done is
-// false when the condition failed.
-func (s *Store) writeEventChange(ctx context.Context, ev domain.Event, change domain.EventChange, now time.Time) (bool, error) {
+// writeEventChange writes change to the event row read as cr, conditioned on the name,
+// state, start and rev read and, if change.RequireOpen, on the start being after now; the
+// lock copies are checked current before and brought to the new row after. done is false
+// when the condition failed.
+func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
+	ev, row := cr.ev, cr.row
 	defer s.forgetEvent(eventID(ev.ID))
-	var upd expression.UpdateBuilder
+	if err := s.ensureLocks(ctx, row); err != nil {
+		return false, err
+	}
+	next := row
+	next.Rev = row.Rev + 1
+	upd := expression.Set(expression.Name("rev"), expression.Value(next.Rev))
 	if change.Name != nil {
-		upd = upd.Set(expression.Name("name"), expression.Value(*change.Name))
+		next.Name = *change.Name
+		upd = upd.Set(expression.Name("name"), expression.Value(next.Name))
 	}
 	if change.StartsAt != nil {
-		upd = upd.Set(expression.Name("startsAt"), expression.Value(formatTime(*change.StartsAt)))
+		next.StartsAt = formatTime(*change.StartsAt)
+		upd = upd.Set(expression.Name("startsAt"), expression.Value(next.StartsAt))
 	}
 	if change.State != nil {
-		upd = upd.Set(expression.Name("state"), expression.Value(string(*change.State)))
+		next.State = string(*change.State)
+		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
 	}
 	cond := expression.Name("name").Equal(expression.Value(ev.Name)).
 		And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
+		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt)))).
+		And(revIs(row.Rev))
 	if change.RequireOpen {
 		cond = cond.And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now))))
 	}
@@ -355,31 +410,42 @@ func (s *Store) writeEventChange(ctx context.Context, ev domain.Event, change do
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	return true, nil
+	return true, s.syncLocks(ctx, next, nil)
 }
 
 // propagateEventRef copies an event's name and start onto its predictions, in transactions
 // of at most 99 predictions and a ConditionCheck that the event still has that name and
 // start: a propagation overtaken by a later updateEvent stops rather than writing an older
-// name over the newer one. The predictions are found through the index, which may lag:
+// name over the newer one. The predictions are found through the index (every shard and,
+// if legacy, the partition of the layout before issue 12, in parallel), which may lag:
 // one it does not show yet keeps the old copy until the next updateEvent (the copies are
 // for display; nothing is decided on them).
-func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
+func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, legacy bool) error {
 	eid := eventID(ev.ID)
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
-	if err != nil {
-		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
+	var (
+		mu    sync.Mutex
+		stale []keys
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	for _, pk := range predictionPartitions(eid, legacy) {
+		g.Go(func() error {
+			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).
+				And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
+			if err != nil {
+				return err
+			}
+			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
+					itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
+					mu.Lock()
+					stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
+					mu.Unlock()
+				}
+				return true, nil
+			})
+		})
 	}
-	var stale []keys
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
-			itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
-			stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
-		}
-		return true, nil
-	})
-	if err != nil {
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	expr, err := expression.NewBuilder().
@@ -423,10 +489,11 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event) error {
 // AddMatch appends a match to the end of a card. Returns NOT_FOUND, BAD_USER_INPUT (full
 // card, scored event) or CONFLICT.
 func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error) {
-	ev, err := s.loadCard(ctx, event)
+	cr, err := s.readCard(ctx, event, false)
 	if err != nil {
 		return domain.Match{}, err
 	}
+	ev := cr.ev
 	if err := domain.CheckCardEdit(ev, domain.EditAddMatch, s.now()); err != nil {
 		return domain.Match{}, err
 	}
@@ -442,7 +509,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
 	}
-	if err := s.commitCard(ctx, ev, append(slices.Clone(ev.Matches), m), nil, put); err != nil {
+	if err := s.commitCard(ctx, cr, append(slices.Clone(ev.Matches), m), nil, put); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil
@@ -475,10 +542,11 @@ func replaceMatch(card []domain.Match, old string, m domain.Match) []domain.Matc
 // result): picks are team indices, so picks on the old match stop counting rather than
 // being silently re-pointed. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.MatchUpdate) (domain.Match, error) {
-	ev, err := s.loadCard(ctx, event)
+	cr, err := s.readCard(ctx, event, false)
 	if err != nil {
 		return domain.Match{}, err
 	}
+	ev := cr.ev
 	m, err := findMatch(ev, match)
 	if err != nil {
 		return domain.Match{}, err
@@ -531,7 +599,7 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 		}
 		items = append(items, put)
 	}
-	if err := s.commitCard(ctx, ev, replaceMatch(ev.Matches, m.ID, updated), nil, items...); err != nil {
+	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, updated), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
 	return updated, nil
@@ -540,10 +608,11 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 // RemoveMatch deletes a match and closes the gap in the card order. Returns NOT_FOUND,
 // BAD_USER_INPUT (scored event) or CONFLICT.
 func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
-	ev, err := s.loadCard(ctx, event)
+	cr, err := s.readCard(ctx, event, false)
 	if err != nil {
 		return err
 	}
+	ev := cr.ev
 	m, err := findMatch(ev, match)
 	if err != nil {
 		return err
@@ -574,16 +643,17 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 		card = append(card, other)
 		pos++
 	}
-	return s.commitCard(ctx, ev, card, nil, items...)
+	return s.commitCard(ctx, cr, card, nil, items...)
 }
 
 // ReorderMatches sets the card order; ids must name every match of the card exactly once.
 // Returns the card in its new order, or NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error) {
-	ev, err := s.loadCard(ctx, event)
+	cr, err := s.readCard(ctx, event, false)
 	if err != nil {
 		return nil, err
 	}
+	ev := cr.ev
 	if err := domain.CheckCardEdit(ev, domain.EditReorder, s.now()); err != nil {
 		return nil, err
 	}
@@ -615,7 +685,7 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 	if len(items) == 0 {
 		return out, nil
 	}
-	if err := s.commitCard(ctx, ev, out, nil, items...); err != nil {
+	if err := s.commitCard(ctx, cr, out, nil, items...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -626,10 +696,11 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 // transaction, so results never reach players who can still pick; a SCORED event's results
 // can be corrected but not cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
-	ev, err := s.loadCard(ctx, event)
+	cr, err := s.readCard(ctx, event, false)
 	if err != nil {
 		return domain.Match{}, err
 	}
+	ev := cr.ev
 	m, err := findMatch(ev, match)
 	if err != nil {
 		return domain.Match{}, err
@@ -651,7 +722,7 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
 	}
-	if err := s.commitCard(ctx, ev, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), put); err != nil {
+	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), put); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil

@@ -82,19 +82,21 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	wholePartition := func() CostSnapshot {
 		t.Helper()
 		cctx, cost := WithCost(ctx)
-		q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eventID(ev.ID)))), 0, true)
-		mustOK(t, err)
-		mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
+		for _, pk := range append(eventShardPKs(eventID(ev.ID)), eventPK(eventID(ev.ID))) {
+			q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)), 0, true)
+			mustOK(t, err)
+			mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
+		}
 		return cost.Snapshot()
 	}
 
 	f.seedPredictions(ev, 1, 10, nil)
-	if n := f.countGSI(eventPK(eventID(ev.ID)), prefixPending); n != 10 {
+	if n := f.countEventGSI(ev, prefixPending); n != 10 {
 		t.Fatalf("%d predictions, want 10", n)
 	}
 	with10, whole10 := screen(), wholePartition()
 	f.seedPredictions(ev, 10, 2000, nil)
-	if n := f.countGSI(eventPK(eventID(ev.ID)), prefixPending); n != 2000 {
+	if n := f.countEventGSI(ev, prefixPending); n != 2000 {
 		t.Fatalf("%d predictions, want 2000", n)
 	}
 	with2000, whole2000 := screen(), wholePartition()
@@ -115,16 +117,24 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	}
 }
 
-// TestCostOfLeaderboardGrowsWithFirstNotPlayers: the scored event screen (card + top N) is one
-// Query whose cost depends on N, not on how many players the event has.
+// TestCostOfLeaderboardGrowsWithFirstNotPlayers: the scored event screen (card + top N) is
+// the card's Query and one Query per score shard (scoreShards + 1 calls), whose cost depends
+// on N, not on how many players the event has — once every shard holds a page (each shard
+// is asked for N+1 rows, as any one shard may hold the whole page).
 func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := ctxT(t)
 	ev := f.createEvent("2030-03-20-cost-board", 20, standardCard())
-	// 150 players already exceed the longest page read (card cap + 100 + 1 rows); players
+	// 2,400 players: every shard holds more than the longest page read (101 rows); players
 	// added later score less, so the top rows stay the same.
-	f.seedPredictions(ev, 0, 150, func(i int) int { return 900 - i%50 })
+	const players = 2400
+	f.seedPredictions(ev, 0, players, func(i int) int { return 900 - i%50 })
+	for sh := range scoreShards {
+		if n := f.countGSI(eventShardPK(eventID(ev.ID), sh), prefixScore); n <= 101 {
+			t.Fatalf("shard %d holds %d players: not a full page", sh, n)
+		}
+	}
 	f.setStoredState(ev, domain.StateScored)
 
 	board := func(first int) CostSnapshot {
@@ -137,22 +147,22 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 		}
 		return cost.Snapshot()
 	}
-	small150, large150 := board(10), board(100)
-	f.seedPredictions(ev, 150, 1000, func(i int) int { return 100 + i%500 })
-	small1000, large1000 := board(10), board(100)
+	small, large := board(10), board(100)
+	f.seedPredictions(ev, players, players+1000, func(i int) int { return 100 + i%500 })
+	smallMore, largeMore := board(10), board(100)
 
-	t.Logf("first=10: 150 players %s, 1,000 players %s", costString(small150), costString(small1000))
-	t.Logf("first=100: 150 players %s, 1,000 players %s", costString(large150), costString(large1000))
-	for _, c := range []CostSnapshot{small150, large150, small1000, large1000} {
-		if c.Calls != 1 || c.ReadCapacityUnits == nil {
-			t.Errorf("want one Query with capacity: %s", costString(c))
+	t.Logf("first=10: %d players %s, %d players %s", players, costString(small), players+1000, costString(smallMore))
+	t.Logf("first=100: %d players %s, %d players %s", players, costString(large), players+1000, costString(largeMore))
+	for _, c := range []CostSnapshot{small, large, smallMore, largeMore} {
+		if c.Calls != scoreShards+1 || c.Operations["Query"] != scoreShards+1 || c.ReadCapacityUnits == nil {
+			t.Errorf("want %d Queries with capacity: %s", scoreShards+1, costString(c))
 		}
 	}
-	if !sameCost(small150, small1000) || !sameCost(large150, large1000) {
+	if !sameCost(small, smallMore) || !sameCost(large, largeMore) {
 		t.Errorf("cost grew with players")
 	}
-	if !(*large150.ReadCapacityUnits > *small150.ReadCapacityUnits) {
-		t.Errorf("cost did not grow with first: %s vs %s", costString(small150), costString(large150))
+	if !(*large.ReadCapacityUnits > *small.ReadCapacityUnits) {
+		t.Errorf("cost did not grow with first: %s vs %s", costString(small), costString(large))
 	}
 }
 

@@ -43,8 +43,9 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("go build ./local: %v\n%s", err, out)
 	}
 
-	// 200 players: two chunks of two transactions each; the kill lands after the first
-	// transaction, with the others held in flight or not started.
+	// 200 players: about 13 in each of the scoreShards shards, one transaction each,
+	// scored in parallel; the kill lands after the first transaction, with the others held
+	// in flight or not started.
 	phase("built")
 	const players = 200
 	e := newScEnv(t)
@@ -122,21 +123,25 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 	}
 }
 
-// countScored counts the scored predictions of event id in the index (DynamoDB Local's
-// index is current).
+// countScored counts the scored predictions of event id in the index, over its shards
+// (DynamoDB Local's index is current).
 func (e *scEnv) countScored(id string) int {
 	e.t.Helper()
-	q := &dynamodb.QueryInput{
-		TableName: aws.String(e.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(eventPK(eventID(id))), ":p": str(prefixScore)},
+	n := 0
+	for _, pk := range eventShardPKs(eventID(id)) {
+		q := &dynamodb.QueryInput{
+			TableName: aws.String(e.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
+			KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":p": str(prefixScore)},
+		}
+		out, err := e.client.Query(context.Background(), q)
+		if err != nil {
+			e.t.Fatalf("count scored: %v", err)
+		}
+		n += int(out.Count)
 	}
-	out, err := e.client.Query(context.Background(), q)
-	if err != nil {
-		e.t.Fatalf("count scored: %v", err)
-	}
-	return int(out.Count)
+	return n
 }
 
 // localProcess is the local server binary running over a table of the package's

@@ -194,6 +194,8 @@ func (r *eventRow) decode(item map[string]types.AttributeValue) error {
 		State:       f.str("state"),
 		CardVersion: f.int("cardVersion"),
 		CardHash:    f.str("cardHash"),
+		Rev:         f.int("rev"),
+		Layout:      f.int("layout"),
 	}
 	return f.err
 }
@@ -246,6 +248,7 @@ func (r *predictionRow) decode(item map[string]types.AttributeValue) error {
 		ScoredWith:      f.intPtr("scoredWith"),
 		UpdatedAt:       f.str("updatedAt"),
 		Version:         f.int("version"),
+		Counted:         f.bool("counted"),
 	}
 	if picks := f.maps("picks"); picks != nil {
 		r.Picks = make([]pickRow, len(picks))

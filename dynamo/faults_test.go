@@ -38,10 +38,11 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 		events = append(events, scScoredEvent{e.setResults(ev, scResults()), entries})
 	}
 
-	// The engine's clock stands still until a request has been throttled: scoring the first
-	// event writes 140 WCU (70 predictions, a delete and a put each) into its index
-	// partition, whose bucket holds 100 and does not refill meanwhile, so a throttle is
-	// certain. From then on the clock moves 25 ms each time it is read (a few times per
+	// The engine's clock stands still until a request has been throttled: scoring an event
+	// writes its scoreShards checkpoints (in the event's partition, in transactions: 2 WCU
+	// each at least) and then checks all of them in the transaction that marks it SCORED
+	// (as much again): about 64 WCU in a partition whose bucket holds 50 (enough for the
+	// largest single request) and does not refill meanwhile, so a throttle is certain. From then on the clock moves 25 ms each time it is read (a few times per
 	// request), so that capacity refills with the requests made, not with the machine's
 	// speed.
 	var engine atomic.Pointer[awsfaithful.Engine]
@@ -54,7 +55,7 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	}
 	eng := awsfaithful.New(t, awsfaithful.Config{
 		Now:             virtual,
-		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 100}),
+		Capacity:        capacity.Uniform(capacity.Rate{Read: capacity.AWS.Read, Write: 50}),
 		TransactionHold: 20 * time.Millisecond,
 	})
 	engine.Store(eng)

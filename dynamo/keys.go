@@ -53,9 +53,6 @@ import (
 // shard in the event's partition (where a shard's scoring pass has got to, for which card
 // version). Count items (COUNT#…) are what events written before issue 12 counted their
 // predictions with; admin migrate folds them into the copies.
-//
-// (Issue 12 in progress: the rows still write GSI_PK EVENT#<eid> and STANDINGS#<yyyy> and
-// count on COUNT#…; the next change switches them to the keys above.)
 const (
 	attrPK    = "PK"
 	attrSK    = "SK"
@@ -137,19 +134,9 @@ func pendingSK(u userID) string            { return prefixPending + string(u) }
 func countSK(shard int) string             { return fmt.Sprintf("%s%02d", prefixCount, shard) }
 func seasonEventsPrefix(season int) string { return fmt.Sprintf("%s%04d-", prefixEvent, season) }
 
-// countShards is how many count items an event's prediction count is spread over. A first
-// submit adds one to the shard of its player (countShard), so concurrent first submits
-// rarely write the same item; scoring reads every shard with the card (one consistent
-// Query) and conditions SCORED on all of them. Changing it is safe at any time: only the
-// sum over the shards means anything.
+// countShards is how many count items (COUNT#00…) an event written before issue 12
+// counted its predictions on; admin migrate folds them into the lock copies.
 const countShards = 8
-
-// countShard is the count shard of user u's predictions.
-func countShard(u userID) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(u))
-	return int(h.Sum32() % countShards)
-}
 
 // scoreShards is how many index partitions an event's predictions and a season's
 // standings are written across (K). Chosen with the partition-throughput model (bench/README):
@@ -176,6 +163,10 @@ func lockCopy(u userID) int {
 // scoreShard is the index shard (0..scoreShards-1) of user u's predictions and standings.
 func scoreShard(u userID) int { return lockCopy(u) % scoreShards }
 
+// ScoreShardOf is scoreShard for tests and tools that reason about partitions and scoring
+// batches (a batch holds players of one shard). It does not check the id.
+func ScoreShardOf(user string) int { return scoreShard(userID(user)) }
+
 // eventShardPK is the GSI partition of shard s of an event's predictions.
 func eventShardPK(e eventID, s int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s) }
 
@@ -184,6 +175,27 @@ func seasonShardPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", pre
 
 // lockPK is the partition of an event's lock copy c.
 func lockPK(e eventID, c int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, c) }
+
+// LockCopyKey returns the key (PK, SK) of the lock copy of event that user's submits check
+// and count on: for tests and tools that must reach that item (fault injection). It does
+// not check the ids.
+func LockCopyKey(event, user string) (pk, sk string) {
+	return lockPK(eventID(event), lockCopy(userID(user))), lockSK
+}
+
+// predictionPartitions lists the GSI partitions that may hold an event's predictions: its
+// shards and, if legacy, the one partition of the layout before issue 12 (the event's card
+// partition, where predictions not yet moved by admin migrate are).
+func predictionPartitions(e eventID, legacy bool) []string {
+	pks := make([]string, 0, scoreShards+1)
+	for s := range scoreShards {
+		pks = append(pks, eventShardPK(e, s))
+	}
+	if legacy {
+		pks = append(pks, eventPK(e))
+	}
+	return pks
+}
 
 // checkpointSK is the sort key of the scoring checkpoint of shard s (in the event's
 // partition, eventPK).

@@ -186,19 +186,20 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 }
 
 // addPredictionCounts adds new predictions of users to event's prediction count, as the
-// first submit of each does: for tests that write prediction items in bulk.
+// first submit of each does (+1 on the player's lock copy): for tests that write
+// prediction items in bulk.
 func addPredictionCounts(t testing.TB, db API, table, event string, users []string) {
 	t.Helper()
-	shards := map[int]int{}
+	copies := map[int]int{}
 	for _, u := range users {
-		shards[countShard(userID(u))]++
+		copies[lockCopy(userID(u))]++
 	}
-	for shard, n := range shards {
+	for c, n := range copies {
 		_, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-			TableName: aws.String(table), Key: pkKey(eventPK(eventID(event)), countSK(shard)),
-			UpdateExpression:          aws.String("SET #t = :t ADD predictions :n"),
-			ExpressionAttributeNames:  map[string]string{"#t": attrType},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":t": str(typeCount), ":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
+			TableName: aws.String(table), Key: pkKey(lockPK(eventID(event), c), lockSK),
+			UpdateExpression:          aws.String("ADD predictions :n"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
 		})
 		if err != nil {
 			t.Fatalf("add prediction count: %v", err)
@@ -233,7 +234,8 @@ func predictionItemPicks(t testing.TB, user string, ev domain.Event, teams []int
 	uid, eid := userID(user), eventID(ev.ID)
 	row := predictionRow{
 		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventPK(eid), GSISK: pendingSK(uid)},
+		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
+		Counted:         true,
 		Type:            typePrediction,
 		UserID:          user,
 		UserName:        "Player " + user,
@@ -277,7 +279,7 @@ func standingItem(t testing.TB, user string, season, points, pad int) map[string
 		t.Fatal(err)
 	}
 	return marshal(t, standingRow{keys: keys{PK: userPK(uid), SK: seasonSK(season)},
-		indexKeys: indexKeys{GSIPK: seasonGSIPK(season), GSISK: sk}, Type: typeStanding, UserID: user,
+		indexKeys: indexKeys{GSIPK: seasonShardPK(season, scoreShard(uid)), GSISK: sk}, Type: typeStanding, UserID: user,
 		UserName: "Player " + user, UserNameVersion: 1, Season: season, Points: points, EventsPlayed: 1, Version: 1}, pad)
 }
 
@@ -303,6 +305,17 @@ func (f *fixture) getRaw(pk, sk string) map[string]types.AttributeValue {
 		f.t.Fatalf("GetItem %s/%s: %v", pk, sk, err)
 	}
 	return out.Item
+}
+
+// countEventGSI counts the index items of event ev's prediction shards whose sort key
+// begins with prefix.
+func (f *fixture) countEventGSI(ev domain.Event, prefix string) int {
+	f.t.Helper()
+	n := 0
+	for _, pk := range eventShardPKs(eventID(ev.ID)) {
+		n += f.countGSI(pk, prefix)
+	}
+	return n
 }
 
 // countGSI counts the index items of partition gsiPK whose sort key begins with prefix.

@@ -17,13 +17,15 @@ import (
 // SubmitPrediction creates or replaces the caller's prediction for an event. It reads the
 // card (its index key range; read again from the table if the index showed it half
 // updated) and, in parallel, the caller's profile and current prediction (one consistent
-// BatchGetItem). The write is one transaction: a ConditionCheck on the event (still
-// UPCOMING, start still ahead, same card version, name and start as read), the Put of the
-// prediction (conditioned on the version read, or on not existing yet), the caller's
-// profile (created from the token's name on a first write, or checked unchanged so the
-// copied name is current) and, for a first prediction, +1 on the event's prediction count
-// (one shard of it). Another transaction in flight on the same items is waited out and
-// retried, never reported as a conflict.
+// BatchGetItem). The write is one transaction: the lock condition (still UPCOMING, start
+// still ahead, same card version, name and start as read) on the caller's lock copy of the
+// event — never on the event item, which every submit would then hold — and, for a
+// prediction not counted yet, +1 on that copy's count; the Put of the prediction
+// (conditioned on the version read, or on not existing yet) in the caller's index shard;
+// the caller's profile (created from the token's name on a first write, or checked
+// unchanged so the copied name is current). Another transaction in flight on the same
+// items is waited out and retried, never reported as a conflict. A copy found behind the
+// event row (a sync cut off) is brought forward and the submit tried again.
 //
 // Returns NOT_FOUND for an unknown event, BAD_USER_INPUT for picks that do not fit the card,
 // LOCKED once the event has started or left UPCOMING or the prediction is scored, CONFLICT
@@ -74,6 +76,9 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 			if err != nil || current == nil {
 				return p, err
 			}
+			if current.synced {
+				continue // the lock copies were behind the event row: try again
+			}
 			if !current.retry {
 				break // the prediction or the profile changed: read them again
 			}
@@ -116,6 +121,9 @@ type submitRetry struct {
 	// row as the table holds it. Otherwise the prediction or the profile changed.
 	retry bool
 	event domain.Event
+	// synced: the lock copy was behind the event row and the copies have been brought
+	// forward: the same write may be tried again.
+	synced bool
 }
 
 // writePrediction runs the submit transaction. A non-nil *submitRetry with a nil error
@@ -145,9 +153,10 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		}}
 	}
 
+	count := old == nil || !old.Counted // +1 on the copy: a first prediction, or one written before counts moved to the copies
 	row := predictionRow{
 		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventPK(eid), GSISK: pendingSK(uid)},
+		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
 		Type:            typePrediction,
 		UserID:          string(uid),
 		UserName:        user.Name,
@@ -159,6 +168,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		Picks:           make([]pickRow, len(picks)),
 		UpdatedAt:       formatTime(now),
 		Version:         1,
+		Counted:         true,
 	}
 	for i, p := range picks {
 		row.Picks[i] = pickRow{MatchID: p.MatchID, Team: p.Team}
@@ -174,12 +184,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	open, err := expression.NewBuilder().WithCondition(
-		expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
-			And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now)))).
-			And(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).
-			And(expression.Name("name").Equal(expression.Value(ev.Name))).
-			And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))).Build()
+	lock, err := s.lockItem(eid, uid, ev, now, count)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
@@ -188,29 +193,18 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		return domain.Prediction{}, nil, wrap(err)
 	}
 	items := []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
-			ConditionExpression: open.Condition(), ExpressionAttributeNames: open.Names(), ExpressionAttributeValues: open.Values(),
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
+		lock,
 		{Put: &types.Put{
 			TableName: aws.String(s.table), Item: item,
 			ConditionExpression: putExpr.Condition(), ExpressionAttributeNames: putExpr.Names(), ExpressionAttributeValues: putExpr.Values(),
 		}},
 		userItem,
 	}
-	if old == nil {
-		count, err := s.countIncrement(eid, uid)
-		if err != nil {
-			return domain.Prediction{}, nil, wrap(err)
-		}
-		items = append(items, count)
-	}
 	err = s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled {
 		switch {
 		case reasonCode(reasons, 0) == "ConditionalCheckFailed":
-			return submitRefusal(ev, reasons[0].Item, now)
+			return s.submitRefusal(ctx, ev, reasons[0].Item, now)
 		case reasonCode(reasons, 1) == "ConditionalCheckFailed", reasonCode(reasons, 2) == "ConditionalCheckFailed":
 			return domain.Prediction{}, &submitRetry{}, nil // read the prediction and the profile again
 		default:
@@ -227,18 +221,36 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	return p, nil, err
 }
 
-// countIncrement is the +1 of a first prediction on its player's shard of the event's
-// prediction count. (Issue 12 may spread the count over more shards: countShards.)
-func (s *Store) countIncrement(eid eventID, uid userID) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithUpdate(
-		expression.Set(expression.Name(attrType), expression.Value(typeCount)).
-			Add(expression.Name("predictions"), expression.Value(1))).Build()
+// lockItem is the submit's item on the lock copy of uid: the lock condition (the event
+// still UPCOMING, its start after now, the card version, name and start read) as a
+// ConditionCheck, or, when count, as the condition of an update adding one prediction to
+// the copy's count. The copy's values come back when the condition fails.
+func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, now time.Time, count bool) (types.TransactWriteItem, error) {
+	cond := expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
+		And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now)))).
+		And(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).
+		And(expression.Name("name").Equal(expression.Value(ev.Name))).
+		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
+	key := pkKey(lockPK(eid, lockCopy(uid)), lockSK)
+	b := expression.NewBuilder().WithCondition(cond)
+	if count {
+		b = b.WithUpdate(expression.Add(expression.Name("predictions"), expression.Value(1)))
+	}
+	expr, err := b.Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
+	if !count {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.table), Key: key,
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}}, nil
+	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(eventPK(eid), countSK(countShard(uid))),
-		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, nil
 }
 
@@ -251,16 +263,37 @@ func versionIs(v int) expression.ConditionBuilder {
 	return expression.Name("version").Equal(expression.Value(v))
 }
 
-// submitRefusal explains why the event's condition failed, from the item as it was: LOCKED
-// if it has locked, CONFLICT if its card changed; otherwise only its name or start moved
-// (the read was older than the table) and the submit may go on with the row returned.
-func submitRefusal(read domain.Event, old map[string]types.AttributeValue, now time.Time) (domain.Prediction, *submitRetry, error) {
-	if old == nil {
+// submitRefusal explains why the lock condition failed on the copy, whose values were
+// old. A copy that does not exist belongs to an event admin migrate has not reached yet
+// (UNAVAILABLE). A copy behind the event row (its rev lower: a sync was cut off) is
+// brought forward, and the write may be tried again. Otherwise the event row decides, as
+// the table holds it: LOCKED if it has locked, CONFLICT if its card changed since the card
+// read; else only its name or start moved (the read was older than the table) and the
+// submit may go on with the row.
+func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[string]types.AttributeValue, now time.Time) (domain.Prediction, *submitRetry, error) {
+	eid := eventID(read.ID)
+	row, err := s.getEventRow(ctx, eid)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return domain.Prediction{}, nil, domain.Errorf(domain.CodeLocked, "event %q is locked", read.ID)
 	}
-	var row eventRow
-	if err := attributevalue.UnmarshalMap(old, &row); err != nil {
-		return domain.Prediction{}, nil, domain.Errorf(domain.CodeLocked, "event %q is locked", read.ID)
+	if err != nil {
+		return domain.Prediction{}, nil, err
+	}
+	if old == nil {
+		if row.Layout == layoutLegacy {
+			return domain.Prediction{}, nil, domain.Errorf(domain.CodeUnavailable, "event %q is being moved to the current table layout (admin migrate); try again in a few minutes", read.ID)
+		}
+		return domain.Prediction{}, nil, fmt.Errorf("dynamo: put prediction for event %s: the lock copy is missing", read.ID)
+	}
+	var lock lockRow
+	if err := attributevalue.UnmarshalMap(old, &lock); err != nil {
+		return domain.Prediction{}, nil, fmt.Errorf("dynamo: put prediction for event %s: lock copy: %w", read.ID, err)
+	}
+	if lock.Rev < row.Rev {
+		if err := s.syncLocks(ctx, row, nil); err != nil {
+			return domain.Prediction{}, nil, err
+		}
+		return domain.Prediction{}, &submitRetry{synced: true}, nil
 	}
 	if row.State != string(domain.StateUpcoming) || row.StartsAt <= formatTime(now) {
 		return domain.Prediction{}, nil, domain.Errorf(domain.CodeLocked, "event %q is locked: picks are closed", read.ID)

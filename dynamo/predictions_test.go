@@ -80,7 +80,7 @@ func TestSubmitPrediction(t *testing.T) {
 		if len(page.Items) != 1 {
 			t.Errorf("%d predictions after a replace", len(page.Items))
 		}
-		if n := f.countGSI(eventPK(eventID(open.ID)), pendingSK("s-replace")); n != 1 {
+		if n := f.countEventGSI(open, pendingSK("s-replace")); n != 1 {
 			t.Errorf("%d index rows for the player", n)
 		}
 	})

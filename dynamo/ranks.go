@@ -112,30 +112,50 @@ func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
 }
 
 // summarizeRanks writes the rank tables of an event and of its season from their shard
-// histograms: one consistent BatchGetItem of 2 × scoreShards keys, then one conditional
-// PutItem per table. A table records the sum of the shards' revs it was built from and is
-// only written over one built from fewer changes, so two runs completing at once cannot
-// leave the older sum. Scoring's completing call runs it once the event is SCORED.
+// histograms: one consistent BatchGetItem of the 2 × scoreShards histograms and the two
+// tables, then one conditional PutItem per table not already built from those changes. A
+// table records the sum of the shards' revs it was built from and is only written over one
+// built from fewer changes, so two runs completing at once cannot leave the older sum. Scoring's completing call runs it once the event is SCORED.
 func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) error {
 	type list struct {
-		table map[string]types.AttributeValue
-		hist  histogram
-		rev   int
-		found bool
+		table    map[string]types.AttributeValue
+		hist     histogram
+		rev      int
+		found    bool
+		tableRev int // of the rank table as read (0: none)
 	}
 	event := &list{table: eventRankTableKey(eid), hist: histogram{}}
 	seasonList := &list{table: seasonRankTableKey(season), hist: histogram{}}
-	var keys []map[string]types.AttributeValue
+	// The rank tables are read with the histograms (2 × scoreShards + 2 keys, one
+	// request): a table already built from these changes is not written again, so a
+	// scoring call that confirms a scored event writes nothing.
+	keys := []map[string]types.AttributeValue{event.table, seasonList.table}
 	owner := map[string]*list{}
 	for sh := range scoreShards {
 		keys = append(keys, eventRanksKey(eid, sh), seasonRanksKey(season, sh))
 		owner[eventShardPK(eid, sh)], owner[seasonShardPK(season, sh)] = event, seasonList
 	}
+	tables := map[string]*list{itemString(event.table, attrPK): event, itemString(seasonList.table, attrPK): seasonList}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
-		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
-		l := owner[pk.Value]
+		pk := itemString(item, attrPK)
+		if itemType(item) == typeRankTable {
+			l := tables[pk]
+			if l == nil {
+				return fmt.Errorf("unexpected item %s", pk)
+			}
+			rev, _ := item["rev"].(*types.AttributeValueMemberN)
+			if rev != nil {
+				n, err := strconv.Atoi(rev.Value)
+				if err != nil {
+					return fmt.Errorf("rank table %s rev: %w", pk, err)
+				}
+				l.tableRev = n
+			}
+			return nil
+		}
+		l := owner[pk]
 		if l == nil {
-			return fmt.Errorf("unexpected item %s", pk.Value)
+			return fmt.Errorf("unexpected item %s", pk)
 		}
 		rev, err := l.hist.addItem(item)
 		l.rev += rev
@@ -146,8 +166,8 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) err
 		return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
 	}
 	for _, l := range []*list{event, seasonList} {
-		if !l.found {
-			continue
+		if !l.found || l.tableRev >= l.rev {
+			continue // nothing to sum, or the table holds these changes (or more) already
 		}
 		item := map[string]types.AttributeValue{
 			attrPK: l.table[attrPK], attrSK: l.table[attrSK], attrType: str(typeRankTable),

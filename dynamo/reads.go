@@ -190,8 +190,9 @@ type eventWithPage struct {
 }
 
 // GetEventWithLeaderboard returns an event with its card and the first page of its
-// leaderboard in one ascending Query (card first, then scored predictions highest first).
-// The leaderboard is empty unless the event is SCORED. With the read cache on, both may be
+// leaderboard: the card's Query (GetEvent) then, if the event is SCORED, the page's
+// scoreShards Queries (shardmerge.go), at most scoreShards+1 calls. The leaderboard is
+// empty unless the event is SCORED. With the read cache on, both may be
 // up to its TTL old. Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
 	eid, err := parseEventID(id)
@@ -207,60 +208,26 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 
 func (s *Store) readEventWithLeaderboard(ctx context.Context, eid eventID, first int, z *sized) (domain.Event, domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
-	id := string(eid)
-	// The card has at most 1+MaxMatches items; then first+1 predictions tell whether a next
-	// page exists.
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).LessThan(expression.Value(scoreUpper))), 1+domain.MaxMatches+first+1, true)
-	if err != nil {
-		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
-	}
-	p, err := s.readPartition(ctx, q, first+1, z)
-	if err != nil {
-		return domain.Event{}, page, fmt.Errorf("dynamo: get event %s: %w", id, err)
-	}
-	e, current, err := p.toEvent(id)
-	if !current {
-		// The card is read again consistently (see GetEvent); the leaderboard rows stay
-		// the index's.
-		e, err = s.loadCard(ctx, id)
-	}
+	e, err := s.readEvent(ctx, eid, z)
 	if err != nil || e.Stored != domain.StateScored {
 		return e, page, err
 	}
-	page, err = s.leaderboardPage(eid, p.predictions, first, domain.Ranker{})
+	page, err = s.leaderboardShards(ctx, eid, first, nil, z)
 	return e, page, err
 }
 
-// Leaderboard returns the page of a scored event's leaderboard after cursor after.
+// Leaderboard returns the page of a scored event's leaderboard after cursor after:
+// scoreShards Queries (shardmerge.go).
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error) {
-	var page domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
 	if err != nil {
-		return page, err
+		return domain.Page[domain.Prediction]{}, err
 	}
 	c, err := s.cursors.decode(after, cursorLeaderboard, id)
 	if err != nil {
-		return page, err
+		return domain.Page[domain.Prediction]{}, err
 	}
-	sk, err := scoreSK(c.Points, userID(c.ID))
-	if err != nil {
-		return page, domain.BadInput("invalid cursor for this list")
-	}
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))), first+1, true)
-	if err != nil {
-		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
-	}
-	q.ExclusiveStartKey = map[string]types.AttributeValue{
-		attrPK: str(userPK(userID(c.ID))), attrSK: str(eventSK(eid)),
-		attrGSIPK: str(eventPK(eid)), attrGSISK: str(sk),
-	}
-	p, err := s.readPartition(ctx, q, first+1, nil)
-	if err != nil {
-		return page, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
-	}
-	return s.leaderboardPage(eid, p.predictions, first, c.ranker())
+	return s.leaderboardShards(ctx, eid, first, &c, nil)
 }
 
 func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
@@ -337,40 +304,14 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 }
 
 func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *sized) (domain.Page[domain.Standing], error) {
-	var page domain.Page[domain.Standing]
-	owner := strconv.Itoa(season)
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(seasonGSIPK(season))), first+1, true)
+	if after == "" {
+		return s.standingsShards(ctx, season, first, nil, z)
+	}
+	c, err := s.cursors.decode(after, cursorStandings, strconv.Itoa(season))
 	if err != nil {
-		return page, fmt.Errorf("dynamo: standings %d: %w", season, err)
+		return domain.Page[domain.Standing]{}, err
 	}
-	var r domain.Ranker
-	if after != "" {
-		c, err := s.cursors.decode(after, cursorStandings, owner)
-		if err != nil {
-			return page, err
-		}
-		sk, err := scoreSK(c.Points, userID(c.ID))
-		if err != nil {
-			return page, domain.BadInput("invalid cursor for this list")
-		}
-		q.ExclusiveStartKey = map[string]types.AttributeValue{
-			attrPK: str(userPK(userID(c.ID))), attrSK: str(seasonSK(season)),
-			attrGSIPK: str(seasonGSIPK(season)), attrGSISK: str(sk),
-		}
-		r = c.ranker()
-	}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		if len(page.Items) == first {
-			page.HasNext = true
-			return false, nil
-		}
-		z.add(item)
-		return true, s.addStanding(&page, item, &r, owner)
-	})
-	if err != nil {
-		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
-	}
-	return page, nil
+	return s.standingsShards(ctx, season, first, &c, z)
 }
 
 // GetUser returns a user with their standings (newest season first) and the first page of

@@ -16,6 +16,18 @@ const (
 	typePrediction = "prediction"
 	typeStanding   = "standing"
 	typeCount      = "count"
+	typeLock       = "lock"
+	typeCheckpoint = "scoring"
+)
+
+// Table layouts an event can be in (eventRow.Layout).
+const (
+	// layoutLegacy: written before issue 12 — no lock copies, predictions in GSI
+	// EVENT#<eid>, counted on COUNT#… items. Submits and scoring refuse it until admin
+	// migrate has moved it.
+	layoutLegacy = 0
+	// layoutSharded: lock copies, predictions in their shards (keys.go).
+	layoutSharded = 2
 )
 
 // timeLayout stores instants as fixed-width UTC strings so that they compare as strings in
@@ -61,6 +73,11 @@ type eventRow struct {
 	// transaction as every card change: a reader holding an event row and match rows from
 	// two moments (an index that lags, two reads in parallel) sees the hash disagree.
 	CardHash string `dynamodbav:"cardHash"`
+	// Rev grows by one with every change of what a submit's condition reads (name, start,
+	// state, card version); the lock copies carry the Rev they mirror.
+	Rev int `dynamodbav:"rev"`
+	// Layout is the table layout the event's items are in (layoutLegacy…layoutSharded).
+	Layout int `dynamodbav:"layout"`
 }
 
 func newEventRow(e domain.Event) eventRow {
@@ -76,6 +93,8 @@ func newEventRow(e domain.Event) eventRow {
 		State:       string(e.Stored),
 		CardVersion: e.CardVersion,
 		CardHash:    cardHash(e.Matches),
+		Rev:         1,
+		Layout:      layoutSharded,
 	}
 }
 
@@ -185,6 +204,10 @@ type predictionRow struct {
 	// every write is conditioned on the version it read. (updatedAt has one-second
 	// resolution and is for display only.)
 	Version int `dynamodbav:"version"`
+	// Counted: the prediction is counted on its player's lock copy (lockRow.Predictions).
+	// A first submit counts it in its transaction; a prediction written before issue 12
+	// is counted by admin migrate, or by the submit that replaces it, whichever comes first.
+	Counted bool `dynamodbav:"counted,omitempty"`
 }
 
 // storedScore is what scoring last wrote on the row, or nil if it was never scored.
@@ -270,6 +293,44 @@ type countRow struct {
 	keys
 	Type        string `dynamodbav:"type"`
 	Predictions int    `dynamodbav:"predictions"`
+}
+
+// lockRow is one of an event's lock copies (keys.go): what a submit's condition reads,
+// mirrored from the event row as of Rev, and the count of predictions of the copy's players.
+// Submits add to Predictions (a first prediction, in its transaction); syncLocks writes the
+// mirrored fields, only ever forward (Rev grows).
+type lockRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	EventID     string `dynamodbav:"eventId"`
+	Name        string `dynamodbav:"name"`
+	StartsAt    string `dynamodbav:"startsAt"`
+	State       string `dynamodbav:"state"`
+	CardVersion int    `dynamodbav:"cardVersion"`
+	Rev         int    `dynamodbav:"rev"`
+	Predictions int    `dynamodbav:"predictions"`
+}
+
+// newLockRow is copy c of an event row, counting no prediction.
+func newLockRow(ev eventRow, c int) lockRow {
+	return lockRow{
+		keys: keys{PK: lockPK(eventID(ev.ID), c), SK: lockSK}, Type: typeLock, EventID: ev.ID,
+		Name: ev.Name, StartsAt: ev.StartsAt, State: ev.State, CardVersion: ev.CardVersion, Rev: ev.Rev,
+	}
+}
+
+// checkpointRow is where scoring has got to in one shard of an event (keys.go): for card
+// version CardVersion, every prediction of the shard whose index key is at most After has
+// been passed, and Done of them were written for that version (each once: a prediction
+// written for a version needs no other write for it). Written in the same transaction as
+// the batch it covers, conditioned on the values read, so a batch is counted once and runs
+// never skip or repeat one.
+type checkpointRow struct {
+	keys
+	Type        string `dynamodbav:"type"`
+	CardVersion int    `dynamodbav:"cardVersion"`
+	After       string `dynamodbav:"after"`
+	Done        int    `dynamodbav:"done"`
 }
 
 func nonNil[T any](s []T) []T {

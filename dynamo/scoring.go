@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -19,13 +20,11 @@ import (
 
 const (
 	// playersPerTransaction keeps a scoring transaction (a prediction and a standing per
-	// player) within DynamoDB's 100 items.
-	playersPerTransaction = maxTransactItems / 2
-	// playersPerChunk is the unit of scoring work: one BatchGetItem of their standings,
-	// then their transactions.
-	playersPerChunk = 2 * playersPerTransaction
-	// scoringWorkers is how many chunks are written at once.
-	scoringWorkers = 4
+	// player, the shard's checkpoint, and room for two more items) within DynamoDB's 100
+	// items. It is also the page a shard's scoring reads at a time.
+	playersPerTransaction = (maxTransactItems - 4) / 2
+	// scoringWorkers is how many shards are scored at once (each one batch at a time).
+	scoringWorkers = scoreShards
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
 	// maxDriftRereads is how many consistent re-reads a player's apparent drift must
@@ -74,32 +73,40 @@ func cardOutdated(ev domain.Event) error {
 // moves each player's season standing by the difference, prediction and standing together
 // in transactions of at most 100 items.
 //
-// What decides a write is consistent or guarded: the card comes from consistent reads of
-// the table (readCard; never from the index); the predictions are enumerated from the index,
-// and each write is conditioned on the version of the prediction it read and the version of
-// the standing, so a stale index row only costs a consistent re-read. A prediction is
-// written only if its score, its correct picks or the card version it reflects differ from
-// what the card says, and never over a score from a newer card. Running it again changes
-// nothing; after a corrected result it moves standings by the difference; concurrent runs
-// and runs cut off halfway converge to the same table.
+// What decides a write is consistent or guarded: the card, the lock copies (whose counts
+// say how many predictions each shard has) and the scoring checkpoints come from
+// consistent reads of the table (readCard; never from the index); the predictions are
+// enumerated from the index, and each write is conditioned on the version of the
+// prediction it read and the version of the standing, so a stale index row only costs a
+// consistent re-read. A prediction is written only if its score, its correct picks or the
+// card version it reflects differ from what the card says, and never over a score from a
+// newer card. Running it again changes nothing; after a corrected result it moves
+// standings by the difference; concurrent runs and runs cut off halfway converge to the
+// same table.
 //
-// The predictions are read page by page, never-scored ones first, and written as they
-// come in chunks; the run starts no chunk that would end after its time budget
-// (WithScoringBudget, capped by ctx's deadline minus ScoringMargin) — it always does one —
-// and then reads no further, reporting Complete false and what Remains; calling again
-// continues. The event becomes SCORED, and
-// the report Complete, only when every prediction the event's consistent prediction count
-// says exists was seen reflecting the card, with a transaction conditioned on that count and
-// on the card version. dryRun computes the report without writing.
+// The shards of the event (keys.go) are scored in parallel, each from where the last call
+// left it: its checkpoint says, for the card version, the last index key passed and how
+// many predictions were written for that version, and every batch's transaction moves the
+// checkpoint on, conditioned on the checkpoint read, so a batch is never skipped nor
+// counted twice and a call never re-reads what an earlier one passed. A shard is done
+// when its checkpoint counts as many predictions written for the card as its lock copies
+// count predictions; a pass that reaches the shard's end short of that (predictions the
+// index does not show yet) starts again from the shard's beginning in a later call. The
+// run starts no batch once its time budget is spent (WithScoringBudget, capped by ctx's
+// deadline minus ScoringMargin) — it always starts one — and reports Complete false and
+// what Remains (exact: the predictions not yet written for the card). The event becomes
+// SCORED, and the report Complete, when every shard is done, with a transaction
+// conditioned on the card version, every checkpoint and every lock copy's count. dryRun
+// computes the report without writing.
 //
 // Returns NOT_FOUND, BAD_USER_INPUT (open event, missing results), CONFLICT (the card or the
-// predictions changed while scoring: run it again) or INTERNAL (standings or counts have
-// drifted from the predictions; see domain.ApplyDelta).
+// predictions changed while scoring: run it again), UNAVAILABLE (the event is still being
+// moved by admin migrate) or INTERNAL (standings or counts have drifted from the
+// predictions; see domain.ApplyDelta).
 func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error) {
 	report := domain.ScoreReport{EventID: event, DryRun: dryRun}
 	deadline := s.scoringDeadline(ctx, time.Now())
-	eid, err := parseEventID(event)
-	if err != nil {
+	if _, err := parseEventID(event); err != nil {
 		return report, err
 	}
 	card, err := s.readCard(ctx, event, true)
@@ -107,138 +114,321 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, err
 	}
 	ev := card.ev
+	if card.row.Layout != layoutSharded {
+		return report, domain.Errorf(domain.CodeUnavailable, "event %q is still being moved to the current table layout: run admin migrate until it completes, then score", event)
+	}
 	if err := domain.CheckScorable(ev, s.now()); err != nil {
 		return report, err
 	}
-	defer func() { s.forgetEvent(eid); s.forgetSeason(ev.Season()) }()
-	// An event whose predictions were all made before prediction counts existed has no
-	// count item: its completeness rests on what the index shows, as it did then.
-	legacy := len(card.counts) == 0
-
-	// Read the predictions page by page, the ones never scored first, and write as they
-	// come: a call under a budget reads only as far as it writes.
-	w := s.newChunkWriter(ctx, ev, deadline, &report, dryRun)
-	seen := map[string]bool{}
-	var last map[string]types.AttributeValue // the last prediction read, when the read stopped early
-	for _, r := range [][2]string{{prefixPending, pendingUpper}, {prefixScore, scoreUpper}} {
-		q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-			And(expression.Key(attrGSISK).Between(expression.Value(r[0]), expression.Value(r[1]))), 0, true)
-		if err != nil {
-			return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-		}
-		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-			var row predictionRow
-			if err := row.decode(item); err != nil {
-				return false, err
-			}
-			if seen[row.UserID] {
-				// Read twice: a concurrent run moved its score key past this paginated
-				// read. Two writes to one item in a transaction would be refused;
-				// conditions take care of which copy is current.
-				return true, nil
-			}
-			seen[row.UserID] = true
-			j := newScoreJob(row, ev)
-			if j.rescore.Newer {
-				return false, cardOutdated(ev)
-			}
-			if j.rescore.Write && !w.add(j) {
-				last = item
-				return false, nil
-			}
-			return true, nil
-		})
-		if err != nil {
-			w.wait()
-			if domain.ErrorCode(err) == domain.CodeConflict {
-				return report, err
-			}
-			return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-		}
-		if last != nil {
-			break
-		}
+	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
+	run := &scoringRun{s: s, ev: ev, card: card, deadline: deadline, dryRun: dryRun, report: &report,
+		done: make([]int, scoreShards), complete: make([]bool, scoreShards)}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(scoringWorkers)
+	for sh := range scoreShards {
+		g.Go(func() error { return run.shard(gctx, sh) })
 	}
-	if last == nil {
-		w.flush()
-	}
-	if err := w.wait(); err != nil {
+	if err := g.Wait(); err != nil {
 		return report, err
 	}
-	report.Remaining = w.left()
-	if dryRun {
-		report.Remaining += w.started // a dry run starts nothing: all it found is left
+	complete := true
+	for sh := range scoreShards {
+		report.Remaining += card.shardCount(sh) - run.done[sh]
+		complete = complete && run.complete[sh]
 	}
-
-	if last != nil {
-		// Stopped early: what the index still shows as never scored after the last row
-		// read needs a write too (a lower bound: rows scored before may need one as well).
-		if strings.HasPrefix(itemString(last, attrGSISK), prefixPending) {
-			n, err := s.countAfter(ctx, eid, last)
-			if err != nil {
-				return report, fmt.Errorf("dynamo: score %s: %w", event, err)
-			}
-			report.Remaining += n
-		}
+	if !complete {
 		return report, nil
 	}
-	// Predictions the index does not show yet (the count is consistent, the index is not).
-	unseen := card.predictions() - len(seen)
-	if legacy {
-		unseen = 0
-	}
-	if unseen < 0 {
-		return report, domain.Errorf(domain.CodeInternal, "event %q shows %d predictions but its prediction count says %d: the count has drifted", event, len(seen), card.predictions())
-	}
-	report.Remaining += unseen
 	if dryRun {
 		report.Complete = report.Remaining == 0 && ev.Stored == domain.StateScored
 		return report, nil
 	}
-	if report.Remaining > 0 {
-		return report, nil
+	if ev.Stored != domain.StateScored || run.wrote.Load() > 0 {
+		// (Otherwise every shard was done for this card version when the run read it,
+		// consistently, at the start, and nothing was written: nothing to confirm.)
+		if err := s.markScored(ctx, ev, card, run.done); err != nil {
+			return report, err
+		}
 	}
-	if ev.Stored == domain.StateScored && report.PredictionsScored == 0 {
-		// Everything was seen reflecting the card (read consistently at the start) and
-		// nothing was written: nothing to confirm.
-		report.Complete = true
-		return report, nil
-	}
-	counts := card.counts
-	if legacy {
-		counts = nil
-	}
-	if err := s.markScored(ctx, ev, counts); err != nil {
+	// The rank tables sum the shard histograms as they are now; a table is only replaced
+	// by one of more changes, so this also finishes the summary of a completing call cut
+	// off after markScored.
+	if err := s.summarizeRanks(ctx, eventID(ev.ID), ev.Season()); err != nil {
 		return report, err
 	}
 	report.Complete = true
 	return report, nil
 }
 
-// countAfter counts the predictions of an event the index shows as never scored after
-// item (one of them), with Select COUNT (no item comes back).
-func (s *Store) countAfter(ctx context.Context, eid eventID, item map[string]types.AttributeValue) (int, error) {
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).Between(expression.Value(prefixPending), expression.Value(pendingUpper))), 0, true)
-	if err != nil {
-		return 0, err
+// scoringRun is one ScoreEvent call: its shards run in parallel, each one batch at a time.
+type scoringRun struct {
+	s        *Store
+	ev       domain.Event
+	card     cardRead
+	deadline time.Time
+	dryRun   bool
+
+	started atomic.Int64 // batches started, all shards
+	wrote   atomic.Int64 // transactions and checkpoint updates that succeeded
+
+	mu       sync.Mutex // guards report
+	report   *domain.ScoreReport
+	done     []int  // by shard: predictions written for the card version (the checkpoint's count)
+	complete []bool // by shard: every prediction of the shard is written for the card version
+}
+
+// mayStart reports whether the run may start another batch: before the deadline (if
+// any), or if it has started none yet.
+func (r *scoringRun) mayStart() bool {
+	n := r.started.Add(1)
+	if n == 1 || r.deadline.IsZero() || time.Now().Before(r.deadline) {
+		return true
 	}
-	q.Select = types.SelectCount
-	q.ExclusiveStartKey = map[string]types.AttributeValue{
-		attrPK: item[attrPK], attrSK: item[attrSK], attrGSIPK: item[attrGSIPK], attrGSISK: item[attrGSISK],
+	r.started.Add(-1)
+	return false
+}
+
+func (r *scoringRun) add(rep domain.ScoreReport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.report.PredictionsScored += rep.PredictionsScored
+	r.report.StandingsChanged += rep.StandingsChanged
+	r.report.Transactions += rep.Transactions
+}
+
+// shardDone reports whether shard sh is done: it has no prediction, or its checkpoint
+// counts all of them written for the run's card version.
+func (r *scoringRun) shardDone(cp checkpointRow, count int) bool {
+	return count == 0 || (cp.CardVersion == r.ev.CardVersion && cp.Done == count)
+}
+
+// shard scores shard sh from its checkpoint until it is done, the deadline stops it, or
+// a pass reaches the shard's end short of its count (twice: once the pass it continued,
+// once from the beginning).
+func (r *scoringRun) shard(ctx context.Context, sh int) error {
+	s, ev, eid := r.s, r.ev, eventID(r.ev.ID)
+	count := r.card.shardCount(sh)
+	cp := r.card.checkpoints[sh] // zero if there is none yet
+	if cp.CardVersion > ev.CardVersion {
+		return cardOutdated(ev)
 	}
-	n := 0
+	// pos is the checkpoint as the next write must find it; next what this pass counts.
+	pos := cp
+	if cp.CardVersion < ev.CardVersion {
+		cp = checkpointRow{keys: keys{PK: eventPK(eid), SK: checkpointSK(sh)}, Type: typeCheckpoint, CardVersion: ev.CardVersion}
+	}
+	restarted := false
+	defer func() { r.done[sh] = cp.Done }()
 	for {
-		out, err := s.db.Query(ctx, q)
+		if cp.Done > count {
+			return domain.Errorf(domain.CodeInternal, "shard %d of event %q has %d predictions scored for card version %d but its lock copies count %d: the counts have drifted", sh, ev.ID, cp.Done, ev.CardVersion, count)
+		}
+		if r.shardDone(cp, count) {
+			r.complete[sh] = true
+			return nil
+		}
+		if !r.mayStart() {
+			return nil
+		}
+		page, last, err := r.page(ctx, sh, cp.After)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		n += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return n, nil
+		if last == "" {
+			// The end of the shard, short of its count: predictions the index does not show
+			// yet (written just before the lock) or showed elsewhere while they moved. Go
+			// over the shard again from its beginning, in this call at most once.
+			if restarted || cp.After == "" || r.dryRun {
+				return nil
+			}
+			restarted = true
+			next := cp
+			next.After = ""
+			if err := r.moveCheckpoint(ctx, sh, &pos, &cp, next); err != nil {
+				return err
+			}
+			continue
 		}
-		q.ExclusiveStartKey = out.LastEvaluatedKey
+		next := cp
+		next.After = last
+		if r.dryRun {
+			r.dryBatch(page)
+			cp = next
+			continue
+		}
+		if len(page) == 0 {
+			if err := r.moveCheckpoint(ctx, sh, &pos, &cp, next); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.readStandings(ctx, ev.Season(), page); err != nil {
+			return fmt.Errorf("dynamo: score %s: read standings: %w", ev.ID, err)
+		}
+		rep, moved, err := s.scoreBatch(ctx, ev, page, &checkpointMove{from: pos, to: next})
+		r.add(rep)
+		if err != nil {
+			return err
+		}
+		if moved != nil {
+			r.wrote.Add(1)
+			pos, cp = *moved, *moved
+			continue
+		}
+		// Another run moved the checkpoint first: continue from where it is.
+		if err := r.reloadCheckpoint(ctx, sh, &pos, &cp); err != nil {
+			return err
+		}
 	}
+}
+
+// page reads the next page of shard sh after index key after (the index, eventually
+// consistent): the jobs that need a write, and the last key read ("" at the end).
+// Returns CONFLICT if a prediction holds a score from a newer card.
+func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJob, string, error) {
+	eid := eventID(r.ev.ID)
+	q, err := r.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventShardPK(eid, sh))).
+		And(expression.Key(attrGSISK).GreaterThan(expression.Value(max(after, cardUpper)))), playersPerTransaction, true)
+	if err != nil {
+		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
+	}
+	out, err := r.s.db.Query(ctx, q)
+	if err != nil {
+		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
+	}
+	var (
+		jobs []*scoreJob
+		last string
+		seen = map[string]bool{}
+	)
+	for _, item := range out.Items {
+		last = itemString(item, attrGSISK)
+		if itemType(item) != typePrediction {
+			continue
+		}
+		var row predictionRow
+		if err := row.decode(item); err != nil {
+			return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
+		}
+		if seen[row.UserID] {
+			// Twice in one page: the index shows a key change half done. Two writes to
+			// one item in a transaction would be refused; the condition on the version
+			// takes care of which copy is current.
+			continue
+		}
+		seen[row.UserID] = true
+		j := newScoreJob(row, r.ev)
+		if j.rescore.Newer {
+			return nil, "", cardOutdated(r.ev)
+		}
+		if j.rescore.Write {
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, last, nil
+}
+
+// dryBatch counts what writing page would do.
+func (r *scoringRun) dryBatch(page []*scoreJob) {
+	rep := domain.ScoreReport{PredictionsScored: len(page)}
+	for _, j := range page {
+		if !j.rescore.Delta.Zero() {
+			rep.StandingsChanged++
+		}
+	}
+	if len(page) > 0 {
+		rep.Transactions = 1
+	}
+	r.add(rep)
+}
+
+// checkpointMove is a checkpoint update in a scoring transaction: from is the checkpoint
+// as read (zero: none exists), to where it goes; its count grows by the predictions the
+// transaction writes.
+type checkpointMove struct {
+	from, to checkpointRow
+}
+
+// item is the update of the checkpoint to to, plus written predictions, conditioned on
+// it still being from.
+func (m *checkpointMove) item(table string, written int) (types.TransactWriteItem, checkpointRow, error) {
+	to := m.to
+	to.Done += written
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	if m.from.PK != "" {
+		cond = expression.Name("cardVersion").Equal(expression.Value(m.from.CardVersion)).
+			And(expression.Name("after").Equal(expression.Value(m.from.After))).
+			And(expression.Name("done").Equal(expression.Value(m.from.Done)))
+	}
+	expr, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name(attrType), expression.Value(typeCheckpoint)).
+			Set(expression.Name("cardVersion"), expression.Value(to.CardVersion)).
+			Set(expression.Name("after"), expression.Value(to.After)).
+			Set(expression.Name("done"), expression.Value(to.Done))).
+		WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, to, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(table), Key: pkKey(to.PK, to.SK),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, to, nil
+}
+
+// moveCheckpoint moves shard sh's checkpoint from *pos to next without a batch (a page
+// with nothing to write, or a new pass from the shard's beginning). If another run moved
+// it first, or holds it in a transaction in flight, *pos and *cp become what it holds now
+// (read again after a pause, in the second case).
+func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *checkpointRow, next checkpointRow) error {
+	m := checkpointMove{from: *pos, to: next}
+	item, to, err := m.item(r.s.table, 0)
+	if err != nil {
+		return fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
+	}
+	err = r.s.transact(ctx, []types.TransactWriteItem{item})
+	if reasons, cancelled := cancellationReasons(err); cancelled {
+		if reasonCode(reasons, 0) != "ConditionalCheckFailed" {
+			if err := sleep(ctx, backoff(1)); err != nil {
+				return err
+			}
+		}
+		return r.reloadCheckpoint(ctx, sh, pos, cp)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
+	}
+	r.wrote.Add(1)
+	*pos, *cp = to, to
+	return nil
+}
+
+// reloadCheckpoint reads shard sh's checkpoint again (consistently), after another run
+// moved it: *pos and *cp become what it holds. Returns CONFLICT if it is for a newer card.
+func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *checkpointRow) error {
+	eid := eventID(r.ev.ID)
+	out, err := r.s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(r.s.table), Key: pkKey(eventPK(eid), checkpointSK(sh)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
+	}
+	var row checkpointRow
+	if out.Item != nil {
+		if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+			return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
+		}
+	}
+	if row.CardVersion > r.ev.CardVersion {
+		return cardOutdated(r.ev)
+	}
+	*pos = row
+	if row.CardVersion < r.ev.CardVersion { // cannot go back; kept for safety
+		*cp = checkpointRow{keys: keys{PK: eventPK(eid), SK: checkpointSK(sh)}, Type: typeCheckpoint, CardVersion: r.ev.CardVersion}
+		return nil
+	}
+	*cp = row
+	return nil
 }
 
 // scoringDeadline is when a scoring run that started at start stops starting work: after
@@ -256,130 +446,33 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 	return d
 }
 
-// chunkWriter writes scoring jobs in chunks of playersPerChunk (their standings read in
-// one consistent BatchGetItem, then their transactions), scoringWorkers chunks at a time,
-// as a call's read finds them. Past the first, it starts no chunk that would end after the
-// deadline (if not zero), judging by the longest chunk so far. A dry run only counts what
-// it would write.
-type chunkWriter struct {
-	s        *Store
-	ev       domain.Event
-	deadline time.Time
-	dryRun   bool
-	g        *errgroup.Group
-	gctx     context.Context
-
-	pending []*scoreJob // read, not started
-	started int
-
-	mu      sync.Mutex // guards report and longest
-	report  *domain.ScoreReport
-	longest time.Duration // the longest chunk written so far
-}
-
-func (s *Store) newChunkWriter(ctx context.Context, ev domain.Event, deadline time.Time, report *domain.ScoreReport, dryRun bool) *chunkWriter {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(scoringWorkers)
-	return &chunkWriter{s: s, ev: ev, deadline: deadline, dryRun: dryRun, g: g, gctx: gctx, report: report}
-}
-
-// add queues j and starts a chunk when one is full. It returns false once the deadline
-// has stopped the writer (j stays pending).
-func (w *chunkWriter) add(j *scoreJob) bool {
-	w.pending = append(w.pending, j)
-	if len(w.pending) < playersPerChunk {
-		return true
-	}
-	return w.start()
-}
-
-// flush starts the last, partial chunk (subject to the deadline like any other).
-func (w *chunkWriter) flush() {
-	if len(w.pending) > 0 {
-		w.start()
-	}
-}
-
-// left is how many jobs were read but never started.
-func (w *chunkWriter) left() int { return len(w.pending) }
-
-func (w *chunkWriter) start() bool {
-	if w.dryRun {
-		w.report.PredictionsScored += len(w.pending)
-		for _, j := range w.pending {
-			if !j.rescore.Delta.Zero() {
-				w.report.StandingsChanged++
-			}
-		}
-		w.report.Transactions += (len(w.pending) + playersPerTransaction - 1) / playersPerTransaction
-		w.started += len(w.pending)
-		w.pending = nil
-		return true
-	}
-	if w.started > 0 && !w.deadline.IsZero() {
-		w.mu.Lock()
-		ends := time.Now().Add(w.longest)
-		w.mu.Unlock()
-		if !ends.Before(w.deadline) {
-			return false
-		}
-	}
-	chunk := w.pending
-	w.pending = nil
-	w.started += len(chunk)
-	w.g.Go(func() error {
-		began := time.Now()
-		defer func() {
-			w.mu.Lock()
-			w.longest = max(w.longest, time.Since(began))
-			w.mu.Unlock()
-		}()
-		if err := w.s.readStandings(w.gctx, w.ev.Season(), chunk); err != nil {
-			return fmt.Errorf("dynamo: score %s: read standings: %w", w.ev.ID, err)
-		}
-		for b := 0; b < len(chunk); b += playersPerTransaction {
-			r, err := w.s.scoreBatch(w.gctx, w.ev, chunk[b:min(b+playersPerTransaction, len(chunk))])
-			w.mu.Lock()
-			w.report.PredictionsScored += r.PredictionsScored
-			w.report.StandingsChanged += r.StandingsChanged
-			w.report.Transactions += r.Transactions
-			w.mu.Unlock()
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return true
-}
-
-// wait waits for the chunks started and returns the first error.
-func (w *chunkWriter) wait() error { return w.g.Wait() }
-
-// scoreBatch writes one batch of players in one transaction, re-reading and retrying the
-// players whose conditions failed until the batch has nothing left to write. It reports
-// only what its successful transaction wrote.
-func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJob) (domain.ScoreReport, error) {
+// scoreBatch writes one batch of players in one transaction with the move of their
+// shard's checkpoint, re-reading and retrying the players whose conditions failed until
+// the batch has nothing left to write (then the transaction moves the checkpoint alone).
+// It reports only what its successful transaction wrote, and returns the checkpoint as
+// written, or nil if another run had moved the checkpoint first (nothing written).
+func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJob, move *checkpointMove) (domain.ScoreReport, *checkpointRow, error) {
 	var report domain.ScoreReport
 	season := ev.Season()
 	rereads := 0
-	for attempt := 0; len(batch) > 0; attempt++ {
+	for attempt := 0; ; attempt++ {
 		if attempt == maxScoreAttempts {
-			return report, domain.Errorf(domain.CodeUnavailable, "scoring event %q kept conflicting with other writes; run it again", ev.ID)
+			return report, nil, domain.Errorf(domain.CodeUnavailable, "scoring event %q kept conflicting with other writes; run it again", ev.ID)
 		}
-		items := make([]types.TransactWriteItem, 0, 2*len(batch))
+		items := make([]types.TransactWriteItem, 0, 2*len(batch)+3)
 		owner := make([]int, 0, 2*len(batch)) // item index → batch index
 		standings := 0
 		drift := map[int]bool{}
+		eventRanks, seasonRanks := rankDelta{}, rankDelta{}
 		for i, j := range batch {
-			pred, st, err := s.scoreItems(j, season, ev.CardVersion)
+			pred, st, err := s.scoreItems(j, season, ev.CardVersion, eventRanks, seasonRanks)
 			var de *driftError
 			if errors.As(err, &de) && j.driftRereads < maxDriftRereads {
 				drift[i] = true
 				continue
 			}
 			if err != nil {
-				return report, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+				return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 			}
 			items = append(items, pred)
 			owner = append(owner, i)
@@ -396,24 +489,52 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 				batch[i].driftRereads++
 			}
 			if err := sleep(ctx, backoff(attempt+1)); err != nil {
-				return report, err
+				return report, nil, err
 			}
 			var err error
 			if batch, err = s.reread(ctx, ev, batch, drift); err != nil {
-				return report, err
+				return report, nil, err
 			}
 			continue
 		}
-		err := s.transact(ctx, items)
+		cpItem, moved, err := move.item(s.table, len(batch))
+		if err != nil {
+			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+		}
+		cpIndex := len(items)
+		items = append(items, cpItem)
+		if len(batch) > 0 {
+			// The players of a batch are of one shard (the checkpoint's): its two
+			// histograms move with their scores.
+			sh := scoreShard(userID(batch[0].row.UserID))
+			for _, h := range []struct {
+				key map[string]types.AttributeValue
+				d   rankDelta
+			}{{eventRanksKey(eventID(ev.ID), sh), eventRanks}, {seasonRanksKey(season, sh), seasonRanks}} {
+				it, ok, err := s.ranksUpdate(h.key, h.d)
+				if err != nil {
+					return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+				}
+				if ok {
+					items = append(items, it)
+				}
+			}
+		}
+		err = s.transact(ctx, items)
 		if err == nil {
-			report.PredictionsScored += len(batch)
-			report.StandingsChanged += standings
-			report.Transactions++
-			return report, nil
+			if len(batch) > 0 {
+				report.PredictionsScored += len(batch)
+				report.StandingsChanged += standings
+				report.Transactions++
+			}
+			return report, &moved, nil
 		}
 		reasons, cancelled := cancellationReasons(err)
 		if !cancelled {
-			return report, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+		}
+		if reasonCode(reasons, cpIndex) == "ConditionalCheckFailed" {
+			return report, nil, nil // another run moved the checkpoint: it goes on from there
 		}
 		stale := map[int]bool{}
 		transient := false
@@ -425,7 +546,7 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 				transient = true
 			case "", "None":
 			default: // e.g. ValidationError: retrying cannot help
-				return report, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, reasonCode(reasons, i), err)
+				return report, nil, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, reasonCode(reasons, i), err)
 			}
 		}
 		// Re-read them all if the engine named no item, or if the batch fails again after a
@@ -438,26 +559,40 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 		}
 		if len(stale) == 0 {
 			if err := sleep(ctx, backoff(attempt+1)); err != nil {
-				return report, err
+				return report, nil, err
 			}
 			continue
 		}
 		rereads++
 		if batch, err = s.reread(ctx, ev, batch, stale); err != nil {
-			return report, err
+			return report, nil, err
 		}
 	}
-	return report, nil
 }
 
 // scoreItems builds a job's prediction update, conditioned on the version read, and, if
 // the standing moves (or the player has none yet), its standing write (nil otherwise).
-func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.TransactWriteItem, *types.TransactWriteItem, error) {
+// Beside the items it records the moves of the prediction's points in ev (the shard's
+// event histogram) and of the standing's total in season (the season histogram).
+func (s *Store) scoreItems(j *scoreJob, season, cardVersion int, ev, seasonRanks rankDelta) (types.TransactWriteItem, *types.TransactWriteItem, error) {
+	pred, st, moved, err := s.scoreWrites(j, season, cardVersion)
+	if err == nil {
+		ev.move(j.row.Points, &j.rescore.Score.Points)
+		if moved != nil {
+			seasonRanks.move(moved[0], moved[1])
+		}
+	}
+	return pred, st, err
+}
+
+// scoreWrites is scoreItems without the histograms: moved is the standing's total before
+// and after (nil before: no standing yet), or nil if the standing is not written.
+func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.TransactWriteItem, *types.TransactWriteItem, *[2]*int, error) {
 	uid := userID(j.row.UserID)
 	sc := j.rescore.Score
 	sk, err := scoreSK(sc.Points, uid)
 	if err != nil {
-		return types.TransactWriteItem{}, nil, err
+		return types.TransactWriteItem{}, nil, nil, err
 	}
 	cond := expression.AttributeExists(expression.Name(attrPK)).And(versionIs(j.row.Version))
 	upd := expression.Set(expression.Name("points"), expression.Value(sc.Points)).
@@ -472,7 +607,7 @@ func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.Transact
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
-		return types.TransactWriteItem{}, nil, err
+		return types.TransactWriteItem{}, nil, nil, err
 	}
 	pred := types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.table), Key: pkKey(j.row.PK, j.row.SK),
@@ -484,47 +619,48 @@ func (s *Store) scoreItems(j *scoreJob, season, cardVersion int) (types.Transact
 		if j.row.Points != nil {
 			// Scored before, yet no standing: the standing was lost or never written with
 			// the prediction. Report it rather than rebuild it from this event alone.
-			return pred, nil, &driftError{domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)}
+			return pred, nil, nil, &driftError{domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)}
 		}
 		row := standingRow{
 			keys:      keys{PK: userPK(uid), SK: seasonSK(season)},
-			indexKeys: indexKeys{GSIPK: seasonGSIPK(season)},
+			indexKeys: indexKeys{GSIPK: seasonShardPK(season, scoreShard(uid))},
 			Type:      typeStanding, UserID: j.row.UserID, UserName: j.row.UserName, UserNameVersion: j.row.UserNameVersion,
 			Season: season, Points: d.Points, Correct: d.Correct, EventsPlayed: d.EventsPlayed, Version: 1,
 		}
 		if row.GSISK, err = scoreSK(row.Points, uid); err != nil {
-			return pred, nil, err
+			return pred, nil, nil, err
 		}
 		put, err := s.put(row, false)
-		return pred, &put, err
+		return pred, &put, &[2]*int{nil, &row.Points}, err
 	}
 	if d.Zero() {
-		return pred, nil, nil
+		return pred, nil, nil, nil
 	}
 	st := *j.standing
 	next, err := domain.ApplyDelta(st.toDomain(), d)
 	if err != nil {
-		return pred, nil, &driftError{err}
+		return pred, nil, nil, &driftError{err}
 	}
 	stSK, err := scoreSK(next.Points, uid)
 	if err != nil {
-		return pred, nil, err
+		return pred, nil, nil, err
 	}
 	sexpr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("points"), expression.Value(next.Points)).
 			Set(expression.Name("correct"), expression.Value(next.Correct)).
 			Set(expression.Name("eventsPlayed"), expression.Value(next.EventsPlayed)).
+			Set(expression.Name(attrGSIPK), expression.Value(seasonShardPK(season, scoreShard(uid)))).
 			Set(expression.Name(attrGSISK), expression.Value(stSK)).
 			Set(expression.Name("version"), expression.Value(st.Version+1))).
 		WithCondition(expression.Name("version").Equal(expression.Value(st.Version))).Build()
 	if err != nil {
-		return pred, nil, err
+		return pred, nil, nil, err
 	}
 	return pred, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.table), Key: pkKey(st.PK, st.SK),
 		UpdateExpression: sexpr.Update(), ConditionExpression: sexpr.Condition(),
 		ExpressionAttributeNames: sexpr.Names(), ExpressionAttributeValues: sexpr.Values(),
-	}}, nil
+	}}, &[2]*int{&st.Points, &next.Points}, nil
 }
 
 // readStandings loads the season standing of every player in batch (one consistent
@@ -613,11 +749,12 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 }
 
 // markScored makes the event SCORED (or, if it is already, confirms it) in one
-// transaction conditioned on the card version scored and on every shard of the prediction
-// count holding what the run read (counts nil: the event has no count items): the run saw
-// that many predictions, each reflecting this card. Returns CONFLICT if the card or the
-// count changed since.
-func (s *Store) markScored(ctx context.Context, ev domain.Event, counts map[int]int) error {
+// transaction conditioned on the card version scored, on every shard's checkpoint holding
+// the count done the run read (done, by shard), and on every lock copy's count holding
+// what the run read: every prediction the copies count was written for this card, and no
+// prediction came since. Returns CONFLICT if the card, a checkpoint or a count changed
+// since.
+func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int) error {
 	eid := eventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
 	var event types.TransactWriteItem
@@ -644,22 +781,30 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, counts map[int]
 		}}
 	}
 	items := []types.TransactWriteItem{event}
-	for shard := range countShards {
-		if counts == nil {
-			break // no count items (see ScoreEvent)
-		}
-		cond := expression.Name("predictions").Equal(expression.Value(counts[shard]))
-		if counts[shard] == 0 {
-			cond = expression.AttributeNotExists(expression.Name(attrPK)).Or(cond)
-		}
+	check := func(key map[string]types.AttributeValue, cond expression.ConditionBuilder) error {
 		expr, err := expression.NewBuilder().WithCondition(cond).Build()
 		if err != nil {
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: pkKey(eventPK(eid), countSK(shard)),
+			TableName: aws.String(s.table), Key: key,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
+		return nil
+	}
+	for sh := range scoreShards {
+		if card.shardCount(sh) == 0 {
+			continue // nothing to have scored; the copies' counts below say it stayed so
+		}
+		cond := same.And(expression.Name("done").Equal(expression.Value(done[sh])))
+		if err := check(pkKey(eventPK(eid), checkpointSK(sh)), cond); err != nil {
+			return err
+		}
+	}
+	for c := range lockCopies {
+		if err := check(pkKey(lockPK(eid, c), lockSK), expression.Name("predictions").Equal(expression.Value(card.locks[c].Predictions))); err != nil {
+			return err
+		}
 	}
 	err := s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled {

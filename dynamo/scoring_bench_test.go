@@ -211,7 +211,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 			e.t.Fatal(err)
 		}
 		pred := predictionRow{
-			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventPK(eid), GSISK: sk},
+			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: sk},
 			Type: typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
 			EventID: prior.ID, EventName: prior.Name, EventStartsAt: formatTime(prior.StartsAt), Season: prior.Season(),
 			Picks:  []pickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
@@ -221,7 +221,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 			pred.CorrectIDs = append(pred.CorrectIDs, prior.Matches[i].ID)
 		}
 		st := standingRow{
-			keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonGSIPK(scSeason), GSISK: sk},
+			keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, scoreShard(uid)), GSISK: sk},
 			Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 			Points: points, Correct: correct, EventsPlayed: 1, Version: 1,
 		}
@@ -281,7 +281,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 					Set(expression.Name("version"), expression.Value(2))))
 		} else {
 			item, err := attributevalue.MarshalMap(standingRow{
-				keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonGSIPK(scSeason), GSISK: stSK},
+				keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, scoreShard(uid)), GSISK: stSK},
 				Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 				Points: total.Points, Correct: total.Correct, EventsPlayed: 1, Version: 1,
 			})

@@ -183,10 +183,10 @@ func (e *scEnv) writeEntries(ev domain.Event, entries []scEntry) {
 		uid, eid := userID(en.User), eventID(ev.ID)
 		row := predictionRow{
 			keys:      keys{PK: userPK(uid), SK: eventSK(eid)},
-			indexKeys: indexKeys{GSIPK: eventPK(eid), GSISK: pendingSK(uid)},
+			indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
 			Type:      typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
 			EventID: ev.ID, EventName: ev.Name, EventStartsAt: formatTime(ev.StartsAt), Season: ev.Season(),
-			UpdatedAt: formatTime(scBefore),
+			UpdatedAt: formatTime(scBefore), Counted: true,
 		}
 		for _, p := range en.picks(ev) {
 			row.Picks = append(row.Picks, pickRow{MatchID: p.MatchID, Team: p.Team})
@@ -203,6 +203,20 @@ func (e *scEnv) writeEntries(ev domain.Event, entries []scEntry) {
 		users[i] = en.User
 	}
 	addPredictionCounts(e.t, e.client, e.table, ev.ID, users)
+}
+
+// scBatches is how many scoring batches entries take: per shard, pages of
+// playersPerTransaction.
+func scBatches(entries []scEntry) int {
+	perShard := map[int]int{}
+	for _, en := range entries {
+		perShard[scoreShard(userID(en.User))]++
+	}
+	n := 0
+	for _, k := range perShard {
+		n += (k + playersPerTransaction - 1) / playersPerTransaction
+	}
+	return n
 }
 
 func scBatchWrite(t testing.TB, client *dynamodb.Client, table string, items []map[string]types.AttributeValue) {
@@ -515,7 +529,23 @@ type scFaultAPI struct {
 	cancelled atomic.Int64
 	mu        sync.Mutex
 	sizes     []int // items per call, including refused ones
-	written   int   // items of the calls that succeeded
+	written   int   // items of players' partitions (predictions, standings) of the calls that succeeded
+}
+
+// transactKey is the partition key of a transaction item.
+func transactKey(it types.TransactWriteItem) string {
+	var key map[string]types.AttributeValue
+	switch {
+	case it.Put != nil:
+		key = it.Put.Item
+	case it.Update != nil:
+		key = it.Update.Key
+	case it.Delete != nil:
+		key = it.Delete.Key
+	case it.ConditionCheck != nil:
+		key = it.ConditionCheck.Key
+	}
+	return itemString(key, attrPK)
 }
 
 var errScInjected = errors.New("injected fault: connection reset")
@@ -542,7 +572,11 @@ func (f *scFaultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 	out, err := f.API.TransactWriteItems(ctx, in, opts...)
 	if err == nil {
 		f.mu.Lock()
-		f.written += len(in.TransactItems)
+		for _, it := range in.TransactItems {
+			if strings.HasPrefix(transactKey(it), prefixUser) {
+				f.written++
+			}
+		}
 		f.mu.Unlock()
 	}
 	var tce *types.TransactionCanceledException
@@ -668,7 +702,7 @@ func TestScoreEventPointsAndVoids(t *testing.T) {
 	}
 	ev = e.setResults(ev, scResults())
 	rep := scScoreRun(t, e.after, ev.ID, false)
-	if want := (domain.ScoreReport{EventID: ev.ID, PredictionsScored: 6, StandingsChanged: 6, Transactions: 1, Complete: true}); rep != want {
+	if want := (domain.ScoreReport{EventID: ev.ID, PredictionsScored: 6, StandingsChanged: 6, Transactions: scBatches(entries), Complete: true}); rep != want {
 		t.Errorf("report = %+v, want %+v", rep, want)
 	}
 
@@ -723,7 +757,7 @@ func TestScoreEventIdempotent(t *testing.T) {
 	}
 	for _, se := range scored {
 		rep := scScoreRun(t, e.after, se.ev.ID, false)
-		if rep.PredictionsScored != len(se.entries) || rep.Transactions != (len(se.entries)+playersPerTransaction-1)/playersPerTransaction {
+		if rep.PredictionsScored != len(se.entries) || rep.Transactions != scBatches(se.entries) {
 			t.Errorf("first run of %s: %+v", se.ev.ID, rep)
 		}
 	}
@@ -804,7 +838,7 @@ func TestScoreEventCorrectionAppliesDifference(t *testing.T) {
 	if changed == len(twoEntries) {
 		t.Fatalf("the correction changes every prediction: the test cannot tell re-stamps from changes")
 	}
-	if want := (domain.ScoreReport{EventID: two.ID, PredictionsScored: len(twoEntries), StandingsChanged: moved, Transactions: 1, Complete: true}); rep != want {
+	if want := (domain.ScoreReport{EventID: two.ID, PredictionsScored: len(twoEntries), StandingsChanged: moved, Transactions: scBatches(twoEntries), Complete: true}); rep != want {
 		t.Errorf("re-score report = %+v, want %+v", rep, want)
 	}
 	if dry.PredictionsScored != rep.PredictionsScored || dry.StandingsChanged != rep.StandingsChanged || dry.Transactions != rep.Transactions {
@@ -998,7 +1032,14 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)
 	ev := e.createEvent("2025-04-19-big-crowd", scCard())
-	entries := scGenEntries(120, scTeamCounts(ev), 5)
+	// 120 players of one shard (a batch holds one shard's players): two full batches and
+	// a third of 24.
+	var entries []scEntry
+	for _, en := range scGenEntries(4000, scTeamCounts(ev), 5) {
+		if scoreShard(userID(en.User)) == 0 && len(entries) < 120 {
+			entries = append(entries, en)
+		}
+	}
 	e.writeEntries(ev, entries)
 	ev = e.setResults(ev, scResults())
 
@@ -1114,14 +1155,15 @@ func TestScoreEventDryRunWritesNothing(t *testing.T) {
 	e.setResults(prior, scResults())
 	scScoreRun(t, e.after, prior.ID, false)
 	ev := e.createEvent("2025-04-19-dry-run", scCard())
-	e.writeEntries(ev, scGenEntries(60, scTeamCounts(ev), 6)) // 30 with standings, 30 without
+	entries := scGenEntries(60, scTeamCounts(ev), 6) // 30 with standings, 30 without
+	e.writeEntries(ev, entries)
 	e.setResults(ev, scResults())
 
 	before := e.snapshot()
 	ctx, cost := WithCost(scCtx(t))
 	dry, err := e.after.ScoreEvent(ctx, ev.ID, true)
 	scOK(t, err)
-	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: 2, Remaining: 60}); dry != want {
+	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: scBatches(entries), Remaining: 60}); dry != want {
 		t.Errorf("dry run = %+v, want %+v", dry, want)
 	}
 	for op := range cost.Snapshot().Operations {

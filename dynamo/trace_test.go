@@ -37,23 +37,28 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		}
 		return nil
 	}
+	shard := eventShardPK(eventID(ev.ID), scoreShard("u1"))
 	put := find(submit, "TransactWriteItems", IndexName, AccessPut, "UNSCORED#u1")
-	if put == nil || put.PK != "EVENT#"+ev.ID || put.WCU != 1 || !put.Txn {
-		t.Fatalf("submit: index put of UNSCORED#u1 = %+v, want 1 WCU (index writes are not doubled) in EVENT#%s; trace %+v", put, ev.ID, submit)
+	if put == nil || put.PK != shard || put.WCU != 1 || !put.Txn {
+		t.Fatalf("submit: index put of UNSCORED#u1 = %+v, want 1 WCU (index writes are not doubled) in %s; trace %+v", put, shard, submit)
 	}
 	if tp := find(submit, "TransactWriteItems", "", AccessPut, "EVENT#"+ev.ID); tp == nil || tp.WCU != 2 || tp.PK != "USER#u1" {
 		t.Errorf("submit: table put = %+v, want 2 WCU (a transaction doubles) in USER#u1", tp)
 	}
-	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc == nil || cc.PK != "EVENT" || cc.WCU != 2 {
-		t.Errorf("submit: condition check on the event = %+v, want 2 WCU in partition EVENT", cc)
+	// A first prediction counts on its player's lock copy: an update in the transaction.
+	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1")) || lk.WCU != 2 {
+		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1")))
+	}
+	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc != nil && cc.PK == eventsPK {
+		t.Errorf("submit: condition check on the event item %+v: every submit would hold it", cc)
 	}
 	del := find(score, "TransactWriteItems", IndexName, AccessDelete, "UNSCORED#u1")
 	add := find(score, "TransactWriteItems", IndexName, AccessPut, prefixScore)
 	if del == nil || add == nil {
 		t.Fatalf("scoring: index delete %+v and put %+v of the prediction, want both; trace %+v", del, add, score)
 	}
-	if del.PK != "EVENT#"+ev.ID || add.PK != "EVENT#"+ev.ID || !strings.HasSuffix(add.SK, "#u1") || del.WCU != 1 || add.WCU != 1 {
-		t.Errorf("scoring: delete %+v, put %+v: want 1 WCU each in EVENT#%s", del, add, ev.ID)
+	if del.PK != shard || add.PK != shard || !strings.HasSuffix(add.SK, "#u1") || del.WCU != 1 || add.WCU != 1 {
+		t.Errorf("scoring: delete %+v, put %+v: want 1 WCU each in %s", del, add, shard)
 	}
 }
 

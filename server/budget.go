@@ -17,14 +17,15 @@ import (
 
 // DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts):
 // the frontend's screens plan at most 3 (the event card with the caller's picks and their
-// rank, the profile with its ranks, submitPrediction), the largest mutations 5 (register
-// renaming a player who has played, updateEvent renaming an event with predictions), 7
-// with the profile's predictions on register's result. It is sized for the sharded lists
-// (issue 12): a scored event with its leaderboard is the card and one Query per shard,
-// 1 + dynamo.ScoreShards, a standings page dynamo.ScoreShards; plus one. Every screen is
-// one request, and a client that wants more sends more requests, each paying API
-// Gateway's throttle; two ranked pages do not fit in one request.
-const DefaultMaxDynamoDBCalls = 2 + dynamo.ScoreShards
+// rank, the profile with its ranks, submitPrediction) beside the sharded lists (issue 12):
+// a leaderboard or standings page is one Query per score shard, dynamo.ScoreShards in
+// parallel, so a scored event with its leaderboard and the caller's prediction and rank
+// plans 3 + ScoreShards. The largest operation is the admin's updateEvent renaming an event
+// with predictions, 6 + ScoreShards (its lock copies, then one Query per shard to find the
+// predictions' name copies); plus one. Every screen is one request, and a client that wants
+// more sends more requests, each paying API Gateway's throttle; two ranked pages do not fit
+// in one request.
+const DefaultMaxDynamoDBCalls = 7 + dynamo.ScoreShards
 
 // plannedCallsStat is the operation stats key of the calls the budget planned.
 const plannedCallsStat = "PickemPlannedCalls"
@@ -50,8 +51,9 @@ type FieldCost struct {
 	Field string // "Type.field"
 	Calls int    // planned calls; wholeBudget for a field that needs a request to itself
 	// FreeUnder names the root field whose own read serves this field's first page
-	// (no `after`, the `first` of the first such selection).
+	// (no `after`, the `first` of the first such selection) for FreeCalls more calls.
 	FreeUnder []string
+	FreeCalls int
 	// ZeroUnder names parents under which the field never reads (the resolver refuses it,
 	// as on list rows).
 	ZeroUnder []string
@@ -64,23 +66,23 @@ type FieldCost struct {
 // scoring, by its own budget.
 var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
-	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, or the card and the first leaderboard page; when the index lags behind a card change, GetItem ∥ Query of the table more"},
+	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card; when the index lags behind a card change, GetItem ∥ Query of the table more"},
 	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it"},
-	{Field: "Query.standings", Calls: 1, Note: "1 Query (GSI `STANDINGS#<season>`)"},
+	{Field: "Query.standings", Calls: dynamo.ScoreShards, Note: "1 Query per score shard, in parallel (GSI `STANDINGS#<season>#<ss>`), merged"},
 	{Field: "Query.user", Calls: 3, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips their unscored predictions: 1 Query more per `first` + 6 of them; ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache"},
 	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
-	{Field: "Event.leaderboard", Calls: 1, FreeUnder: []string{"Query.event"}, ZeroUnder: []string{"EventEdge.node"},
-		Note: "free in `event(id)`'s own Query; with `after`, another `first` or on a mutation's result, 1 Query; refused on `events` rows"},
+	{Field: "Event.leaderboard", Calls: dynamo.ScoreShards + 1, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.ScoreShards, ZeroUnder: []string{"EventEdge.node"},
+		Note: "read with `event(id)`: 1 Query per score shard, in parallel (GSI `EVENT#<id>#<ss>`), merged; with `after`, another `first` or on a mutation's result, those and the card's Query; refused on `events` rows"},
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem"},
 	{Field: "Mutation.register", Calls: 5, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left"},
-	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems"},
-	{Field: "Mutation.createEvent", Calls: 1, Note: "TransactWriteItems"},
-	{Field: "Mutation.updateEvent", Calls: 5, Note: "GetItem ∥ Query, TransactWriteItems; a new name or start: a Query of the predictions and 1 TransactWriteItems per 100 of them"},
-	{Field: "Mutation.addMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
-	{Field: "Mutation.updateMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
-	{Field: "Mutation.removeMatch", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
-	{Field: "Mutation.reorderMatches", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
-	{Field: "Mutation.setResult", Calls: 3, Note: "GetItem ∥ Query, TransactWriteItems"},
+	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
+	{Field: "Mutation.createEvent", Calls: 1, Note: "TransactWriteItems (the event, its card and its lock copies)"},
+	{Field: "Mutation.updateEvent", Calls: dynamo.ScoreShards + 6, Note: "GetItem ∥ Query, BatchGetItem (lock copies), UpdateItem, TransactWriteItems (the lock copies); a new name or start: 1 Query per score shard and 1 TransactWriteItems per 99 predictions"},
+	{Field: "Mutation.addMatch", Calls: 5, Note: "GetItem ∥ Query, BatchGetItem (lock copies), TransactWriteItems, TransactWriteItems (the lock copies)"},
+	{Field: "Mutation.updateMatch", Calls: 5, Note: "as `addMatch`"},
+	{Field: "Mutation.removeMatch", Calls: 5, Note: "as `addMatch`"},
+	{Field: "Mutation.reorderMatches", Calls: 5, Note: "as `addMatch`"},
+	{Field: "Mutation.setResult", Calls: 5, Note: "as `addMatch`"},
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
 	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},
@@ -126,6 +128,7 @@ func collectCalls(opCtx *graphql.OperationContext, sel ast.SelectionSet, typ, pa
 	// the first selection of it, when that one has no `after`.
 	freeFirst := map[string]int{}
 	seen := map[string]bool{}
+	charged := map[string]bool{} // the parent's read of the first page is planned once
 	for _, f := range fields {
 		if f.Definition == nil || f.Definition.Type == nil {
 			continue
@@ -148,6 +151,9 @@ func collectCalls(opCtx *graphql.OperationContext, sel ast.SelectionSet, typ, pa
 				seen[key] = true
 				if n, free := freeFirst[key]; free && n == first && !hasAfter {
 					calls = 0
+					if !charged[key] {
+						calls, charged[key] = cost.FreeCalls, true
+					}
 				}
 			}
 			total = addCapped(total, mulCapped(calls, mult))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/server"
 )
 
@@ -63,13 +64,13 @@ func TestCostExtension(t *testing.T) {
 		{"EventAndPrediction", ace, `query($id: ID!) { event(id: $id) { ...E } prediction(eventId: $id) { picks { matchId team } } }` + "\n" + eventFields,
 			map[string]any{"id": open.ID}, 2, map[string]int{"Query": 1, "GetItem": 1}},
 		{"ScoredEventLeaderboardAndPrediction", ace, `query($id: ID!) { event(id: $id) { ...E leaderboard(first: 3) { edges { node { rank user { name } } } } }
-  prediction(eventId: $id) { points } }` + "\n" + eventFields, map[string]any{"id": f.ev.ID}, 3, map[string]int{"Query": 1, "GetItem": 1, "BatchGetItem": 1}}, // the prediction's rank table
-		// A later leaderboard page reads the card, then the page after the cursor: the two
-		// are not one key range (the rows before the cursor lie between them).
-		{"LeaderboardPage2", "", eventOp, nil, 2, map[string]int{"Query": 2}}, // vars set below
-		{"Standings", "", standingsOp, map[string]any{"s": 2030}, 1, map[string]int{"Query": 1}},
-		// A profile's ranks: the rank tables of its seasons and scored predictions.
-		{"UserProfile", "", userOp, map[string]any{"id": "p-ace"}, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
+  prediction(eventId: $id) { points } }` + "\n" + eventFields, map[string]any{"id": f.ev.ID}, dynamo.ScoreShards + 3,
+			map[string]int{"Query": 1 + dynamo.ScoreShards, "GetItem": 1, "BatchGetItem": 1}}, // the card, the page's shards, the prediction, its rank table
+		// A later leaderboard page reads the card, then the page after the cursor, one
+		// Query per score shard.
+		{"LeaderboardPage2", "", eventOp, nil, 1 + dynamo.ScoreShards, map[string]int{"Query": 1 + dynamo.ScoreShards}}, // vars set below
+		{"Standings", "", standingsOp, map[string]any{"s": 2030}, dynamo.ScoreShards, map[string]int{"Query": dynamo.ScoreShards}},
+		{"UserProfile", "", userOp, map[string]any{"id": "p-ace"}, 2, map[string]int{"Query": 1, "BatchGetItem": 1}}, // and the rank tables
 		{"Me", ace, meOp, nil, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
 		{"MissingEventIsOneCall", "", `{ event(id: "2030-01-01-nothing") { id } }`, nil, 1, map[string]int{"Query": 1}},
 		{"MalformedIDIsNoCall", "", `{ event(id: "nothing") { id } }`, nil, 0, map[string]int{}},

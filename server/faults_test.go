@@ -141,8 +141,8 @@ func (f *faultEnv) predictions(t *testing.T) (map[string]string, int) {
 					b, _ := json.Marshal(it["picks"])
 					picks[s("userId")] = string(b)
 				}
-			case "count":
-				if s("PK") == "EVENT#"+f.ev.ID {
+			case "lock":
+				if s("eventId") == f.ev.ID {
 					n, _ := it["predictions"].(*types.AttributeValueMemberN)
 					c, _ := strconv.Atoi(n.Value)
 					counted += c
@@ -223,13 +223,21 @@ var faultCases = []faultCase{
 	}},
 }
 
-// holdEvent puts another player's submit in flight, holding the event item (every submit
-// checks it in its transaction), until the returned function is called, or for release
-// if that is not 0.
+// holdEvent puts another player's submit in flight, holding the lock copy of the event
+// that player-q's submit checks (a player whose submits share it), until the returned
+// function is called, or for release if that is not 0.
 func (f *faultEnv) holdEvent(t *testing.T, release time.Duration) func() {
 	t.Helper()
-	gate := f.eng.PauseTransactions(awsfaithful.Touches("EVENT", "EVENT#"+f.ev.ID))
-	tok := f.token(t, "player-r", "R")
+	pk, sk := dynamo.LockCopyKey(f.ev.ID, "player-q")
+	holder := "player-r"
+	for i := 0; ; i++ {
+		if p, _ := dynamo.LockCopyKey(f.ev.ID, holder); p == pk {
+			break
+		}
+		holder = fmt.Sprintf("player-r%d", i)
+	}
+	gate := f.eng.PauseTransactions(awsfaithful.Touches(pk, sk))
+	tok := f.token(t, holder, "R")
 	done := make(chan outcome, 1)
 	go func() {
 		// Not timed: this submit waits for the gate.

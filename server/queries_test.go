@@ -394,7 +394,7 @@ func TestQueryPrediction(t *testing.T) {
 	t.Run("OwnScored", func(t *testing.T) {
 		p, errs := get(t, bea, f.ev.ID, nil)
 		noErrors(t, errs)
-		if p == nil || *p.Points != 15 || *p.Correct != 2 || p.Rank != nil {
+		if p == nil || *p.Points != 15 || *p.Correct != 2 || p.Rank == nil || *p.Rank != 2 { // 20, 15, 15, 5: tied second
 			t.Fatalf("prediction = %+v", p)
 		}
 	})
@@ -610,7 +610,7 @@ func TestQueryUser(t *testing.T) {
 			if got := predictionEvents(u); !slices.Equal(got, []string{f.ev.ID}) {
 				t.Fatalf("%s: predictions %v, want only the scored %s", name, got, f.ev.ID)
 			}
-			if len(u.Standings) != 1 || u.Standings[0].Points != 20 || u.Standings[0].Rank != nil || u.Standings[0].Season != 2030 {
+			if len(u.Standings) != 1 || u.Standings[0].Points != 20 || u.Standings[0].Rank == nil || *u.Standings[0].Rank != 1 || u.Standings[0].Season != 2030 {
 				t.Fatalf("%s: standings %+v", name, u.Standings)
 			}
 		}
@@ -621,7 +621,7 @@ func TestQueryUser(t *testing.T) {
 			t.Fatalf("predictions %v, want newest first %v", got, want)
 		}
 		ps := nodes(u.Predictions)
-		if ps[0].Points != nil || *ps[1].Points != 20 || ps[1].Rank != nil {
+		if ps[0].Points != nil || *ps[1].Points != 20 || ps[1].Rank == nil || *ps[1].Rank != 1 {
 			t.Fatalf("predictions %+v", ps)
 		}
 	})

@@ -160,11 +160,13 @@ fragment P on User { id name standings { season points correct eventsPlayed user
 	return Request{Query: b.String()}
 }
 
-// LargestPages asks for the largest pages the complexity limit lets through.
+// LargestPages asks for the largest pages the complexity limit lets through (one ranked
+// list: a standings page is one Query per score shard, and two do not fit the DynamoDB
+// budget).
 func LargestPages(salt int) Request {
 	return Request{Query: fmt.Sprintf(`query Q%d($s: Int!) {
   a: standings(season: $s, first: 100) { edges { cursor node { rank points correct eventsPlayed user { id name } } } pageInfo { hasNextPage endCursor } }
-  b: standings(season: $s, first: 50) { edges { cursor node { rank points correct eventsPlayed user { id name } } } }
+  b: events(first: 100) { edges { cursor node { id name startsAt state } } pageInfo { hasNextPage endCursor } }
 }`, salt), Variables: map[string]any{"s": 2025}}
 }
 
