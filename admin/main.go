@@ -117,6 +117,7 @@ var commands = []command{
 	{"standings", "print a season's standings", standingsCmd},
 	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
 	{"token", "mint a development (HS256) token", tokenCmd},
+	{"migrate", "move a table of the layout before issue 12 to the sharded one (DynamoDB, not the API)", migrateCmd},
 }
 
 // usageError is a mistake in the command line (exit 2).

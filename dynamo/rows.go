@@ -26,6 +26,9 @@ const (
 	// EVENT#<eid>, counted on COUNT#… items. Submits and scoring refuse it until admin
 	// migrate has moved it.
 	layoutLegacy = 0
+	// layoutMigrating: admin migrate has created the lock copies (submits work) but may
+	// not have moved every prediction yet (scoring waits).
+	layoutMigrating = 1
 	// layoutSharded: lock copies, predictions in their shards (keys.go).
 	layoutSharded = 2
 )
