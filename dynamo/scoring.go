@@ -25,6 +25,9 @@ const (
 	playersPerTransaction = (maxTransactItems - 4) / 2
 	// scoringWorkers is how many shards are scored at once (each one batch at a time).
 	scoringWorkers = scoreShards
+	// ScoringWorkers is scoringWorkers, for the throughput model: a scoring call runs at
+	// most this many units of work (a batch of one shard) at once.
+	ScoringWorkers = scoringWorkers
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
 	// maxDriftRereads is how many consistent re-reads a player's apparent drift must
@@ -146,7 +149,14 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if ev.Stored != domain.StateScored || run.wrote.Load() > 0 {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
-		if err := s.markScored(ctx, ev, card, run.done); err != nil {
+		err := s.markScored(ctx, ev, card, run.done)
+		if domain.ErrorCode(err) == domain.CodeUnavailable {
+			// Other transactions kept holding the event, its checkpoints or its copies —
+			// typically another run completing it at the same moment: not complete yet,
+			// the next call confirms (or marks it).
+			return report, nil
+		}
+		if err != nil {
 			return report, err
 		}
 	}

@@ -515,7 +515,10 @@ func (s *Soundness) checkJob(d Design) {
 	row("units of work per player", ua, ub, true, "informational")
 	row("read and write units of the work per player", wa, wb, near(wa, wb), "proportional")
 	nu := func(r *Recording) int { return int(math.Round(units1(r))) }
-	row("units of work at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= nu(d.Small), "constant")
+	// Measured: units finishing at different times (a few players per shard at the small
+	// sizes) may show fewer at once than the code runs, never more.
+	row("units of work at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= nu(d.Small) ||
+		max(ja.Workers, jb.Workers) <= dynamo.ScoringWorkers, "constant")
 	ca, cb := jobCalls(d.Small), jobCalls(d.Large)
 	closeUnits := func(r *Recording, c jobCall) float64 { return templateUnits(r.Calls, c.closeCalls) }
 	ea, eb := closeUnits(d.Small, ca[len(ca)-1]), closeUnits(d.Large, cb[len(cb)-1])
