@@ -29,16 +29,22 @@ type benchLeague struct {
 	members int
 }
 
-// loadLeagues builds the leagues of screen 8.
-func (e *env) loadLeagues(ctx context.Context, l *league) ([]benchLeague, error) {
-	var sizes []int
-	for _, n := range leagueSizes {
-		if n <= l.players {
-			sizes = append(sizes, n)
+// loadLeagues builds the leagues of screen 8, of sizes members each (nil: leagueSizes).
+func (e *env) loadLeagues(ctx context.Context, l *league, sizes []int) ([]benchLeague, error) {
+	for _, n := range sizes {
+		if n > l.players || n > domain.MaxLeagueMembers {
+			return nil, fmt.Errorf("a league of %d members among %d players", n, l.players)
+		}
+	}
+	if sizes == nil {
+		for _, n := range leagueSizes {
+			if n <= l.players {
+				sizes = append(sizes, n)
+			}
 		}
 	}
 	if len(sizes) == 0 {
-		sizes = []int{l.players}
+		sizes = []int{min(l.players, domain.MaxLeagueMembers)}
 	}
 	if viewer >= sizes[0] {
 		return nil, fmt.Errorf("a league of %d players cannot hold the viewer p%05d", sizes[0], viewer)
