@@ -19,11 +19,15 @@ import (
 //
 //	key                         what                                      filled by
 //	card|<eid>                  an event with its card                    GetEvent, GetEventWithLeaderboard
-//	lb|<eid>|<first>            a leaderboard's first page of first rows  GetEventWithLeaderboard
+//	lb|<eid>|<first>            a leaderboard's first page of first rows  GetEventWithLeaderboard, Leaderboard
 //	st|<season>|<first>         a season's first standings page           Standings
+//	rk|e|<eid>, rk|s|<season>   an event's or a season's rank table       ranks on predictions and profiles (ranks.go)
 //
-// Nothing private is cached (a player's own prediction and profile are read every time),
-// nor pages after the first (their cursors spread them). An entry is served for the TTL
+// Nothing private is cached (a player's own prediction and profile are read every time;
+// only the public rank tables their ranks come from are kept), nor pages after the first
+// (their cursors spread them). The card and a leaderboard's first page are apart, so a
+// card read for a submit or an edit of the card does not touch the page, and the page
+// (scoreShards Queries) is read only for a SCORED event. An entry is served for the TTL
 // after it was read, so an answer is at most TTL older than the table — plus the index's
 // own lag, which reads have anyway. A store's own writes drop the entries they change, so
 // that one process reads its writes; other processes see them within the TTL. Writes never

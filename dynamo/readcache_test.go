@@ -148,6 +148,56 @@ func TestReadCache(t *testing.T) {
 		}
 	})
 
+	t.Run("CardAndLeaderboardKeptApart", func(t *testing.T) {
+		cacheClock.Advance(time.Minute)
+		withPage := func(ctx context.Context, id string) (domain.Event, domain.Page[domain.Prediction]) {
+			e, lb, err := cached.GetEventWithLeaderboard(ctx, id, 3)
+			mustOK(t, err)
+			return e, lb
+		}
+		// A miss of both: the card's Query and the shards', one round trip.
+		if n := calls(t, func(ctx context.Context) { withPage(ctx, l.spring.ID) }); n != 1+scoreShards {
+			t.Fatalf("scored event with its leaderboard, both missed: %d calls, want %d", n, 1+scoreShards)
+		}
+		// The card it read is GetEvent's entry, and the page is kept on its own.
+		if n := calls(t, func(ctx context.Context) { _, err := cached.GetEvent(ctx, l.spring.ID); mustOK(t, err) }); n != 0 {
+			t.Fatalf("the card after the event with its leaderboard: %d calls, want 0", n)
+		}
+		var lb domain.Page[domain.Prediction]
+		if n := calls(t, func(ctx context.Context) { _, lb = withPage(ctx, l.spring.ID) }); n != 0 || len(lb.Items) != 3 {
+			t.Fatalf("again: %d calls, %d rows", n, len(lb.Items))
+		}
+		if n := calls(t, func(ctx context.Context) {
+			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "")
+			mustOK(t, err)
+			if page.EndCursor() != lb.EndCursor() {
+				t.Fatal("Leaderboard's first page differs from GetEventWithLeaderboard's")
+			}
+		}); n != 0 {
+			t.Fatalf("Leaderboard's first page: %d calls, want the cached page", n)
+		}
+		// A cached card of an event that is not scored: no shard is read.
+		_, err := cached.GetEvent(ctxT(t), l.apr.ID)
+		mustOK(t, err)
+		var e domain.Event
+		if n := calls(t, func(ctx context.Context) { e, lb = withPage(ctx, l.apr.ID) }); n != 0 || e.Stored == domain.StateScored || len(lb.Items) != 0 {
+			t.Fatalf("unscored event with a cached card: %d calls, state %s, %d rows", n, e.Stored, len(lb.Items))
+		}
+		// Without the cache: the card alone is one Query, with the page one Query more per shard.
+		if n := calls(t, func(ctx context.Context) { _, err := other.GetEvent(ctx, l.spring.ID); mustOK(t, err) }); n != 1 {
+			t.Fatalf("uncached card: %d calls, want 1", n)
+		}
+		if n := calls(t, func(ctx context.Context) {
+			_, lb, err := other.GetEventWithLeaderboard(ctx, l.spring.ID, 3)
+			mustOK(t, err)
+			if len(lb.Items) != 3 {
+				t.Fatalf("uncached leaderboard: %d rows", len(lb.Items))
+			}
+		}); n != 1+scoreShards {
+			t.Fatalf("uncached event with its leaderboard: %d calls, want %d", n, 1+scoreShards)
+		}
+	})
+
 	t.Run("ConcurrentMissesShareOneRead", func(t *testing.T) {
 		cacheClock.Advance(time.Minute)
 		ctx, cost := WithCost(ctxT(t))
@@ -192,8 +242,7 @@ func TestReadCacheWeight(t *testing.T) {
 	for name, read := range map[string]func(z *sized) (any, error){
 		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
 		"leaderboard": func(z *sized) (any, error) {
-			e, p, err := s.readEventWithLeaderboard(ctxT(t), eventID(l.spring.ID), 50, z)
-			return eventWithPage{e, p}, err
+			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), 50, nil, z)
 		},
 		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {

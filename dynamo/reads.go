@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
 )
@@ -92,11 +93,11 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 	return page, nil
 }
 
-// eventPartition collects what one read of an event's GSI partition found.
+// eventPartition collects what one read of an event's card (its GSI partition's CARD#
+// range) found.
 type eventPartition struct {
-	event       *eventRow
-	matches     []matchRow
-	predictions []predictionRow
+	event   *eventRow
+	matches []matchRow
 }
 
 func (p *eventPartition) add(item map[string]types.AttributeValue) error {
@@ -113,26 +114,16 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 			return err
 		}
 		p.matches = append(p.matches, row)
-	case typePrediction:
-		var row predictionRow
-		if err := row.decode(item); err != nil {
-			return err
-		}
-		p.predictions = append(p.predictions, row)
 	}
 	return nil
 }
 
-// readPartition reads an event's GSI partition with q, stopping once it holds
-// maxPredictions predictions (0: read to the end).
-func (s *Store) readPartition(ctx context.Context, q *dynamodb.QueryInput, maxPredictions int, z *sized) (*eventPartition, error) {
+// readCardRange reads an event's card with q, to its end.
+func (s *Store) readCardRange(ctx context.Context, q *dynamodb.QueryInput, z *sized) (*eventPartition, error) {
 	p := &eventPartition{}
 	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		z.add(item)
-		if err := p.add(item); err != nil {
-			return false, err
-		}
-		return maxPredictions == 0 || len(p.predictions) < maxPredictions, nil
+		return true, p.add(item)
 	})
 	return p, err
 }
@@ -159,6 +150,11 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 	if err != nil {
 		return domain.Event{}, err
 	}
+	return s.cachedEvent(ctx, eid)
+}
+
+// cachedEvent is GetEvent of a parsed id.
+func (s *Store) cachedEvent(ctx context.Context, eid eventID) (domain.Event, error) {
 	return cachedRead(ctx, s, cardCacheKey(eid), func(ctx context.Context, z *sized) (domain.Event, error) {
 		return s.readEvent(ctx, eid, z)
 	})
@@ -172,7 +168,7 @@ func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Ev
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	p, err := s.readPartition(ctx, q, 0, z)
+	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -183,45 +179,65 @@ func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Ev
 	return ev, err
 }
 
-// eventWithPage is an event read with its leaderboard's first page.
-type eventWithPage struct {
-	event domain.Event
-	page  domain.Page[domain.Prediction]
-}
-
 // GetEventWithLeaderboard returns an event with its card and the first page of its
-// leaderboard: the card's Query (GetEvent) then, if the event is SCORED, the page's
-// scoreShards Queries (shardmerge.go), at most scoreShards+1 calls. The leaderboard is
-// empty unless the event is SCORED. With the read cache on, both may be
-// up to its TTL old. Returns NOT_FOUND if there is no such event.
+// leaderboard, empty unless the event is SCORED: the card's Query (as GetEvent) and the
+// page's scoreShards Queries (shardmerge.go) at the same time, one round trip of at most
+// scoreShards+1 calls. With the read cache on, the card and the page are kept apart (the
+// card under GetEvent's entry) and each may be up to its TTL old; a cached card that is not
+// SCORED costs no shard Query. Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
+	var none domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
 	if err != nil {
-		return domain.Event{}, domain.Page[domain.Prediction]{}, err
+		return domain.Event{}, none, err
 	}
-	v, err := cachedRead(ctx, s, leaderboardCacheKey(eid, first), func(ctx context.Context, z *sized) (eventWithPage, error) {
-		e, page, err := s.readEventWithLeaderboard(ctx, eid, first, z)
-		return eventWithPage{e, page}, err
-	})
-	return v.event, v.page, err
-}
-
-func (s *Store) readEventWithLeaderboard(ctx context.Context, eid eventID, first int, z *sized) (domain.Event, domain.Page[domain.Prediction], error) {
-	var page domain.Page[domain.Prediction]
-	e, err := s.readEvent(ctx, eid, z)
-	if err != nil || e.Stored != domain.StateScored {
+	if v, ok := s.cache.get(cardCacheKey(eid)); ok {
+		e := v.(domain.Event)
+		if e.Stored != domain.StateScored {
+			return e, none, nil
+		}
+		page, err := s.firstLeaderboardPage(ctx, eid, first)
 		return e, page, err
 	}
-	page, err = s.leaderboardShards(ctx, eid, first, nil, z)
-	return e, page, err
+	var e domain.Event
+	var page domain.Page[domain.Prediction]
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		e, err = s.cachedEvent(gctx, eid)
+		return err
+	})
+	g.Go(func() (err error) {
+		page, err = s.firstLeaderboardPage(gctx, eid, first)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return domain.Event{}, none, err
+	}
+	if e.Stored != domain.StateScored {
+		return e, none, nil
+	}
+	return e, page, nil
 }
 
-// Leaderboard returns the page of a scored event's leaderboard after cursor after:
-// scoreShards Queries (shardmerge.go).
+// firstLeaderboardPage is the first page of first rows of an event's leaderboard, whatever
+// the event's state (callers check it is SCORED): scoreShards Queries, or the read cache.
+func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int) (domain.Page[domain.Prediction], error) {
+	return cachedRead(ctx, s, leaderboardCacheKey(eid, first), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
+		return s.leaderboardShards(ctx, eid, first, nil, z)
+	})
+}
+
+// Leaderboard returns the page of a scored event's leaderboard after cursor after (the
+// first page when after is empty, kept by the read cache as in GetEventWithLeaderboard):
+// scoreShards Queries (shardmerge.go). It does not read the event: callers check it is
+// SCORED.
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error) {
 	eid, err := parseEventID(id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
+	}
+	if after == "" {
+		return s.firstLeaderboardPage(ctx, eid, first)
 	}
 	c, err := s.cursors.decode(after, cursorLeaderboard, id)
 	if err != nil {

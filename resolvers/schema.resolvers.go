@@ -31,20 +31,13 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	if obj.Matches == nil {
 		return nil, domain.BadInput("leaderboard is not part of list rows: query event(id)")
 	}
-	if deref(after) != "" {
-		if obj.Stored != domain.StateScored {
-			return predictionConnection(domain.Page[domain.Prediction]{}), nil
-		}
-		page, err := r.Store.Leaderboard(ctx, obj.ID, n, *after)
-		if err != nil {
-			return nil, err
-		}
-		return predictionConnection(page), nil
-	}
-	if obj.Leaderboard.Serves(n) {
+	if deref(after) == "" && obj.Leaderboard.Serves(n) {
 		return predictionConnection(obj.Leaderboard.Page), nil
 	}
-	_, page, err := r.Store.GetEventWithLeaderboard(ctx, obj.ID, n)
+	if obj.Stored != domain.StateScored {
+		return predictionConnection(domain.Page[domain.Prediction]{}), nil
+	}
+	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after))
 	if err != nil {
 		return nil, err
 	}

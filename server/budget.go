@@ -66,13 +66,13 @@ type FieldCost struct {
 // scoring, by its own budget.
 var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
-	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card; when the index lags behind a card change, GetItem ∥ Query of the table more"},
+	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, none when the read cache has it; when the index lags behind a card change, GetItem ∥ Query of the table more"},
 	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it"},
-	{Field: "Query.standings", Calls: dynamo.ScoreShards, Note: "1 Query per score shard, in parallel (GSI `STANDINGS#<season>#<ss>`), merged"},
+	{Field: "Query.standings", Calls: dynamo.ScoreShards, Note: "1 Query per score shard, in parallel (GSI `STANDINGS#<season>#<ss>`), merged; the first page none when the read cache has it"},
 	{Field: "Query.user", Calls: 3, Note: "1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips their unscored predictions: 1 Query more per `first` + 6 of them; ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache"},
 	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
-	{Field: "Event.leaderboard", Calls: dynamo.ScoreShards + 1, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.ScoreShards, ZeroUnder: []string{"EventEdge.node"},
-		Note: "read with `event(id)`: 1 Query per score shard, in parallel (GSI `EVENT#<id>#<ss>`), merged; with `after`, another `first` or on a mutation's result, those and the card's Query; refused on `events` rows"},
+	{Field: "Event.leaderboard", Calls: dynamo.ScoreShards, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.ScoreShards, ZeroUnder: []string{"EventEdge.node"},
+		Note: "1 Query per score shard, all at once (GSI `EVENT#<id>#<ss>`), merged; under `event(id)` at the same time as the card's Query; the first page none when the read cache has it, or has the card of an event not SCORED; the same first page again is free; refused on `events` rows"},
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem"},
 	{Field: "Mutation.register", Calls: 5, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},

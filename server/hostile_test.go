@@ -325,7 +325,7 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		"Events":                 {`{ events(first: 5) { edges { cursor } } }`, nil, 1},
 		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1 + dynamo.ScoreShards},
 		"EventAndPrediction":     {`query($id: ID!) { event(id: $id) { id } prediction(eventId: $id) { points } }`, map[string]any{"id": f.ev.ID}, 3},
-		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 2 + dynamo.ScoreShards},
+		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 1 + dynamo.ScoreShards},
 		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1 + dynamo.ScoreShards},
 		"ProfileWithPredictions": {`query($u: ID!) { user(id: $u) { name predictions(first: 2) { edges { cursor } } } }`, map[string]any{"u": f.players[1]}, 3},
 		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 3 + dynamo.ScoreShards},
@@ -345,6 +345,16 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			}
 		})
 	}
+	t.Run("TwoRankedPagesRefused", func(t *testing.T) {
+		// Two pages of a ranked list are two rounds of dynamo.ScoreShards Queries: over
+		// the budget, refused before anything runs.
+		before := e.calls.Load()
+		q := `query($id: ID!) { event(id: $id) { a: leaderboard(first: 1) { pageInfo { endCursor } } b: leaderboard(first: 2) { edges { cursor } } } }`
+		r := refused(t, e, before, e.postJSON(t, tok, hostile.Request{Query: q, Variables: map[string]any{"id": f.ev.ID}}), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
+		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(1+2*dynamo.ScoreShards) {
+			t.Fatalf("errors %+v", r.Errors)
+		}
+	})
 	t.Run("Mutations", func(t *testing.T) {
 		up := e.createEvent(t, "Budget Upcoming", e.clock.Now().Add(48*time.Hour), threeMatchCard()...)
 		admin := e.admin(t)
