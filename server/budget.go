@@ -86,8 +86,8 @@ var FieldCosts = []FieldCost{
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
 	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},
-	{Field: "League.standings", Calls: 2, ZeroUnder: []string{"User.leagues"},
-		Note: "BatchGetItems of the members' season standings, 100 keys each, in parallel (1 more per 100 members beyond the first 100), after a Query of the member rows unless `league(id)` read them; refused on `User.leagues` rows"},
+	{Field: "League.standings", Calls: 1 + leagueBatches, FreeUnder: []string{"Query.league"}, FreeCalls: leagueBatches, ZeroUnder: []string{"User.leagues"},
+		Note: "BatchGetItems of the members' season standings, 100 keys each, in parallel (10 at 1,000 members), after a Query of the member rows unless `league(id)` read them; refused on `User.leagues` rows"},
 	{Field: "Mutation.createLeague", Calls: 1, Note: "TransactWriteItems"},
 	{Field: "Mutation.joinLeague", Calls: 2, Note: "GetItem (the code), TransactWriteItems"},
 	{Field: "Mutation.leaveLeague", Calls: 3, Note: "BatchGetItem (the league and the caller's member row), TransactWriteItems; an owner leaving others behind: a Query of the member rows between them"},
@@ -95,6 +95,10 @@ var FieldCosts = []FieldCost{
 	{Field: "Query.auditLog", Calls: 1, Note: "1 consistent Query (main `AUDIT#<event id>`, the event's audit log alone)"},
 	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
 }
+
+// leagueBatches is how many BatchGetItems a league's standings take at most: one per 100
+// members of the largest league.
+const leagueBatches = (domain.MaxLeagueMembers + 99) / 100
 
 var fieldCosts = func() map[string]FieldCost {
 	m := make(map[string]FieldCost, len(FieldCosts))
