@@ -539,13 +539,12 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 			if next == nil { // the count says others are there, the rows say not: read again
 				continue
 			}
-			owner := map[string]types.AttributeValue{":rev": num(league.Rev), ":one": num(1), ":minus": num(-1),
-				":id": str(next.UserID), ":name": str(next.UserName), ":lid": str(string(lid))}
+			id, name := str(next.UserID), str(next.UserName)
 			items = []types.TransactWriteItem{
 				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET ownerId = :id, ownerName = :name, rev = rev + :one ADD memberCount :minus",
-					"rev = :rev", nil, withoutKeys(owner, ":lid")),
+					"rev = :rev", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":one": num(1), ":minus": num(-1), ":rev": num(league.Rev)}),
 				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET ownerId = :id, ownerName = :name ADD memberCount :minus",
-					"leagueId = :lid", nil, withoutKeys(owner, ":rev", ":one")),
+					"leagueId = :lid", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":minus": num(-1), ":lid": str(string(lid))}),
 			}
 		default:
 			items = []types.TransactWriteItem{
@@ -571,17 +570,6 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 		}
 	}
 	return domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
-}
-
-// withoutKeys returns a copy of m without keys.
-func withoutKeys(m map[string]types.AttributeValue, keys ...string) map[string]types.AttributeValue {
-	out := make(map[string]types.AttributeValue, len(m))
-	for k, v := range m {
-		if !slices.Contains(keys, k) {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // RotateInviteCode gives a league a new invite code; the old one stops working at once.
