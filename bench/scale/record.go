@@ -33,7 +33,7 @@ type RecordOptions struct {
 	Players int
 	// Viewers is how many players' views are recorded per view load (the card,
 	// standings and leaderboard screens cost the same whoever opens them, which the
-	// soundness check verifies); 0 means min(Players, 200).
+	// soundness check verifies); 0 means min(Players, 80).
 	Viewers int
 	// Workers is how many players send requests at once while recording (default 8).
 	Workers int
@@ -422,7 +422,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		opts.PageSize = PageSize
 	}
 	if opts.Viewers == 0 || opts.Viewers > opts.Players {
-		opts.Viewers = min(opts.Players, 200)
+		opts.Viewers = min(opts.Players, 80)
 	}
 	h, err := newHarness(ctx, opts, nil)
 	if err != nil {

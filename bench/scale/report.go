@@ -302,6 +302,9 @@ func (r *Report) Markdown() string {
 	for _, d := range []*DesignReport{r.Before, r.After} {
 		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).", d.Name, recordingSource(d), num(float64(d.Design.Small.Players)),
 			num(float64(d.Design.Large.Players)), d.Design.Large.Commit, d.Design.Large.Fingerprint())
+		if fs := d.Design.Large.ShardFamilies(); len(fs) > 0 {
+			p(" Sharded partitions ({%%K}: one of K): `%s`.", strings.Join(fs, "`, `"))
+		}
 		if d.Note != "" {
 			p(" %s", d.Note)
 		}

@@ -3,6 +3,7 @@ package scale
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -101,4 +102,28 @@ func lcm(a, b int) int {
 		g, h = h, g%h
 	}
 	return a / g * b
+}
+
+// ShardFamilies lists the sharded partition families a recording's calls touch, as
+// "<table or index> <key with {%K}>", sorted: what K the design uses.
+func (r *Recording) ShardFamilies() []string {
+	seen := map[string]bool{}
+	for _, c := range r.Calls {
+		for _, a := range c.Accesses {
+			if len(marks(a.PK)) == 0 {
+				continue
+			}
+			where := a.Index
+			if where == "" {
+				where = "table"
+			}
+			seen[where+" "+familyKey(a.PK)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
 }
