@@ -89,20 +89,49 @@ func (r inviteRow) toDomain() domain.League {
 		MemberCount: r.MemberCount, InviteCode: r.Code}
 }
 
+// memberRow is a member in the league's partition. UserName is the player's profile name
+// as of UserNameVersion (0: the token's name; the player had no profile), kept current by
+// Register like the names on predictions and standings.
 type memberRow struct {
 	keys
-	Type     string `dynamodbav:"type"`
-	LeagueID string `dynamodbav:"leagueId"`
-	UserID   string `dynamodbav:"userId"`
-	UserName string `dynamodbav:"userName"`
-	JoinedAt string `dynamodbav:"joinedAt"`
+	Type            string `dynamodbav:"type"`
+	LeagueID        string `dynamodbav:"leagueId"`
+	UserID          string `dynamodbav:"userId"`
+	UserName        string `dynamodbav:"userName"`
+	UserNameVersion int    `dynamodbav:"userNameVersion"`
+	JoinedAt        string `dynamodbav:"joinedAt"`
 }
 
+// membershipRow is a membership in the player's partition: the version of the name the
+// league's rows carry, and whether the player owns the league (the league's and its
+// invite's owner name are theirs too).
 type membershipRow struct {
 	keys
-	Type     string `dynamodbav:"type"`
-	LeagueID string `dynamodbav:"leagueId"`
-	JoinedAt string `dynamodbav:"joinedAt"`
+	Type            string `dynamodbav:"type"`
+	LeagueID        string `dynamodbav:"leagueId"`
+	UserNameVersion int    `dynamodbav:"userNameVersion"`
+	Owner           bool   `dynamodbav:"owner,omitempty"`
+	JoinedAt        string `dynamodbav:"joinedAt"`
+}
+
+// leagueMember is who joins or creates a league: the player and the version of their
+// name (their profile's, or 0 for the token's).
+type leagueMember struct {
+	domain.UserRef
+	nameVersion int
+}
+
+// newLeagueMember is the player uid as their league rows show them: their profile's name
+// when they have one, else their token's when it is a valid player name, else their id.
+func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMember {
+	if profile != nil {
+		return leagueMember{domain.UserRef{ID: string(uid), Name: profile.Name}, profile.NameVersion}
+	}
+	name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+	if err != nil {
+		name = string(uid)
+	}
+	return leagueMember{domain.UserRef{ID: string(uid), Name: name}, 0}
 }
 
 func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
@@ -146,16 +175,16 @@ func (s *Store) countLeagues(uid userID, lid leagueID, delta int) types.Transact
 }
 
 // memberItems are the Puts of a new member's rows: in the league and in their partition.
-func (s *Store) memberItems(lid leagueID, user domain.UserRef, joined time.Time) ([]types.TransactWriteItem, error) {
+func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
 	uid := userID(user.ID)
 	at := joined.UTC().Format(joinTimeLayout)
 	m, err := s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
-		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, JoinedAt: at})
+		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at})
 	if err != nil {
 		return nil, err
 	}
 	ms, err := s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
-		LeagueID: string(lid), JoinedAt: at})
+		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at})
 	if err != nil {
 		return nil, err
 	}
@@ -177,23 +206,14 @@ func failed(reasons []types.CancellationReason, i int) bool {
 	return reasonCode(reasons, i) == "ConditionalCheckFailed"
 }
 
-// memberName is the name a player's member rows carry: their token's name when it is a
-// valid player name, else their id.
-func memberName(uid userID, tokenName string) string {
-	name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
-	if err != nil {
-		return string(uid)
-	}
-	return name
-}
-
 func errTooManyLeagues() error {
 	return domain.Errorf(domain.CodeConflict, "a player can be in at most %d leagues: leave one first", domain.MaxLeaguesPerPlayer)
 }
 
 // CreateLeague creates a league owned (and so far only joined) by caller, with a fresh
-// invite code: one transaction. Returns BAD_USER_INPUT for a bad name and CONFLICT when the
-// caller is in MaxLeaguesPerPlayer leagues already.
+// invite code: a consistent GetItem of the caller's profile (for their name), then one
+// transaction. Returns BAD_USER_INPUT for a bad name and CONFLICT when the caller is in
+// MaxLeaguesPerPlayer leagues already.
 func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error) {
 	uid, err := parseUserID(caller.ID)
 	if err != nil {
@@ -202,7 +222,11 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 	if name, err = domain.CleanLeagueName(name); err != nil {
 		return domain.League{}, err
 	}
-	owner := domain.UserRef{ID: caller.ID, Name: memberName(uid, caller.Name)}
+	profile, err := s.getUserRow(ctx, uid)
+	if err != nil {
+		return domain.League{}, err
+	}
+	owner := newLeagueMember(uid, caller.Name, profile)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		now := s.now()
 		row := leagueRow{Type: typeLeague, ID: domain.NewLeagueID(), Name: name, OwnerID: owner.ID, OwnerName: owner.Name,
@@ -218,7 +242,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		member, err := s.memberItems(lid, owner, now)
+		member, err := s.memberItems(lid, owner, true, now)
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
@@ -272,8 +296,8 @@ func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League,
 	return inv.toDomain(), nil
 }
 
-// JoinLeague makes caller a member of the league of an invite code: a consistent GetItem of
-// the code's item, then one transaction that adds one to the league's member count on the
+// JoinLeague makes caller a member of the league of an invite code: a consistent
+// BatchGetItem of the code's item and the caller's profile, then one transaction that adds one to the league's member count on the
 // condition that the code is still the league's and the league has fewer than
 // MaxLeagueMembers members, puts the member's rows on the condition that they are not there
 // yet, and adds one to the caller's league count on the condition that it is below
@@ -288,7 +312,22 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 	if code, err = domain.CleanInviteCode(code); err != nil {
 		return domain.League{}, err
 	}
-	inv, err := s.getInvite(ctx, code)
+	var (
+		inv     *inviteRow
+		profile *userRow
+	)
+	err = s.batchGetItems(ctx, []map[string]types.AttributeValue{pkKey(invitePK(code), inviteSK), pkKey(userPK(uid), userSK)}, true,
+		func(item map[string]types.AttributeValue) error {
+			switch itemType(item) {
+			case typeInvite:
+				inv = &inviteRow{}
+				return attributevalue.UnmarshalMap(item, inv)
+			case typeUser:
+				profile = &userRow{}
+				return attributevalue.UnmarshalMap(item, profile)
+			}
+			return nil
+		})
 	if err != nil {
 		return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
 	}
@@ -305,7 +344,7 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 		s.txUpdate(pkKey(invitePK(code), inviteSK), "ADD memberCount :one", "leagueId = :lid", nil,
 			map[string]types.AttributeValue{":one": num(1), ":lid": str(string(lid))}),
 	}
-	member, err := s.memberItems(lid, domain.UserRef{ID: caller.ID, Name: memberName(uid, caller.Name)}, s.now())
+	member, err := s.memberItems(lid, newLeagueMember(uid, caller.Name, profile), false, s.now())
 	if err != nil {
 		return domain.League{}, wrap(err)
 	}
@@ -545,6 +584,8 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 					"rev = :rev", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":one": num(1), ":minus": num(-1), ":rev": num(league.Rev)}),
 				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET ownerId = :id, ownerName = :name ADD memberCount :minus",
 					"leagueId = :lid", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":minus": num(-1), ":lid": str(string(lid))}),
+				s.txUpdate(pkKey(userPK(userID(next.UserID)), membershipSK(lid)), "SET #o = :t", "attribute_exists(PK)",
+					map[string]string{"#o": "owner"}, map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}),
 			}
 		default:
 			items = []types.TransactWriteItem{
@@ -777,4 +818,53 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 		rows[i] = st
 	}
 	return rows, nil
+}
+
+// renameInLeagues brings user's name (as of their profile's nameVersion) to their rows in
+// the leagues of stale (memberships whose copy is older): member rows and memberships
+// and, for the leagues they own, the league's and its invite item's owner name. A
+// consistent BatchGetItem of the owned leagues (for their invite codes), then one
+// transaction of at most 4 items per league (80), every update conditioned on the copy
+// being older or the player still owning the league. A cancelled transaction (a rename,
+// hand-over or new code in between) is returned as it is: the caller reads again.
+func (s *Store) renameInLeagues(ctx context.Context, uid userID, user userRow, stale []membershipRow) error {
+	var owned []map[string]types.AttributeValue
+	for _, m := range stale {
+		if m.Owner {
+			owned = append(owned, pkKey(leaguePK(leagueID(m.LeagueID)), leagueSK))
+		}
+	}
+	codes := map[string]string{} // league id → invite code, for the leagues uid owns
+	err := s.batchGetItems(ctx, owned, true, func(item map[string]types.AttributeValue) error {
+		var row leagueRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return err
+		}
+		if row.OwnerID == string(uid) {
+			codes[row.ID] = row.InviteCode
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	name, version := str(user.Name), num(user.NameVersion)
+	older := "attribute_exists(PK) AND userNameVersion < :v"
+	var items []types.TransactWriteItem
+	for _, m := range stale {
+		lid := leagueID(m.LeagueID)
+		items = append(items,
+			s.txUpdate(pkKey(leaguePK(lid), memberSK(uid)), "SET userName = :n, userNameVersion = :v", older, nil,
+				map[string]types.AttributeValue{":n": name, ":v": version}),
+			s.txUpdate(pkKey(userPK(uid), membershipSK(lid)), "SET userNameVersion = :v", older, nil,
+				map[string]types.AttributeValue{":v": version}))
+		if code, ok := codes[m.LeagueID]; ok {
+			items = append(items,
+				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET ownerName = :n", "ownerId = :u", nil,
+					map[string]types.AttributeValue{":n": name, ":u": str(string(uid))}),
+				s.txUpdate(pkKey(invitePK(code), inviteSK), "SET ownerName = :n", "leagueId = :lid AND ownerId = :u", nil,
+					map[string]types.AttributeValue{":n": name, ":u": str(string(uid)), ":lid": str(m.LeagueID)}))
+		}
+	}
+	return s.transactRetry(ctx, items)
 }

@@ -132,14 +132,14 @@ func TestLeagueLifecycle(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	var l domain.League
-	t.Run("CreateIsOneTransaction", func(t *testing.T) {
+	t.Run("CreateIsProfileReadAndOneTransaction", func(t *testing.T) {
 		f := f.on(t)
 		ops := costOf(t, func(ctx context.Context) {
 			var err error
 			l, err = f.s.CreateLeague(ctx, ref("alice"), "  Friday Night Crew ")
 			mustOK(t, err)
 		})
-		wantOps(t, ops, map[string]int{"TransactWriteItems": 1})
+		wantOps(t, ops, map[string]int{"GetItem": 1, "TransactWriteItems": 1})
 		if l.Name != "Friday Night Crew" || l.Owner != ref("alice") || l.MemberCount != 1 || len(l.InviteCode) != domain.InviteCodeLen {
 			t.Fatalf("created %+v", l)
 		}
@@ -186,7 +186,7 @@ func TestLeagueLifecycle(t *testing.T) {
 		})
 		wantOps(t, ops, map[string]int{"GetItem": 1})
 	})
-	t.Run("JoinIsGetItemAndOneTransaction", func(t *testing.T) {
+	t.Run("JoinIsBatchGetAndOneTransaction", func(t *testing.T) {
 		f := f.on(t)
 		ops := costOf(t, func(ctx context.Context) {
 			got, err := f.s.JoinLeague(ctx, ref("bob"), l.InviteCode)
@@ -195,7 +195,7 @@ func TestLeagueLifecycle(t *testing.T) {
 				t.Fatalf("joined %+v", got)
 			}
 		})
-		wantOps(t, ops, map[string]int{"GetItem": 1, "TransactWriteItems": 1})
+		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1})
 		f.checkLeague(l.ID, 2, "alice")
 	})
 	t.Run("JoinAgainChangesNothing", func(t *testing.T) {
@@ -739,4 +739,70 @@ func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 		}
 	}
 	t.Logf("joins %v, %d TransactionConflicts", got, eng.Faults().Conflicts)
+}
+
+// TestLeagueNamesFollowRenames: league rows carry the player's profile name (the token's
+// when they have none) and follow Register: the owner's name on the league and its invite,
+// a member's name in the league's standings, and after a hand-over the new owner's.
+func TestLeagueNamesFollowRenames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	_, err := f.s.Register(ctx, "ana", "Ana Profile")
+	mustOK(t, err)
+	l := f.createLeague("ana", "Names") // token name "Player ana", profile "Ana Profile"
+	if l.Owner.Name != "Ana Profile" {
+		t.Fatalf("owner %+v", l.Owner)
+	}
+	f.join("bo", l.InviteCode) // no profile: the token's name
+	ownerName := func() (string, string) {
+		t.Helper()
+		got, _, err := f.s.GetLeague(ctxT(t), l.ID, "", false)
+		mustOK(t, err)
+		inv, err := f.s.LeagueByInvite(ctxT(t), got.InviteCode)
+		mustOK(t, err)
+		return got.Owner.Name, inv.Owner.Name
+	}
+	nameInStandings := func(user string) string {
+		t.Helper()
+		page, err := f.s.LeagueStandings(ctxT(t), domain.League{ID: l.ID}, 2030, 50, "")
+		mustOK(t, err)
+		for _, st := range page.Items {
+			if st.User.ID == user {
+				return st.User.Name
+			}
+		}
+		t.Fatalf("%s is not in the standings", user)
+		return ""
+	}
+	if got := nameInStandings("bo"); got != "Player bo" {
+		t.Fatalf("bo shows as %q", got)
+	}
+	_, err = f.s.Register(ctx, "ana", "Ana Renamed")
+	mustOK(t, err)
+	if a, b := ownerName(); a != "Ana Renamed" || b != "Ana Renamed" {
+		t.Fatalf("owner name after a rename: league %q, invite %q", a, b)
+	}
+	_, err = f.s.Register(ctx, "bo", "Bo Registered")
+	mustOK(t, err)
+	if got := nameInStandings("bo"); got != "Bo Registered" {
+		t.Fatalf("bo shows as %q", got)
+	}
+	mustOK(t, f.s.LeaveLeague(ctx, "ana", l.ID))
+	if a, b := ownerName(); a != "Bo Registered" || b != "Bo Registered" {
+		t.Fatalf("owner after the hand-over: league %q, invite %q", a, b)
+	}
+	_, err = f.s.Register(ctx, "bo", "Bo Owner")
+	mustOK(t, err)
+	if a, b := ownerName(); a != "Bo Owner" || b != "Bo Owner" {
+		t.Fatalf("new owner's rename: league %q, invite %q", a, b)
+	}
+	// A rename that changes nothing writes nothing more: the rows are current.
+	ops := costOf(t, func(ctx context.Context) {
+		_, err := f.s.Register(ctx, "bo", "Bo Owner")
+		mustOK(t, err)
+	})
+	if ops["TransactWriteItems"] != 0 {
+		t.Fatalf("a same-name register wrote: %v", ops)
+	}
 }

@@ -42,7 +42,8 @@ func (s *Store) newUserRow(uid userID, name string) userRow {
 }
 
 // Register creates the caller's profile or renames it, then brings the name up to date on
-// every prediction and standing of the user, in transactions of at most 100 items. A rename
+// every prediction and standing of the user, in transactions of at most 100 items, and on
+// their league rows (renameInLeagues: one transaction). A rename
 // cut off halfway is finished by the next Register of the same user.
 func (s *Store) Register(ctx context.Context, id, name string) (domain.User, error) {
 	uid, err := parseUserID(id)
@@ -124,10 +125,21 @@ func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		q.ConsistentRead = aws.Bool(true)
-		var stale []keys
+		var (
+			stale   []keys
+			leagues []membershipRow // league rows with an older name (leagues.go)
+		)
 		standings := []domain.Standing{}
 		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 			t := itemType(item)
+			if t == typeMembership {
+				var m membershipRow
+				err := attributevalue.UnmarshalMap(item, &m)
+				if err == nil && m.UserNameVersion < user.NameVersion {
+					leagues = append(leagues, m)
+				}
+				return err == nil, err
+			}
 			if t != typePrediction && t != typeStanding {
 				return true, nil
 			}
@@ -154,8 +166,14 @@ func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
-		if len(stale) == 0 {
+		if len(stale) == 0 && len(leagues) == 0 {
 			return standings, nil
+		}
+		if len(leagues) > 0 {
+			err := s.renameInLeagues(ctx, uid, user, leagues)
+			if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
+				return nil, fmt.Errorf("dynamo: rename %s in leagues: %w", uid, err)
+			}
 		}
 		expr, err := expression.NewBuilder().
 			WithUpdate(expression.Set(expression.Name("userName"), expression.Value(user.Name)).

@@ -363,8 +363,8 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			vars               map[string]any
 			planned            int
 		}{
-			{"Register", e.token(t, "p-fresh", "Fresh"), `mutation { register(name: "Budget Fresh") { id } }`, nil, 5},
-			{"RegisterRename", tok, `mutation { register(name: "Budget Ace Renamed") { id } }`, nil, 5},
+			{"Register", e.token(t, "p-fresh", "Fresh"), `mutation { register(name: "Budget Fresh") { id } }`, nil, 7},
+			{"RegisterRename", tok, `mutation { register(name: "Budget Ace Renamed") { id } }`, nil, 7},
 			{"SubmitPrediction", tok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { eventId } }`,
 				map[string]any{"e": up.ID, "m": up.Matches[0].ID}, 3},
 			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 1},

@@ -90,7 +90,7 @@ func TestLeaguesAPI(t *testing.T) {
 	var l tLeague
 	t.Run("Create", func(t *testing.T) {
 		d, calls := costCalls[struct{ CreateLeague tLeague }](t, e, ace, createLeagueOp, map[string]any{"name": "The Ring Rats"})
-		wantCalls(t, calls, 1)
+		wantCalls(t, calls, 2) // the profile (for the name); the transaction
 		l = d.CreateLeague
 		if l.Name != "The Ring Rats" || l.Owner.ID != "p-ace" || l.Owner.Name != "Ace" || l.MemberCount != 1 || l.InviteCode == nil || len(*l.InviteCode) != 13 {
 			t.Fatalf("created %+v", l)
