@@ -1,6 +1,7 @@
 // Package demo loads demo data for the local server: players, two scored events with
 // leaderboards and season standings, one locked event awaiting results and one upcoming
-// event open for picks, all in the season (UTC year) of the time it is loaded at.
+// event open for picks, all in the season (UTC year) of the time it is loaded at, and a
+// league of the demo player's with three others in it.
 package demo
 
 import (
@@ -149,6 +150,25 @@ func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error
 		}
 		if _, err := store.ScoreEvent(ctx, ev.ID, false); err != nil {
 			return fmt.Errorf("demo: score %s: %w", ev.ID, err)
+		}
+	}
+	return loadLeague(ctx, store)
+}
+
+// loadLeague creates the demo player's league, joined by three of the other players,
+// unless the demo player is in a league already.
+func loadLeague(ctx context.Context, store *dynamo.Store) error {
+	mine, err := store.UserLeagues(ctx, Player.ID)
+	if err != nil || len(mine) > 0 {
+		return err
+	}
+	l, err := store.CreateLeague(ctx, players[0], "Demo League")
+	if err != nil {
+		return fmt.Errorf("demo: create league: %w", err)
+	}
+	for _, p := range players[1:4] {
+		if _, err := store.JoinLeague(ctx, p, l.InviteCode); err != nil {
+			return fmt.Errorf("demo: %s joins the league: %w", p.ID, err)
 		}
 	}
 	return nil
