@@ -254,6 +254,28 @@ func TestAdminWorkflow(t *testing.T) {
 	t.Run("Events", func(t *testing.T) {
 		e.admin(t, "events", "-season", "2025").ok(t).has(t, cardID, "SCORED")
 	})
+
+	t.Run("Audit", func(t *testing.T) {
+		// Every admin change above, by the admin of the token: the card, the lock, 9 results
+		// (the draw, the clear, six winners, the correction); the refused re-creation none.
+		r := e.admin(t, "audit", "-event", cardID).ok(t)
+		r.has(t, "Audit log of "+cardID+", newest first", "Root Admin (root)",
+			`created "WrestleMania 41 Night 2", starts 2025-04-20T22:00:00Z, with 6 matches`,
+			"state UPCOMING → BROADCAST", `match 4 "Randy Orton vs. Joe Hendry": result cleared (was DRAW (void))`,
+			`match 6 "Undisputed WWE Championship": NO_CONTEST (void) (was WIN, team 1 (John Cena))`)
+		if n := strings.Count(r.stdout, " setResult "); n != 9 {
+			t.Errorf("%d setResult entries, want 9:\n%s", n, r.stdout)
+		}
+		// (The test clock stands still: entries of one instant come in no particular order.)
+		if n := strings.Count(r.stdout, " createEvent "); n != 1 {
+			t.Errorf("%d createEvent entries, want 1:\n%s", n, r.stdout)
+		}
+		// -first 2: the two newest.
+		r = e.admin(t, "audit", "-event", cardID, "-first", "2").ok(t)
+		if n := len(strings.Split(strings.TrimSpace(r.stdout), "\n")); n != 4 {
+			t.Errorf("-first 2 printed %d lines, want a title, a header and 2 entries:\n%s", n, r.stdout)
+		}
+	})
 }
 
 func TestAdminCreateEventFromJSON(t *testing.T) {

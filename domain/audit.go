@@ -2,6 +2,8 @@ package domain
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -81,4 +83,116 @@ func ActorFrom(ctx context.Context) UserRef {
 		return a
 	}
 	return SystemActor
+}
+
+// Audit summaries: what an admin change did, for a person reading the log.
+
+// SummarizeCreateEvent says what createEvent wrote.
+func SummarizeCreateEvent(ev Event) string {
+	return fmt.Sprintf("created %q, starts %s, with %d matches", ev.Name, ev.StartsAt.UTC().Format(time.RFC3339), len(ev.Matches))
+}
+
+// SummarizeEventChange says what updateEvent changed on ev.
+func SummarizeEventChange(ev Event, c EventChange) string {
+	var parts []string
+	if c.Name != nil {
+		parts = append(parts, fmt.Sprintf("name %q → %q", ev.Name, *c.Name))
+	}
+	if c.StartsAt != nil {
+		parts = append(parts, fmt.Sprintf("startsAt %s → %s", ev.StartsAt.UTC().Format(time.RFC3339), c.StartsAt.UTC().Format(time.RFC3339)))
+	}
+	if c.State != nil {
+		parts = append(parts, fmt.Sprintf("state %s → %s", ev.Stored, *c.State))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// SummarizeMatch names a match: its position, name, points and teams.
+func SummarizeMatch(verb string, m Match) string {
+	teams := make([]string, len(m.Teams))
+	for i, t := range m.Teams {
+		teams[i] = TeamLabel(t)
+	}
+	return fmt.Sprintf("%s match %d %q (%d points): %s", verb, m.Position, m.Name, m.Points, strings.Join(teams, " vs "))
+}
+
+// SummarizeMatchUpdate says what updateMatch changed from old to m.
+func SummarizeMatchUpdate(old, m Match) string {
+	var parts []string
+	if m.Name != old.Name {
+		parts = append(parts, fmt.Sprintf("name %q → %q", old.Name, m.Name))
+	}
+	if m.Points != old.Points {
+		parts = append(parts, fmt.Sprintf("points %d → %d", old.Points, m.Points))
+	}
+	if m.Preshow != old.Preshow {
+		parts = append(parts, fmt.Sprintf("preshow %t → %t", old.Preshow, m.Preshow))
+	}
+	if strings.Join(m.Championships, "\x00") != strings.Join(old.Championships, "\x00") {
+		parts = append(parts, fmt.Sprintf("championships [%s] → [%s]", strings.Join(old.Championships, ", "), strings.Join(m.Championships, ", ")))
+	}
+	if m.ID != old.ID {
+		parts = append(parts, fmt.Sprintf("new teams, so a new match id (was %s): %s", old.ID, SummarizeMatch("now", m)))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("match %d %q rewritten unchanged", m.Position, m.Name)
+	}
+	return fmt.Sprintf("match %d %q: %s", old.Position, old.Name, strings.Join(parts, "; "))
+}
+
+// SummarizeOrder says the card order reorderMatches set.
+func SummarizeOrder(card []Match) string {
+	names := make([]string, len(card))
+	for i, m := range card {
+		names[i] = fmt.Sprintf("%d %q", m.Position, m.Name)
+	}
+	return "card order: " + strings.Join(names, ", ")
+}
+
+// SummarizeResult says what setResult did to m's result (old: the result before; nil none).
+func SummarizeResult(m Match, old *MatchResult) string {
+	s := fmt.Sprintf("match %d %q: %s", m.Position, m.Name, ResultLabel(m, m.Result))
+	if m.Result == nil {
+		s = fmt.Sprintf("match %d %q: result cleared", m.Position, m.Name)
+	}
+	if old != nil {
+		s += " (was " + ResultLabel(m, old) + ")"
+	}
+	return s
+}
+
+// ResultLabel is a result as a person reads it: "WIN, team 1 (Becky Lynch & Lyra Valkyria)",
+// "DRAW (void)", "no result".
+func ResultLabel(m Match, r *MatchResult) string {
+	switch {
+	case r == nil:
+		return "no result"
+	case r.Outcome == OutcomeWin && r.Winner != nil && *r.Winner >= 0 && *r.Winner < len(m.Teams):
+		return fmt.Sprintf("WIN, team %d (%s)", *r.Winner, TeamLabel(m.Teams[*r.Winner]))
+	default:
+		return string(r.Outcome) + " (void)"
+	}
+}
+
+// TeamLabel is a team's name, or its members joined with " & ".
+func TeamLabel(t Team) string {
+	if t.Name != nil && *t.Name != "" {
+		return *t.Name
+	}
+	return strings.Join(t.Members, " & ")
+}
+
+// SummarizeScoring says what one scoreEvent call wrote (rep) and how it ended: stopped is
+// "" for a call that ran to its end, else why it stopped (an error code).
+func SummarizeScoring(rep ScoreReport, cardVersion int, stopped string) string {
+	s := fmt.Sprintf("card version %d: wrote %d predictions and %d standings in %d transactions", cardVersion,
+		rep.PredictionsScored, rep.StandingsChanged, rep.Transactions)
+	switch {
+	case stopped != "":
+		return s + "; stopped by " + stopped + ", call again"
+	case rep.Complete:
+		return s + "; complete, event SCORED"
+	default:
+		return fmt.Sprintf("%s; %d remaining, call again", s, rep.Remaining)
+	}
 }

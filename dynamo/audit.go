@@ -134,3 +134,13 @@ func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after s
 	}
 	return page, nil
 }
+
+// withAudit returns items followed by the Put of entry (auditPut): the items of an admin
+// change's transaction with its audit entry last.
+func (s *Store) withAudit(ctx context.Context, entry domain.AuditEntry, items ...types.TransactWriteItem) ([]types.TransactWriteItem, error) {
+	put, err := s.auditPut(ctx, entry)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, put), nil
+}

@@ -72,12 +72,13 @@ func TestAuditEntryCommitsWithItsChange(t *testing.T) {
 
 	t.Run("Committed", func(t *testing.T) {
 		f := f.on(t)
+		f.clock.Advance(time.Millisecond) // after createEvent's entry
 		mustOK(t, f.auditChange(ctx, f.markerPut("commit"), entry))
 		got := f.auditLog(ev.ID, 50)
 		if len(got) != before+1 {
 			t.Fatalf("%d entries after one committed change, want %d", len(got), before+1)
 		}
-		want := domain.AuditEntry{At: t0, Actor: auditAdmin, Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m, Summary: "Main Event: WIN, team 1"}
+		want := domain.AuditEntry{At: f.clock.Now(), Actor: auditAdmin, Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m, Summary: "Main Event: WIN, team 1"}
 		if e := got[0]; !e.At.Equal(want.At) || e.Actor != want.Actor || e.Action != want.Action || e.EventID != want.EventID ||
 			e.MatchID == nil || *e.MatchID != m || e.Summary != want.Summary {
 			t.Fatalf("newest entry = %+v, want %+v", e, want)
@@ -210,5 +211,165 @@ func TestAuditLogInputs(t *testing.T) {
 		if len(page.Items) != 0 || page.HasNext {
 			t.Fatalf("log of an event with no entries: %+v", page)
 		}
+	})
+}
+
+// wantEntries reads log whole and checks it holds n entries, the newest being want (At and
+// Actor are checked against the clock and auditAdmin; Summary must contain want.Summary).
+func (f *fixture) wantEntries(log string, n int, want domain.AuditEntry) {
+	f.t.Helper()
+	got := f.auditLog(log, 100)
+	if len(got) != n {
+		f.t.Fatalf("audit log of %s has %d entries, want %d: %+v", log, len(got), n, got)
+	}
+	if n == 0 || want.Action == "" {
+		return
+	}
+	e := got[0]
+	matchOK := (e.MatchID == nil) == (want.MatchID == nil) && (e.MatchID == nil || *e.MatchID == *want.MatchID)
+	if e.Action != want.Action || e.EventID != log || !matchOK || e.Actor != auditAdmin || !e.At.Equal(f.clock.Now()) ||
+		!strings.Contains(e.Summary, want.Summary) {
+		f.t.Fatalf("newest entry = %+v (match %v), want action %s, match %v, summary containing %q, by %+v at %v",
+			e, strOrNil(e.MatchID), want.Action, strOrNil(want.MatchID), want.Summary, auditAdmin, f.clock.Now())
+	}
+}
+
+func strOrNil(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// TestAdminChangesWriteAuditEntries: every card change writes one entry with its change,
+// and a change that is refused — by a condition of its transaction (another admin's change
+// landed between its read and its write) or before it writes — leaves none.
+func TestAdminChangesWriteAuditEntries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hook := &hookDB{API: f.db}
+	s := f.storeOver(hook)
+	other := f.s // another admin, whose changes land between s's reads and writes
+	ctx := domain.WithActor(ctxT(t), auditAdmin)
+	const id = "2030-05-01-audit-card"
+	n := 0 // entries so far
+	step := func() { f.clock.Advance(time.Millisecond) }
+
+	step()
+	ev, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: time.Date(2030, 5, 1, 20, 0, 0, 0, time.UTC), Matches: standardCard()})
+	mustOK(t, err)
+	n++
+	f.wantEntries(id, n, domain.AuditEntry{Action: domain.ActionCreateEvent, Summary: `created "Audit Card", starts 2030-05-01T20:00:00Z, with 3 matches`})
+
+	t.Run("CreateEventRefused", func(t *testing.T) {
+		step()
+		_, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: ev.StartsAt})
+		wantCode(t, err, domain.CodeConflict)
+		f.on(t).wantEntries(id, n, domain.AuditEntry{})
+	})
+	t.Run("UpdateEvent", func(t *testing.T) {
+		step()
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card II")})
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Audit Card" → "Audit Card II"`})
+	})
+	t.Run("UpdateEventRacedDecidesAgain", func(t *testing.T) {
+		// Another admin renames the event between this update's read and its write: the
+		// write's condition fails (no entry), the update reads again and writes (one entry).
+		step()
+		hook.arm(func(context.Context) {
+			_, err := other.UpdateEvent(domain.WithActor(ctx, domain.UserRef{ID: "admin-2", Name: "Other"}), id, domain.EventUpdate{Name: ptr("Raced")})
+			mustOK(t, err)
+			step() // this update's own entry is then the newest
+		})
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card III")})
+		mustOK(t, err)
+		n += 2
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Raced" → "Audit Card III"`})
+	})
+	var added domain.Match
+	t.Run("AddMatch", func(t *testing.T) {
+		step()
+		added, err = s.AddMatch(ctx, id, matchSpec("Added", 7))
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionAddMatch, MatchID: &added.ID, Summary: `added match 4 "Added" (7 points): Added Red vs Added Blue`})
+	})
+	t.Run("AddMatchRefusedByCondition", func(t *testing.T) {
+		// Another admin's card edit lands between this one's read and its transaction: the
+		// card version condition fails, CONFLICT, and only the other admin's entry exists.
+		step()
+		hook.arm(func(context.Context) {
+			_, err := other.UpdateMatch(ctx, id, added.ID, domain.MatchUpdate{Points: ptr(8)})
+			mustOK(t, err)
+		})
+		_, err := s.AddMatch(ctx, id, matchSpec("Refused", 5))
+		wantCode(t, err, domain.CodeConflict)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateMatch, MatchID: &added.ID, Summary: "points 7 → 8"})
+		for _, e := range f.on(t).auditLog(id, 100) {
+			if strings.Contains(e.Summary, "Refused") {
+				t.Fatalf("the refused change has an entry: %+v", e)
+			}
+		}
+	})
+	t.Run("UpdateMatchTeams", func(t *testing.T) {
+		step()
+		m, err := s.UpdateMatch(ctx, id, added.ID, domain.MatchUpdate{Teams: []domain.Team{{Members: []string{"X"}}, {Members: []string{"Y"}}}})
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateMatch, MatchID: &m.ID, Summary: "new match id (was " + added.ID + "): now match 4 \"Added\" (8 points): X vs Y"})
+		added = m
+	})
+	t.Run("ReorderMatches", func(t *testing.T) {
+		step()
+		cur, err := s.GetEvent(ctx, id)
+		mustOK(t, err)
+		ids := make([]string, len(cur.Matches))
+		for i, m := range cur.Matches {
+			ids[len(ids)-1-i] = m.ID
+		}
+		_, err = s.ReorderMatches(ctx, id, ids)
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionReorderMatches, Summary: `card order: 1 "Added", 2 "Opener", 3 "Semi Main", 4 "Main Event"`})
+		_, err = s.ReorderMatches(ctx, id, ids) // the same order: nothing written
+		mustOK(t, err)
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionReorderMatches, Summary: "card order"})
+	})
+	t.Run("RemoveMatch", func(t *testing.T) {
+		step()
+		mustOK(t, s.RemoveMatch(ctx, id, added.ID))
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionRemoveMatch, MatchID: &added.ID, Summary: `removed match 1 "Added"`})
+	})
+	t.Run("Lock", func(t *testing.T) {
+		step()
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{State: ptr(domain.StateBroadcast)})
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: "state UPCOMING → BROADCAST"})
+	})
+	t.Run("SetResult", func(t *testing.T) {
+		main := ev.Matches[0]
+		step()
+		_, err := s.SetResult(ctx, id, main.ID, &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(1)})
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionSetResult, MatchID: &main.ID, Summary: `"Main Event": WIN, team 1 (Main Event Blue)`})
+		_, err = s.SetResult(ctx, id, main.ID, &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(7)})
+		wantCode(t, err, domain.CodeBadUserInput) // refused before anything is written
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionSetResult, MatchID: &main.ID, Summary: "WIN, team 1"})
+		step()
+		_, err = s.SetResult(ctx, id, main.ID, &domain.MatchResult{Outcome: domain.OutcomeDraw})
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionSetResult, MatchID: &main.ID, Summary: "DRAW (void) (was WIN, team 1 (Main Event Blue))"})
+		step()
+		_, err = s.SetResult(ctx, id, main.ID, nil)
+		mustOK(t, err)
+		n++
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionSetResult, MatchID: &main.ID, Summary: "result cleared (was DRAW (void))"})
 	})
 }

@@ -72,6 +72,10 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 	}
 	items = append(items, locks...) // 1 + 30 + lockCopies ≤ 100
+	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionCreateEvent, EventID: id, Summary: domain.SummarizeCreateEvent(ev)}, items...)
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
+	}
 	err = s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
@@ -365,9 +369,9 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 }
 
 // writeEventChange writes change to the event row read as cr, conditioned on the name,
-// state, start and rev read and, if change.RequireOpen, on the start being after now; the
-// lock copies are checked current before and brought to the new row after. done is false
-// when the condition failed.
+// state, start and rev read and, if change.RequireOpen, on the start being after now, in one
+// transaction with its audit entry; the lock copies are checked current before and brought
+// to the new row after. done is false when the condition failed.
 func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
 	ev, row := cr.ev, cr.row
 	defer s.forgetEvent(eventID(ev.ID))
@@ -400,12 +404,17 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	in := &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)},
+		types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}})
+	if err != nil {
+		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	if _, err := s.db.UpdateItem(ctx, in); isConditionFailed(err) {
+	err = s.transactRetry(ctx, items)
+	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
@@ -509,7 +518,11 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
 	}
-	if err := s.commitCard(ctx, cr, append(slices.Clone(ev.Matches), m), nil, put); err != nil {
+	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionAddMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("added", m)}, put)
+	if err != nil {
+		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
+	}
+	if err := s.commitCard(ctx, cr, append(slices.Clone(ev.Matches), m), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil
@@ -599,6 +612,10 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 		}
 		items = append(items, put)
 	}
+	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateMatch, EventID: ev.ID, MatchID: &updated.ID, Summary: domain.SummarizeMatchUpdate(m, updated)}, items...)
+	if err != nil {
+		return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
+	}
 	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, updated), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
@@ -643,6 +660,10 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 		card = append(card, other)
 		pos++
 	}
+	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionRemoveMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("removed", m)}, items...)
+	if err != nil {
+		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
+	}
 	return s.commitCard(ctx, cr, card, nil, items...)
 }
 
@@ -683,7 +704,11 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 		out[i] = m
 	}
 	if len(items) == 0 {
-		return out, nil
+		return out, nil // the order is unchanged: nothing written, no audit entry
+	}
+	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionReorderMatches, EventID: ev.ID, Summary: domain.SummarizeOrder(out)}, items...)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: reorder %s: %w", event, err)
 	}
 	if err := s.commitCard(ctx, cr, out, nil, items...); err != nil {
 		return nil, err
@@ -717,12 +742,17 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 			return domain.Match{}, err
 		}
 	}
+	old := m.Result
 	m.Result = r
 	put, err := s.putMatch(eventID(ev.ID), m, true)
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
 	}
-	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), put); err != nil {
+	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeResult(m, old)}, put)
+	if err != nil {
+		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
+	}
+	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), items...); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil

@@ -222,13 +222,11 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 		// entered, which stores BROADCAST) before the write: the write's condition fails and
 		// the decision, taken again, refuses the later start.
 		ev := e.createEvent("2026-04-21-defect-three-race", scCard())
-		var once sync.Once
-		hook := &hookAPI{API: e.client, beforeUpdate: func() {
-			once.Do(func() {
-				_, err := e.before.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: scPtr(domain.StateBroadcast)})
-				scOK(t, err)
-			})
-		}}
+		hook := &hookDB{API: e.client} // before the update's transaction (event change + audit entry)
+		hook.arm(func(context.Context) {
+			_, err := e.before.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: scPtr(domain.StateBroadcast)})
+			scOK(t, err)
+		})
 		later := ev.StartsAt.Add(time.Hour)
 		_, err := New(hook, e.table, WithClock(func() time.Time { return scBefore })).UpdateEvent(ctx, ev.ID, domain.EventUpdate{StartsAt: &later, State: scPtr(domain.StateUpcoming)})
 		if domain.ErrorCode(err) != domain.CodeBadUserInput {
@@ -240,17 +238,6 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 			t.Errorf("event %s starting %s, want BROADCAST at %s", got.Stored, got.StartsAt, ev.StartsAt)
 		}
 	})
-}
-
-// hookAPI runs beforeUpdate before every UpdateItem.
-type hookAPI struct {
-	API
-	beforeUpdate func()
-}
-
-func (h *hookAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	h.beforeUpdate()
-	return h.API.UpdateItem(ctx, in, opts...)
 }
 
 // TestDefect4StandingDriftIsReportedNotClamped: a standing that has drifted below the sum
