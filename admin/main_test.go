@@ -257,7 +257,8 @@ func TestAdminWorkflow(t *testing.T) {
 
 	t.Run("Audit", func(t *testing.T) {
 		// Every admin change above, by the admin of the token: the card, the lock, 9 results
-		// (the draw, the clear, six winners, the correction); the refused re-creation none.
+		// (the draw, the clear, six winners, the correction), 2 scoring calls; the refused
+		// re-creation none.
 		r := e.admin(t, "audit", "-event", cardID).ok(t)
 		r.has(t, "Audit log of "+cardID+", newest first", "Root Admin (root)",
 			`created "WrestleMania 41 Night 2", starts 2025-04-20T22:00:00Z, with 6 matches`,
@@ -266,6 +267,12 @@ func TestAdminWorkflow(t *testing.T) {
 		if n := strings.Count(r.stdout, " setResult "); n != 9 {
 			t.Errorf("%d setResult entries, want 9:\n%s", n, r.stdout)
 		}
+		// Two scoring calls wrote (the first score, the rescore after the correction); the
+		// dry runs and the re-run that found nothing to do wrote no entry.
+		if n := strings.Count(r.stdout, " scoreEvent "); n != 2 {
+			t.Errorf("%d scoreEvent entries, want 2:\n%s", n, r.stdout)
+		}
+		r.has(t, "wrote 3 predictions and 3 standings in ", "wrote 3 predictions and 2 standings in ", "complete, event SCORED")
 		// (The test clock stands still: entries of one instant come in no particular order.)
 		if n := strings.Count(r.stdout, " createEvent "); n != 1 {
 			t.Errorf("%d createEvent entries, want 1:\n%s", n, r.stdout)

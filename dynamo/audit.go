@@ -144,3 +144,35 @@ func (s *Store) withAudit(ctx context.Context, entry domain.AuditEntry, items ..
 	}
 	return append(items, put), nil
 }
+
+// auditScoringCall writes the audit entry of a ScoreEvent call that wrote something but
+// does not end with the SCORED transaction (markScored, which carries the entry of a call
+// that completes the event): the time budget stopped it, or cause (an error) did. Its
+// batches commit in parallel shards, so which of them is the call's last is only known
+// once they have all ended: the entry is written then, in a transaction of its own. A dry
+// run, or a call that wrote nothing, writes no entry. Returns cause if not nil (the
+// entry's own failure is then dropped), else the entry's error.
+func (s *Store) auditScoringCall(ctx context.Context, run *scoringRun, cause error) error {
+	if run.dryRun || run.wrote.Load() == 0 {
+		return cause
+	}
+	stopped := ""
+	if cause != nil {
+		stopped = string(domain.ErrorCode(cause))
+	}
+	run.mu.Lock()
+	rep := *run.report
+	run.mu.Unlock()
+	put, err := s.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
+		Summary: domain.SummarizeScoring(rep, run.ev.CardVersion, stopped)})
+	if err == nil {
+		err = s.transactRetry(ctx, []types.TransactWriteItem{put})
+	}
+	if cause != nil {
+		return cause
+	}
+	if err != nil {
+		return fmt.Errorf("dynamo: score %s: audit entry: %w", run.ev.ID, err)
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -371,5 +372,157 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 		mustOK(t, err)
 		n++
 		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionSetResult, MatchID: &main.ID, Summary: "result cleared (was DRAW (void))"})
+	})
+}
+
+// txHook runs before once, just before the first TransactWriteItems that match accepts.
+type txHook struct {
+	API
+	mu     sync.Mutex
+	match  func(*dynamodb.TransactWriteItemsInput) bool
+	before func(ctx context.Context)
+}
+
+func (h *txHook) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	h.mu.Lock()
+	var before func(context.Context)
+	if h.before != nil && h.match(in) {
+		before, h.before = h.before, nil
+	}
+	h.mu.Unlock()
+	if before != nil {
+		before(ctx)
+	}
+	return h.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// touchesEventItem reports whether a transaction writes or checks an event item (markScored
+// does; scoring batches do not).
+func touchesEventItem(in *dynamodb.TransactWriteItemsInput) bool {
+	for _, it := range in.TransactItems {
+		var key map[string]types.AttributeValue
+		switch {
+		case it.Update != nil:
+			key = it.Update.Key
+		case it.ConditionCheck != nil:
+			key = it.ConditionCheck.Key
+		}
+		if itemString(key, attrPK) == eventsPK {
+			return true
+		}
+	}
+	return false
+}
+
+// scoringEntries returns the scoreEvent entries of a log, newest first.
+func (f *fixture) scoringEntries(log string) []domain.AuditEntry {
+	f.t.Helper()
+	var out []domain.AuditEntry
+	for _, e := range f.auditLog(log, 100) {
+		if e.Action == domain.ActionScoreEvent {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestScoreEventAuditEntries: a scoreEvent call that writes has one entry — in the SCORED
+// transaction when it completes the event, after its batches when the budget or an error
+// stops it — and a call that writes nothing (dry run, nothing left) has none. A SCORED
+// transaction refused by its condition (the card changed) commits no "complete" entry.
+func TestScoreEventAuditEntries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := domain.WithActor(ctxT(t), auditAdmin)
+	step := func() { f.clock.Advance(time.Millisecond) }
+	build := func(id string, players int) domain.Event {
+		ev := f.createEvent(id, 20, standardCard())
+		for i := range players {
+			f.submit(fmt.Sprintf("p%02d", i), ev, i%2, 0, 1)
+		}
+		return ev
+	}
+	ev := build("2030-03-10-audit-score", 6)
+	other := build("2030-03-11-audit-refused", 3)
+	f.clock.Set(time.Date(2030, 3, 12, 0, 0, 0, 0, time.UTC)) // both have started
+	f.lockAndResult(ev, 0, 0, 1)
+	f.lockAndResult(other, 0, 0, 1)
+
+	t.Run("BudgetedCallsThenNothingLeft", func(t *testing.T) {
+		f := f.on(t)
+		budgeted := New(f.db, f.table, WithClock(f.clock.Now), WithScoringBudget(time.Nanosecond)) // one batch a call
+		step()
+		if _, err := budgeted.ScoreEvent(ctx, ev.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.scoringEntries(ev.ID); len(got) != 0 {
+			t.Fatalf("a dry run wrote entries: %+v", got)
+		}
+		calls := 0
+		for {
+			step()
+			rep, err := budgeted.ScoreEvent(ctx, ev.ID, false)
+			mustOK(t, err)
+			calls++
+			got := f.scoringEntries(ev.ID)
+			if len(got) != calls {
+				t.Fatalf("after %d calls: %d scoreEvent entries, want one per call", calls, len(got))
+			}
+			want := fmt.Sprintf("wrote %d predictions", rep.PredictionsScored)
+			if rep.Complete {
+				want += fmt.Sprintf(" and %d standings in %d transactions; complete, event SCORED", rep.StandingsChanged, rep.Transactions)
+			} else {
+				want += fmt.Sprintf(" and %d standings in %d transactions; %d remaining, call again", rep.StandingsChanged, rep.Transactions, rep.Remaining)
+			}
+			f.wantEntries(ev.ID, len(f.auditLog(ev.ID, 100)), domain.AuditEntry{Action: domain.ActionScoreEvent, Summary: want})
+			if rep.Complete {
+				break
+			}
+			if calls > 10 {
+				t.Fatal("never complete")
+			}
+		}
+		if calls < 2 {
+			t.Fatalf("complete in %d call: the budget did not cut the run", calls)
+		}
+		step()
+		rep, err := budgeted.ScoreEvent(ctx, ev.ID, false)
+		mustOK(t, err)
+		if !rep.Complete || rep.Transactions != 0 {
+			t.Fatalf("a call after completion: %+v", rep)
+		}
+		if got := f.scoringEntries(ev.ID); len(got) != calls {
+			t.Fatalf("a call that wrote nothing added an entry: %d, want %d", len(got), calls)
+		}
+	})
+
+	t.Run("RefusedScoredTransactionCommitsNoCompleteEntry", func(t *testing.T) {
+		f := f.on(t)
+		hook := &txHook{API: f.db, match: touchesEventItem, before: func(context.Context) {
+			// A correction lands between the run's read and its SCORED transaction.
+			_, err := f.s.SetResult(ctx, other.ID, other.Matches[0].ID, &domain.MatchResult{Outcome: domain.OutcomeDraw})
+			mustOK(t, err)
+			step()
+		}}
+		step()
+		_, err := New(hook, f.table, WithClock(f.clock.Now)).ScoreEvent(ctx, other.ID, false)
+		wantCode(t, err, domain.CodeConflict)
+		got, err := f.s.GetEvent(ctxT(t), other.ID)
+		mustOK(t, err)
+		if got.Stored == domain.StateScored {
+			t.Fatal("the refused transaction made the event SCORED")
+		}
+		entries := f.scoringEntries(other.ID)
+		if len(entries) != 1 || !strings.Contains(entries[0].Summary, "stopped by CONFLICT") || strings.Contains(entries[0].Summary, "complete") {
+			t.Fatalf("entries %+v, want one saying the call (whose batches committed) stopped by CONFLICT", entries)
+		}
+		// Called again, it scores the corrected card and completes: its entry says so.
+		step()
+		rep, err := f.s.ScoreEvent(ctx, other.ID, false)
+		mustOK(t, err)
+		if !rep.Complete {
+			t.Fatalf("%+v", rep)
+		}
+		f.wantEntries(other.ID, len(f.auditLog(other.ID, 100)), domain.AuditEntry{Action: domain.ActionScoreEvent, Summary: "complete, event SCORED"})
 	})
 }

@@ -132,7 +132,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		g.Go(func() error { return run.shard(gctx, sh) })
 	}
 	if err := g.Wait(); err != nil {
-		return report, err
+		return report, s.auditScoringCall(ctx, run, err)
 	}
 	complete := true
 	for sh := range scoreShards {
@@ -140,7 +140,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		complete = complete && run.complete[sh]
 	}
 	if !complete {
-		return report, nil
+		return report, s.auditScoringCall(ctx, run, nil)
 	}
 	if dryRun {
 		report.Complete = report.Remaining == 0 && ev.Stored == domain.StateScored
@@ -149,15 +149,23 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if ev.Stored != domain.StateScored || run.wrote.Load() > 0 {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
-		err := s.markScored(ctx, ev, card, run.done)
+		// The call's audit entry commits with its last step.
+		final := report
+		final.Complete = true
+		entry, err := s.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: ev.ID,
+			Summary: domain.SummarizeScoring(final, ev.CardVersion, "")})
+		if err != nil {
+			return report, err
+		}
+		err = s.markScored(ctx, ev, card, run.done, entry)
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
 			// Other transactions kept holding the event, its checkpoints or its copies —
 			// typically another run completing it at the same moment: not complete yet,
 			// the next call confirms (or marks it).
-			return report, nil
+			return report, s.auditScoringCall(ctx, run, nil)
 		}
 		if err != nil {
-			return report, err
+			return report, s.auditScoringCall(ctx, run, err)
 		}
 	}
 	// The rank tables sum the shard histograms as they are now; a table is only replaced
@@ -762,9 +770,9 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 // transaction conditioned on the card version scored, on every shard's checkpoint holding
 // the count done the run read (done, by shard), and on every lock copy's count holding
 // what the run read: every prediction the copies count was written for this card, and no
-// prediction came since. Returns CONFLICT if the card, a checkpoint or a count changed
-// since.
-func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int) error {
+// prediction came since. extra (the call's audit entry) is written last in the same
+// transaction. Returns CONFLICT if the card, a checkpoint or a count changed since.
+func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int, extra ...types.TransactWriteItem) error {
 	eid := eventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
 	var event types.TransactWriteItem
@@ -816,7 +824,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return err
 		}
 	}
-	err := s.transactRetry(ctx, items)
+	err := s.transactRetry(ctx, append(items, extra...))
 	if reasons, cancelled := cancellationReasons(err); cancelled {
 		if reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 			return cardOutdated(ev)
