@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -399,19 +400,7 @@ func (h *txHook) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 // touchesEventItem reports whether a transaction writes or checks an event item (markScored
 // does; scoring batches do not).
 func touchesEventItem(in *dynamodb.TransactWriteItemsInput) bool {
-	for _, it := range in.TransactItems {
-		var key map[string]types.AttributeValue
-		switch {
-		case it.Update != nil:
-			key = it.Update.Key
-		case it.ConditionCheck != nil:
-			key = it.ConditionCheck.Key
-		}
-		if itemString(key, attrPK) == eventsPK {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(in.TransactItems, func(it types.TransactWriteItem) bool { return transactKey(it) == eventsPK })
 }
 
 // scoringEntries returns the scoreEvent entries of a log, newest first.
