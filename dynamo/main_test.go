@@ -62,11 +62,18 @@ func (f *fixture) on(t testing.TB) *fixture {
 // storeOver returns another store on the fixture's table and clock, over db.
 func (f *fixture) storeOver(db API) *Store { return New(db, f.table, WithClock(f.clock.Now)) }
 
-// ctxT is a test's context: a safety net, not a timing assertion. Parallel subtests run
+// ctxT is a test's context: a safety net, not a timing assertion. It ends 10 s before the
+// test binary's own deadline (go test -timeout), so that a stuck call fails the test that
+// made it with a message rather than the whole binary with a panic. Parallel subtests run
 // once the whole package's sequential part is done, possibly minutes after their parent
-// made the context.
+// made the context, so it is not a fixed duration from now.
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			ctx, cancel = context.WithDeadline(ctx, end.Add(-10*time.Second))
+		}
+	}
 	t.Cleanup(cancel)
 	return ctx
 }

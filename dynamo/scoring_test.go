@@ -69,11 +69,8 @@ func (e *scEnv) storeOver(db API) *Store {
 	return New(db, e.table, WithClock(func() time.Time { return scAfter }))
 }
 
-func scCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// scCtx is the scoring tests' context (ctxT).
+func scCtx(t testing.TB) context.Context { return ctxT(t) }
 
 func scOK(t testing.TB, err error) {
 	t.Helper()
