@@ -47,8 +47,11 @@ func auditCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 			if e.MatchID != nil {
 				match = *e.MatchID
 			}
-			fmt.Fprintf(tw, "%s\t%s (%s)\t%s\t%s\t%s\n", e.At, e.Actor.Name, e.Actor.ID, e.Action, match,
-				strings.ReplaceAll(e.Summary, "\t", " "))
+			who := e.Actor.Name + " (" + e.Actor.ID + ")"
+			if strings.HasPrefix(e.Actor.ID, "(") { // a change made without a caller: "(system)"
+				who = e.Actor.ID
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At, who, e.Action, match, strings.ReplaceAll(e.Summary, "\t", " "))
 		}
 		return tw.Flush()
 	}
