@@ -25,14 +25,14 @@ var probes = flag.Bool("probes", false, "also record and check the fault probes 
 // sizes (so it extrapolates), the units computed from item sizes are DynamoDB Local's,
 // every partition is known, the fault probes reached every operation, and the model runs.
 // A change of the table layout or of the calls that breaks one of these fails here. (Pages
-// of 4: every index shard holds a page at both sizes, as at a million players.) The
+// of 2: every index shard holds a page at both sizes, as at a million players.) The
 // fault probes run only with -probes (make scale): make test keeps to the recordings.
 func TestRecordingMatchesTheModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var recs []*Recording
-	for _, n := range []int{100, 150} {
-		rec, err := Record(ctx, RecordOptions{Design: "test", Players: n, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml", Log: testLog{t}, Viewers: 40, PageSize: 4,
+	for _, n := range []int{64, 96} {
+		rec, err := Record(ctx, RecordOptions{Design: "test", Players: n, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml", Log: testLog{t}, Viewers: 20, PageSize: 2,
 			NoProbes: len(recs) == 0 || !*probes})
 		if err != nil {
 			t.Fatal(err)
