@@ -54,6 +54,17 @@ type FrontDoor struct {
 	WarmWCU int `json:"warmWcu,omitempty"`
 	MaxRCU  int `json:"maxRcu,omitempty"`
 	MaxWCU  int `json:"maxWcu,omitempty"`
+	// IndexWarm is each global secondary index's declared warm throughput (read, write
+	// units per second) by index name: an index does not share the table's, and starts
+	// at capacity.OnDemandStart* without its own.
+	IndexWarm map[string][2]int `json:"indexWarm,omitempty"`
+}
+
+// IndexRate is what index name serves per second (the table's on-demand caps apply).
+func (f FrontDoor) IndexRate(name string) capacity.Rate {
+	w := f.IndexWarm[name]
+	return capacity.Rate{Read: tableLimit(w[0], f.MaxRCU, int(capacity.OnDemandStart.Read)),
+		Write: tableLimit(w[1], f.MaxWCU, int(capacity.OnDemandStart.Write))}
 }
 
 // ScoringDeadline is how long after its start a scoreEvent call in the function stops
@@ -74,7 +85,7 @@ func (f FrontDoor) Concurrency() int {
 	return AccountConcurrency
 }
 
-// TableRCU and TableWCU are what the table (and likewise each index) serves per second.
+// TableRCU and TableWCU are what the table serves per second (an index: IndexRate).
 func (f FrontDoor) TableRCU() float64 {
 	return tableLimit(f.WarmRCU, f.MaxRCU, int(capacity.OnDemandStart.Read))
 }
@@ -152,6 +163,19 @@ func ReadFrontDoor(path string) (FrontDoor, error) {
 				r, _ := number(w["ReadUnitsPerSecond"])
 				wr, _ := number(w["WriteUnitsPerSecond"])
 				fd.WarmRCU, fd.WarmWCU = int(r), int(wr)
+			}
+			gsis, _ := p["GlobalSecondaryIndexes"].([]any)
+			for _, g := range gsis {
+				gm, _ := g.(map[string]any)
+				name, _ := gm["IndexName"].(string)
+				if w, ok := gm["WarmThroughput"].(map[string]any); ok && name != "" {
+					r, _ := number(w["ReadUnitsPerSecond"])
+					wr, _ := number(w["WriteUnitsPerSecond"])
+					if fd.IndexWarm == nil {
+						fd.IndexWarm = map[string][2]int{}
+					}
+					fd.IndexWarm[name] = [2]int{int(r), int(wr)}
+				}
 			}
 			if o, ok := p["OnDemandThroughput"].(map[string]any); ok {
 				r, _ := number(o["MaxReadRequestUnits"])

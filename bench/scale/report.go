@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/bench"
+	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -534,7 +535,9 @@ func (r *Report) inputs(b *strings.Builder) {
 		for k, v := range fd.Routes {
 			p("; route %s %g/s burst %d", k, v.Rate, v.Burst)
 		}
-		p("; Lambda concurrency %d; function timeout %d s; table and index throughput %s RCU/s, %s WCU/s. ", fd.Concurrency(), fd.TimeoutSeconds, num(fd.TableRCU()), num(fd.TableWCU()))
+		ix := fd.IndexRate(dynamo.IndexName)
+		p("; Lambda concurrency %d; function timeout %d s; table throughput %s RCU/s, %s WCU/s; index %s RCU/s, %s WCU/s. ", fd.Concurrency(), fd.TimeoutSeconds,
+			num(fd.TableRCU()), num(fd.TableWCU()), num(ix.Read), num(ix.Write))
 		p("SDK (dynamo.NewClient's retryer): %d attempts, backoff up to %v ms, retries %s. ", rec.SDK.MaxAttempts, rec.SDK.BackoffCapMs, retryableText(rec.SDK.Retryable))
 		p("The store's own retries (fault probes: every call of one operation failing):\n\n| load | operation | error | store attempts | waits between them (ms) | the player gets |\n|---|---|---|---|---|---|\n")
 		for _, sr := range rec.StoreRetries {

@@ -282,6 +282,9 @@ func newSim(w *Workload, p Params) *sim {
 	fd := w.Rec.FrontDoor
 	tableRate := capacity.Rate{Read: fd.TableRCU(), Write: fd.TableWCU()}
 	s.meter = capacity.NewMeter(func(p capacity.Partition) capacity.Rate {
+		if p.Key == tableWide && p.Index != "" {
+			return fd.IndexRate(p.Index)
+		}
 		if p.Key == tableWide {
 			return tableRate
 		}
