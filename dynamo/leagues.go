@@ -23,14 +23,16 @@ import (
 //
 //   - the league item (LEAGUE#<lid>, LEAGUE): name, owner, member count, the current invite
 //     code and rev, which grows with every change of the league or of its members;
-//   - a member row per member in the league's partition (MEMBER#<uid>): name and join time
-//     (the longest-standing member is the one with the earliest join, then the lowest id);
+//   - a member row per member in the league's partition (MEMBER#<uid>): name (kept current
+//     by Register: renameInLeagues) and join time (the longest-standing member is the one
+//     with the earliest join, then the lowest id);
 //   - the invite item of the current code (INVITE#<code>), a copy of what leagueByInvite
 //     shows (name, owner, member count) so that it and joinLeague read one item. Every
 //     transaction that changes the league item's copied fields changes it the same way,
 //     and it exists exactly while its code is the league's;
-//   - in the player's partition, a membership row per league and the count of their
-//     leagues (@LEAGUES), which the 20-league limit is a condition on.
+//   - in the player's partition, a membership row per league (the name version its rows
+//     carry; whether the player owns it) and their league item (@LEAGUES: how many leagues,
+//     which the 20-league limit is a condition on, their ids and a rev).
 //
 // Every change is one transaction conditioned on what it read (or on nothing it did not
 // read): joins on the code being current, the member cap and the player's league count;
@@ -136,7 +138,7 @@ func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMembe
 
 func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
 
-// txPut is a Put of row on the condition that no item has its key.
+// txPutNew is a Put of row on the condition that no item has its key.
 func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) { return s.put(row, false) }
 
 // txUpdate is an Update of key with update and cond (either may be ""); names maps #n
