@@ -78,7 +78,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		}
 		for _, sr := range rec.StoreRetries {
 			if sr.Attempts == 0 {
-				t.Errorf("the %s probe of %s %s never reached the call", sr.Error, sr.Load, sr.Op)
+				t.Errorf("the %s probe of %s %s never reached the call (answer %q; probes %+v)", sr.Error, sr.Load, sr.Op, sr.Outcome, rec.StoreRetries)
 			}
 		}
 		if rec.SDK.MaxAttempts < 1 || rec.FrontDoor.TimeoutSeconds < 1 {

@@ -234,14 +234,38 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 		return nil
 	}
 
+	// Scoring is probed on events of its own, one per fault (three players each), so that
+	// a probe that ends up scoring its event leaves the next one something to score.
+	type scoreProbe struct {
+		op, class string
+		ev        event
+	}
+	var scoring []scoreProbe
+	for _, op := range rec.ops(LoadScore) {
+		for _, class := range errorClasses(op) {
+			e, err := h.createEvent(ctx, fmt.Sprintf("scale-probe-%d", len(scoring)+1), probeStart)
+			if err != nil {
+				return nil, err
+			}
+			scoring = append(scoring, scoreProbe{op, class, e})
+		}
+	}
+
 	h.clock.Set(probeStart.Add(-30 * time.Minute))
 	if err := perPlayer(LoadSubmit, map[string]any{"eventId": ev.id, "picks": ev.picks(1)}); err != nil {
 		return nil, err
 	}
-	for p := 1; p <= 3; p++ {
-		if _, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
-			map[string]any{"eventId": ev.id, "picks": ev.picks(p)}); err != nil {
-			return nil, err
+	for _, e := range append([]event{ev}, func() (es []event) {
+		for _, sp := range scoring {
+			es = append(es, sp.ev)
+		}
+		return es
+	}()...) {
+		for p := 1; p <= 3; p++ {
+			if _, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+				map[string]any{"eventId": e.id, "picks": e.picks(p)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := perPlayer(LoadCard, map[string]any{"id": ev.id}); err != nil {
@@ -251,18 +275,18 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 	if err := h.results(ctx, ev); err != nil {
 		return nil, err
 	}
-	// Scoring: one invocation per fault; writes first fail, so the event is still to
-	// score for the next probe. Operations that come after the writes go last.
-	ops := rec.ops(LoadScore)
-	for _, op := range ops {
-		for _, class := range errorClasses(op) {
-			err := run(LoadScore, op, class, func() (answer, error) {
-				return h.send(ctx, Screen{Method: "POST", Document: h.scoreDoc(ctx)}, h.token("scale-admin", "Scale Admin", true),
-					map[string]any{"e": ev.id}, nil)
-			})
-			if err != nil {
-				return nil, err
-			}
+	// One scoreEvent call per fault, without a budget, so that it gets as far as the
+	// writes that close the event.
+	for _, sp := range scoring {
+		if err := h.results(ctx, sp.ev); err != nil {
+			return nil, err
+		}
+		err := run(LoadScore, sp.op, sp.class, func() (answer, error) {
+			return h.sendTo(ctx, h.full, Screen{Method: "POST", Document: h.scoreDoc(ctx)}, h.token("scale-admin", "Scale Admin", true),
+				map[string]any{"e": sp.ev.id}, nil)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if _, _, err := h.score(ctx, []http.Handler{h.handler}, ev, nil); err != nil {
