@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"syscall"
@@ -38,21 +39,43 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 		resp, err := decode(b)
 		return d, resp, err
 	}
-	d, resp, err := run()
-	if err != nil {
-		return r, fmt.Errorf("score %s: %w", ev.name, err)
+	// The server runs scoring without a time budget, so one call scores the event; an
+	// UNAVAILABLE answer (the engine too slow for the SDK's attempts, on a loaded machine)
+	// is called again, as the admin command does, and counted in: the run continues from
+	// the shards' checkpoints. The re-run below checks nothing is left.
+	var total time.Duration
+	scoredTotal := 0
+	r.Operations = map[string]int{}
+	for attempt := 1; ; attempt++ {
+		d, resp, err := run()
+		total += d
+		if resp != nil && resp.Ext.DynamoDB != nil {
+			c := resp.Ext.DynamoDB
+			r.Calls += c.Calls
+			for op, n := range c.Operations {
+				r.Operations[op] += n
+			}
+			r.RCU, r.WCU = addUnits(r.RCU, c.ReadCapacityUnits), addUnits(r.WCU, c.WriteCapacityUnits)
+			r.MaxTransactionItems = max(r.MaxTransactionItems, c.MaxTransactionItems)
+		}
+		if err != nil && resp != nil && errorCode(resp) == "UNAVAILABLE" && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return r, fmt.Errorf("score %s: %w", ev.name, err)
+		}
+		n, _ := path(resp.Data, "scoreEvent", "predictionsScored")
+		tx, _ := path(resp.Data, "scoreEvent", "transactions")
+		scoredTotal += int(n.(float64))
+		r.Transactions += int(tx.(float64))
+		break
 	}
-	r.Seconds = d.Seconds()
-	if err := all(equal(resp.Data, float64(ev.size), "scoreEvent", "predictionsScored")); err != nil {
-		return r, fmt.Errorf("score %s: %w", ev.name, err)
-	}
-	tx, _ := path(resp.Data, "scoreEvent", "transactions")
-	r.Transactions = int(tx.(float64))
-	if c := resp.Ext.DynamoDB; c != nil {
-		r.Calls, r.Operations, r.RCU, r.WCU, r.MaxTransactionItems = c.Calls, c.Operations, c.ReadCapacityUnits, c.WriteCapacityUnits, c.MaxTransactionItems
+	r.Seconds = total.Seconds()
+	if scoredTotal > ev.size || scoredTotal == 0 {
+		return r, fmt.Errorf("score %s: scored %d predictions of %d", ev.name, scoredTotal, ev.size)
 	}
 
-	d, resp, err = run()
+	d, resp, err := run()
 	if err != nil {
 		return r, fmt.Errorf("re-score %s: %w", ev.name, err)
 	}
@@ -304,4 +327,30 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// addUnits adds capacity units, nil (not reported) staying nil.
+func addUnits(sum, u *float64) *float64 {
+	if u == nil {
+		return sum
+	}
+	v := *u
+	if sum != nil {
+		v += *sum
+	}
+	return &v
+}
+
+// errorCode is the extensions.code of an answer's first error, "" without one.
+func errorCode(resp *gqlResponse) string {
+	if len(resp.Errors) == 0 {
+		return ""
+	}
+	var e struct {
+		Extensions struct {
+			Code string `json:"code"`
+		} `json:"extensions"`
+	}
+	_ = json.Unmarshal(resp.Errors[0], &e)
+	return e.Extensions.Code
 }
