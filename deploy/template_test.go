@@ -46,13 +46,28 @@ type tableProps struct {
 	AttributeDefinitions   []struct{ AttributeName, AttributeType string }
 	KeySchema              []keyElement
 	GlobalSecondaryIndexes []struct {
-		IndexName  string
-		KeySchema  []keyElement
-		Projection struct{ ProjectionType string }
+		IndexName      string
+		KeySchema      []keyElement
+		Projection     struct{ ProjectionType string }
+		WarmThroughput warmThroughput
 	}
+	WarmThroughput                   warmThroughput
 	PointInTimeRecoverySpecification struct{ PointInTimeRecoveryEnabled bool }
 	DeletionProtectionEnabled        bool
 }
+
+type warmThroughput struct{ ReadUnitsPerSecond, WriteUnitsPerSecond int }
+
+// Warm throughput the show needs from its first second (README "Table design", the
+// partition-throughput model in bench/scale): the peak submit minute (~2,800 transactions
+// of ~7 WCU a second) on the table, and on the index the 16 score shards moving keys at
+// once while scoring (or the submits' index entries). A new on-demand table starts at
+// 4,000 WCU and 12,000 RCU.
+const (
+	peakTableWCU = 20_000
+	peakIndexWCU = 20_000
+	peakTableRCU = 12_000
+)
 
 type functionProps struct {
 	CodeUri       string
@@ -174,6 +189,14 @@ func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 		}
 		if g.Projection.ProjectionType != string(want.Projection.ProjectionType) {
 			t.Errorf("GSI %s projection %s, want %s", g.IndexName, g.Projection.ProjectionType, want.Projection.ProjectionType)
+		}
+	}
+	if w := got.WarmThroughput; w.WriteUnitsPerSecond < peakTableWCU || w.ReadUnitsPerSecond < peakTableRCU {
+		t.Errorf("table warm throughput %+v, want at least %d WCU and %d RCU", w, peakTableWCU, peakTableRCU)
+	}
+	for _, g := range got.GlobalSecondaryIndexes {
+		if g.WarmThroughput.WriteUnitsPerSecond < peakIndexWCU {
+			t.Errorf("GSI %s warm throughput %+v, want at least %d WCU", g.IndexName, g.WarmThroughput, peakIndexWCU)
 		}
 	}
 	if !got.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled {

@@ -19,8 +19,8 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// CreateEvent creates an event with its whole card and its lock copies in one
-// transaction: players never see half a card and a re-run cannot duplicate matches.
+// CreateEvent creates an event with its whole card in one transaction (players never see
+// half a card and a re-run cannot duplicate matches), then its lock copies.
 // Returns CONFLICT if the id is taken.
 func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error) {
 	name, err := domain.CleanText("event name", spec.Name, domain.MaxTextLen)
@@ -67,11 +67,6 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
 	}
-	locks, err := s.newLockPuts(row)
-	if err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
-	}
-	items = append(items, locks...) // 1 + 30 + lockCopies ≤ 100
 	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionCreateEvent, EventID: id, Summary: domain.SummarizeCreateEvent(ev)}, items...)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
@@ -82,6 +77,15 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
+	}
+	// Its lock copies, in transactions of 100: until they all exist, a submit that meets a
+	// missing one creates the rest first (submitRefusal), and so does every admin change.
+	all := make([]int, lockCopies)
+	for c := range all {
+		all[c] = c
+	}
+	if err := s.createLocks(ctx, row, all); err != nil {
+		return domain.Event{}, err
 	}
 	return ev, nil
 }
@@ -257,7 +261,7 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 		return err
 	}
 	next := row
-	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+1, cardHash(card)
+	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), cardHash(card)
 	upd := expression.Set(expression.Name("cardVersion"), expression.Value(next.CardVersion)).
 		Set(expression.Name("cardHash"), expression.Value(next.CardHash)).
 		Set(expression.Name("rev"), expression.Value(next.Rev))
@@ -281,6 +285,9 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 	}
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
+	}
+	if next.Rev == row.Rev {
+		return nil
 	}
 	return s.syncLocks(ctx, next, nil)
 }
@@ -379,7 +386,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 		return false, err
 	}
 	next := row
-	next.Rev = row.Rev + 1
+	next.Rev = row.Rev + copiesFollow(row)
 	upd := expression.Set(expression.Name("rev"), expression.Value(next.Rev))
 	if change.Name != nil {
 		next.Name = *change.Name
@@ -419,7 +426,21 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
+	if next.Rev == row.Rev {
+		return true, nil
+	}
 	return true, s.syncLocks(ctx, next, nil)
+}
+
+// copiesFollow is 1 if a change of the event row must reach its lock copies (the rev
+// grows, then the copies are synced), 0 if not: once the row has left UPCOMING its copies
+// say so too (ensureLocks made sure before the change), every submit fails on that, and a
+// locked event never reopens, so nothing else of the row matters to them any more.
+func copiesFollow(row eventRow) int {
+	if row.State == string(domain.StateUpcoming) {
+		return 1
+	}
+	return 0
 }
 
 // propagateEventRef copies an event's name and start onto its predictions, in transactions

@@ -45,7 +45,7 @@ import (
 // page is scoreShards Queries merged by GSI_SK. In each shard scored predictions
 // ("SCORE#…") sort before unscored ones ("UNSCORED#…").
 //
-// An event has lockCopies lock copies (<cc>, two digits), each in a partition of its own:
+// An event has lockCopies lock copies (<cc>, two digits or more), each in a partition of its own:
 // the fields a submit's condition needs (state, start, name, card version) mirrored from
 // the event row, and the count of predictions of the players of that copy (lockCopy(uid)).
 // A submit's transaction checks and counts on its player's copy, never on the event item,
@@ -148,9 +148,16 @@ const scoreShards = 16
 
 // lockCopies is how many lock copies an event has: every submit's transaction checks (and
 // on a first prediction, counts on) the copy of its player, so at the peak submit rate each
-// copy sees 1/lockCopies of the submits, which keeps transaction conflicts on one item rare
-// (bench/README). A multiple of scoreShards: the copies of shard s are those with
-// copy % scoreShards == s.
+// copy sees 1/lockCopies of the submits. On AWS two transactions that include one item at
+// the same time cancel each other (TransactionConflict). The partition-throughput model
+// (bench/README, make scale) says 64 is not enough for the modelled peak (1M submits in the
+// last hour, a 10× peak minute: ~2,800 submits/s, ~43 a second on each copy): ~40% of first
+// attempts conflict and ~2,000 submits reach players as UNAVAILABLE after the retries; 256
+// copies would let none through. The store handles any multiple of scoreShards (copies are
+// created and synced in transactions of at most 100, locks.go), but 256 made the
+// admin-heavy tests on DynamoDB Local about 3× slower (TestDefect2, TestCardEdits,
+// TestMigrate: 40 s vs 12 s), so the switch waits for tests that run with fewer copies.
+// A multiple of scoreShards: the copies of shard s are those with copy % scoreShards == s.
 const lockCopies = 64
 
 // lockCopy is the lock copy of user u's predictions (0..lockCopies-1): FNV-1a of the id.

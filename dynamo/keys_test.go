@@ -33,7 +33,8 @@ func TestKeyBuilders(t *testing.T) {
 		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0), shardKey("EVENT#2024-03-03-aew-revolution", "#00")},
 		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", scoreShards-1), shardKey("EVENT#2024-03-03-aew-revolution", fmt.Sprintf("#%02d", scoreShards-1))},
 		{"SeasonShard", seasonShardPK(2024, scoreShards-1), shardKey("STANDINGS#2024", fmt.Sprintf("#%02d", scoreShards-1))},
-		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", lockCopies-1), "EVENT#2024-03-03-aew-revolution#63"},
+		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", lockCopies-1), fmt.Sprintf("EVENT#2024-03-03-aew-revolution#%02d", lockCopies-1)},
+		{"FirstLockCopyPartition", lockPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
 		{"LockCopySortKey", lockSK, "LOCK"},
 		{"Checkpoint", checkpointSK(3), "SCORING#03"},
 	}
@@ -50,8 +51,8 @@ func TestKeyBuilders(t *testing.T) {
 // (the model assumes every shard takes 1/K of the load), and every copy belongs to one shard.
 func TestShards(t *testing.T) {
 	t.Parallel()
-	if lockCopies%scoreShards != 0 || lockCopies > 100 || scoreShards > 100 {
-		t.Fatalf("lockCopies %d must be a multiple of scoreShards %d, both two digits", lockCopies, scoreShards)
+	if lockCopies%scoreShards != 0 || lockCopies > 1000 || scoreShards > 100 {
+		t.Fatalf("lockCopies %d must be a multiple of scoreShards %d, three and two digits", lockCopies, scoreShards)
 	}
 	const players = 64_000
 	perShard := make([]int, scoreShards)
@@ -225,13 +226,9 @@ func FuzzKeys(f *testing.F) {
 		if eErr == nil {
 			oneHash(eventSK(e))
 			oneHash(eventPK(e))
-			keys := []string{lockPK(e, lockCopies-1)}
-			if scoreShards > 1 {
-				keys = append(keys, eventShardPK(e, scoreShards-1))
-			}
-			for _, key := range keys {
-				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+3 {
-					t.Fatalf("shard key %q is not the event's partition and two digits", key)
+			for key, digits := range map[string]int{lockPK(e, lockCopies-1): len(fmt.Sprint(lockCopies - 1)), eventShardPK(e, scoreShards-1): 2} {
+				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+1+digits {
+					t.Fatalf("shard key %q is not the event's partition and %d digits", key, digits)
 				}
 			}
 			if got, err := eventIDFromSK(eventSK(e)); err != nil || got != e {

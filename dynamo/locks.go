@@ -21,25 +21,16 @@ import (
 // copies mirror the event row: every write of the event row that changes what a submit's
 // condition reads bumps its rev (conditioned on the rev read, so the new row is known
 // exactly), and then syncLocks writes the row's fields to every copy, only forward
-// (a copy's rev never goes back). Before an admin change the copies are checked to be
-// current (ensureLocks), so that a sync cut off by a crash is finished before anything
-// that relies on it (a result is only entered once every copy is locked); a submit that
-// finds its copy behind the event row it read brings the copies forward and tries again.
+// (a copy's rev never goes back). There are more copies than a transaction holds, so they
+// are created (createLocks) and synced in transactions of at most 100 copies, or one by one
+// while other transactions hold them (a submit rush). Before an admin change the copies
+// are checked to exist and be current (ensureLocks), so that a creation or a sync cut off
+// by a crash is finished before anything that relies on it (a result is only entered once
+// every copy is locked; scoring checks the same before it reads the counts); a submit that
+// finds its copy missing or behind the event row brings the copies forward and tries again.
 
-// lockWorkers bounds the single-copy updates run at once when a sync falls back to them.
+// lockWorkers bounds the single-copy writes run at once when a chunk falls back to them.
 const lockWorkers = 16
-
-// newLockPuts are the Puts creating an event's lock copies (none may exist yet).
-func (s *Store) newLockPuts(ev eventRow) ([]types.TransactWriteItem, error) {
-	items := make([]types.TransactWriteItem, lockCopies)
-	for c := range lockCopies {
-		var err error
-		if items[c], err = s.put(newLockRow(ev, c), false); err != nil {
-			return nil, err
-		}
-	}
-	return items, nil
-}
 
 // lockKeys are the keys of an event's lock copies, copy c at index c.
 func lockKeys(eid eventID) []map[string]types.AttributeValue {
@@ -50,8 +41,8 @@ func lockKeys(eid eventID) []map[string]types.AttributeValue {
 	return ks
 }
 
-// readLocks reads an event's lock copies consistently (one BatchGetItem), by copy. A copy
-// that does not exist is missing from the map.
+// readLocks reads an event's lock copies consistently (BatchGetItems of 100 keys), by
+// copy. A copy that does not exist is missing from the map.
 func (s *Store) readLocks(ctx context.Context, eid eventID) (map[int]lockRow, error) {
 	locks := make(map[int]lockRow, lockCopies)
 	byPK := make(map[string]int, lockCopies)
@@ -74,8 +65,22 @@ func (s *Store) readLocks(ctx context.Context, eid eventID) (map[int]lockRow, er
 	return locks, nil
 }
 
+// locksToFix lists the copies of locks (as read) that are missing, and those behind rev.
+func locksToFix(locks map[int]lockRow, rev int) (missing, behind []int) {
+	for c := range lockCopies {
+		l, ok := locks[c]
+		switch {
+		case !ok:
+			missing = append(missing, c)
+		case l.Rev < rev:
+			behind = append(behind, c)
+		}
+	}
+	return missing, behind
+}
+
 // lockSync is the update that brings a copy forward to ev's fields and rev. It fails its
-// condition on a copy already at that rev or later.
+// condition on a copy already at that rev or later, or missing.
 func lockSync(ev eventRow) (expression.Expression, error) {
 	return expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("name"), expression.Value(ev.Name)).
@@ -87,12 +92,68 @@ func lockSync(ev eventRow) (expression.Expression, error) {
 			And(expression.Name("rev").LessThan(expression.Value(ev.Rev)))).Build()
 }
 
+// writeLocks writes one item per copy of copies: transactions of at most 100 items, and,
+// for a chunk that is cancelled (other transactions in flight on its copies, or one of
+// its conditions failing), each of its copies alone (lockWorkers at once).
+func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (types.TransactWriteItem, error), alone func(ctx context.Context, c int) error) error {
+	for start := 0; start < len(copies); start += maxTransactItems {
+		chunk := copies[start:min(start+maxTransactItems, len(copies))]
+		items := make([]types.TransactWriteItem, len(chunk))
+		for i, c := range chunk {
+			var err error
+			if items[i], err = item(c); err != nil {
+				return err
+			}
+		}
+		err := s.transact(ctx, items)
+		if err == nil {
+			continue
+		}
+		if _, cancelled := cancellationReasons(err); !cancelled {
+			return err
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(lockWorkers)
+		for _, c := range chunk {
+			g.Go(func() error { return alone(gctx, c) })
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createLocks creates the copies listed from ev, counting no prediction. A copy that
+// exists by then (another writer made it) is brought forward to ev instead.
+func (s *Store) createLocks(ctx context.Context, ev eventRow, copies []int) error {
+	err := s.writeLocks(ctx, copies, func(c int) (types.TransactWriteItem, error) {
+		return s.put(newLockRow(ev, c), false)
+	}, func(ctx context.Context, c int) error {
+		it, err := s.put(newLockRow(ev, c), false)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: it.Put.TableName, Item: it.Put.Item, ConditionExpression: it.Put.ConditionExpression,
+			ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
+		})
+		if isConditionFailed(err) {
+			return s.syncLock(ctx, ev, c)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: create lock copies %s: %w", ev.ID, err)
+	}
+	return nil
+}
+
 // syncLocks brings every lock copy of ev's event that is behind ev.Rev forward to ev (the
 // event row as it is in the table at that rev). behind lists the copies to write (nil:
-// all). One transaction when nothing else holds the copies; otherwise (other transactions
-// in flight on them, as during a submit rush, or a copy already ahead) one conditional
-// update per copy, which the SDK retries on a conflict. A copy already at ev.Rev or later
-// is left as it is. Events without lock copies (layoutLegacy) have nothing to sync.
+// all). A copy already at ev.Rev or later is left as it is, and so is a missing one
+// (ensureLocks creates those). Events without lock copies (layoutLegacy) have nothing to
+// sync.
 func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error {
 	if ev.Layout == layoutLegacy {
 		return nil
@@ -103,54 +164,45 @@ func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error 
 			behind[c] = c
 		}
 	}
-	if len(behind) == 0 {
-		return nil
-	}
 	expr, err := lockSync(ev)
 	if err != nil {
 		return fmt.Errorf("dynamo: sync lock copies %s: %w", ev.ID, err)
 	}
-	update := func(c int) *types.Update {
-		return &types.Update{
+	err = s.writeLocks(ctx, behind, func(c int) (types.TransactWriteItem, error) {
+		return types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.table), Key: pkKey(lockPK(eventID(ev.ID), c), lockSK),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}
-	}
-	items := make([]types.TransactWriteItem, len(behind))
-	for i, c := range behind {
-		items[i] = types.TransactWriteItem{Update: update(c)}
-	}
-	if err := s.transact(ctx, items); err == nil {
-		return nil
-	} else if _, cancelled := cancellationReasons(err); !cancelled {
-		return fmt.Errorf("dynamo: sync lock copies %s: %w", ev.ID, err)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(lockWorkers)
-	for _, c := range behind {
-		g.Go(func() error {
-			u := update(c)
-			_, err := s.db.UpdateItem(gctx, &dynamodb.UpdateItemInput{
-				TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-				ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-				ExpressionAttributeValues: u.ExpressionAttributeValues,
-			})
-			if isConditionFailed(err) {
-				return nil // already there (or further)
-			}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}}, nil
+	}, func(ctx context.Context, c int) error { return s.syncLock(ctx, ev, c) })
+	if err != nil {
 		return fmt.Errorf("dynamo: sync lock copies %s: %w", ev.ID, err)
 	}
 	return nil
 }
 
-// ensureLocks makes sure every lock copy of the event row ev (read consistently) is at
-// its rev or later: one consistent read of the copies, and a sync of those behind (a sync
-// cut off earlier). Admin changes call it before they write.
+// syncLock brings copy c forward to ev with one conditional update; a copy already there
+// (or further, or missing) is left as it is.
+func (s *Store) syncLock(ctx context.Context, ev eventRow, c int) error {
+	expr, err := lockSync(ev)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: pkKey(lockPK(eventID(ev.ID), c), lockSK),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return err
+}
+
+// ensureLocks makes sure every lock copy of the event row ev (read consistently) exists
+// and is at its rev or later: one consistent read of the copies, then the creation of the
+// missing ones and a sync of those behind (a creation or a sync cut off earlier). Admin
+// changes call it before they write.
 func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
 	if ev.Layout == layoutLegacy {
 		return nil
@@ -159,11 +211,17 @@ func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
 	if err != nil {
 		return err
 	}
-	behind := []int{}
-	for c := range lockCopies {
-		if l, ok := locks[c]; ok && l.Rev < ev.Rev {
-			behind = append(behind, c)
-		}
+	return s.fixLocks(ctx, ev, locks)
+}
+
+// fixLocks creates the copies missing from locks (as read) and syncs those behind ev.
+func (s *Store) fixLocks(ctx context.Context, ev eventRow, locks map[int]lockRow) error {
+	missing, behind := locksToFix(locks, ev.Rev)
+	if err := s.createLocks(ctx, ev, missing); err != nil {
+		return err
+	}
+	if len(behind) == 0 {
+		return nil
 	}
 	return s.syncLocks(ctx, ev, behind)
 }

@@ -25,8 +25,8 @@ import (
 //     conditional UpdateItem each: `GSI_PK = <the season's partition>`).
 //  2. Each event, in three steps recorded on its row (eventRow.Layout), so that a run cut
 //     off anywhere goes on from there when started again:
-//     - layoutLegacy → layoutMigrating: one transaction creates the 64 lock copies (from
-//     the event row, conditioned on its rev) and marks the row. From then on submits work
+//     - layoutLegacy → layoutMigrating: the row is marked (conditioned on its rev), then its
+//     lock copies are created from it (createLocks). From then on submits work
 //     (they count on the copies; a replaced legacy prediction is counted by its submit);
 //     scoring answers UNAVAILABLE until the event is sharded.
 //     - the predictions still in the event's own partition move to their shards, a batch of
@@ -209,6 +209,10 @@ func (s *Store) migrateEvent(ctx context.Context, eid eventID) (int, error) {
 	if row.Layout == layoutSharded {
 		return 0, nil
 	}
+	// The copies exist and are current (a run cut off while creating them finishes here).
+	if err := s.ensureLocks(ctx, row); err != nil {
+		return 0, err
+	}
 	moved, err := s.movePredictions(ctx, row)
 	if err != nil {
 		return moved, err
@@ -227,8 +231,8 @@ func (s *Store) migrateEvent(ctx context.Context, eid eventID) (int, error) {
 	return moved, s.finishMigration(ctx, eid)
 }
 
-// startMigration creates the event's lock copies and marks the row layoutMigrating, in one
-// transaction conditioned on the row's rev and layout as read.
+// startMigration marks the row layoutMigrating (conditioned on its rev and layout as read)
+// and creates the event's lock copies.
 func (s *Store) startMigration(ctx context.Context, row eventRow) error {
 	next := row
 	next.Rev, next.Layout = row.Rev+1, layoutMigrating
@@ -240,25 +244,20 @@ func (s *Store) startMigration(ctx context.Context, row eventRow) error {
 	if err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{{Update: &types.Update{
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(row.ID))),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}}
-	locks, err := s.newLockPuts(next)
-	if err != nil {
-		return err
-	}
-	err = s.transactRetry(ctx, append(items, locks...))
-	if _, cancelled := cancellationReasons(err); cancelled {
+	})
+	if isConditionFailed(err) {
 		// Changed since it was read (an admin edit, or another migrate run): the caller
 		// reads it again and goes on from what it finds.
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("dynamo: migrate event %s: lock copies: %w", row.ID, err)
+		return fmt.Errorf("dynamo: migrate event %s: %w", row.ID, err)
 	}
-	return nil
+	return s.ensureLocks(ctx, next)
 }
 
 // movePredictions moves the event's predictions still in its own GSI partition to their

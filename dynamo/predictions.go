@@ -283,7 +283,12 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		if row.Layout == layoutLegacy {
 			return domain.Prediction{}, nil, domain.Errorf(domain.CodeUnavailable, "event %q is being moved to the current table layout (admin migrate); try again in a few minutes", read.ID)
 		}
-		return domain.Prediction{}, nil, fmt.Errorf("dynamo: put prediction for event %s: the lock copy is missing", read.ID)
+		// The copy does not exist yet (the event's creation was cut off before all its
+		// copies were made): make them, then try again.
+		if err := s.ensureLocks(ctx, row); err != nil {
+			return domain.Prediction{}, nil, err
+		}
+		return domain.Prediction{}, &submitRetry{synced: true}, nil
 	}
 	var lock lockRow
 	if err := attributevalue.UnmarshalMap(old, &lock); err != nil {

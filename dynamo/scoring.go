@@ -99,7 +99,7 @@ func cardOutdated(ev domain.Event) error {
 // deadline minus ScoringMargin) — it always starts one — and reports Complete false and
 // what Remains (exact: the predictions not yet written for the card). The event becomes
 // SCORED, and the report Complete, when every shard is done, with a transaction
-// conditioned on the card version, every checkpoint and every lock copy's count. dryRun
+// conditioned on the card version and every checkpoint (see markScored). dryRun
 // computes the report without writing.
 //
 // Returns NOT_FOUND, BAD_USER_INPUT (open event, missing results), CONFLICT (the card or the
@@ -122,6 +122,13 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	}
 	if err := domain.CheckScorable(ev, s.now()); err != nil {
 		return report, err
+	}
+	// Every copy locked like the event row before the counts are trusted: a copy a cut-off
+	// sync left behind (or never created) could still take a submit.
+	if missing, behind := locksToFix(card.locks, card.row.Rev); len(missing)+len(behind) > 0 && !dryRun {
+		if err := s.fixLocks(ctx, card.row, card.locks); err != nil {
+			return report, err
+		}
 	}
 	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
 	run := &scoringRun{s: s, ev: ev, card: card, deadline: deadline, dryRun: dryRun, report: &report,
@@ -149,6 +156,17 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if ev.Stored != domain.StateScored || run.wrote.Load() > 0 {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
+		// The counts once more (defence in depth: none can have grown since the prologue,
+		// see markScored, and the copies may be more than its transaction could check).
+		locks, err := s.readLocks(ctx, eventID(ev.ID))
+		if err != nil {
+			return report, err
+		}
+		for c := range lockCopies {
+			if locks[c].Predictions != card.locks[c].Predictions {
+				return report, domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
+			}
+		}
 		// The call's audit entry commits with its last step.
 		final := report
 		final.Complete = true
@@ -239,6 +257,15 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 	defer func() { r.done[sh] = cp.Done }()
 	for {
 		if cp.Done > count {
+			// More written than counted when the run read the counts: predictions came
+			// since (CONFLICT: the next run reads the counts again), or the counts drifted.
+			locks, err := s.readLocks(ctx, eid)
+			if err != nil {
+				return err
+			}
+			if now := (cardRead{locks: locks}).shardCount(sh); now >= cp.Done {
+				return domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
+			}
 			return domain.Errorf(domain.CodeInternal, "shard %d of event %q has %d predictions scored for card version %d but its lock copies count %d: the counts have drifted", sh, ev.ID, cp.Done, ev.CardVersion, count)
 		}
 		if r.shardDone(cp, count) {
@@ -767,11 +794,14 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 }
 
 // markScored makes the event SCORED (or, if it is already, confirms it) in one
-// transaction conditioned on the card version scored, on every shard's checkpoint holding
-// the count done the run read (done, by shard), and on every lock copy's count holding
-// what the run read: every prediction the copies count was written for this card, and no
-// prediction came since. extra (the call's audit entry) is written last in the same
-// transaction. Returns CONFLICT if the card, a checkpoint or a count changed since.
+// transaction conditioned on the card version scored and on every shard's checkpoint
+// holding the count done the run read (done, by shard): every prediction the copies
+// counted was written for this card. No prediction can have come since the counts were
+// read: scoring needs every result, a result is only entered once every copy is locked
+// (ensureLocks before the card change, lockOnResult in it), and ScoreEvent brings any copy
+// left behind forward before it reads them (so the copies, which may be more than a
+// transaction holds, need no condition here). extra (the call's audit entry) is written
+// last in the same transaction. Returns CONFLICT if the card or a checkpoint changed since.
 func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int, extra ...types.TransactWriteItem) error {
 	eid := eventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
@@ -812,15 +842,10 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 	}
 	for sh := range scoreShards {
 		if card.shardCount(sh) == 0 {
-			continue // nothing to have scored; the copies' counts below say it stayed so
+			continue // nothing to have scored
 		}
 		cond := same.And(expression.Name("done").Equal(expression.Value(done[sh])))
 		if err := check(pkKey(eventPK(eid), checkpointSK(sh)), cond); err != nil {
-			return err
-		}
-	}
-	for c := range lockCopies {
-		if err := check(pkKey(lockPK(eid, c), lockSK), expression.Name("predictions").Equal(expression.Value(card.locks[c].Predictions))); err != nil {
 			return err
 		}
 	}
@@ -829,7 +854,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 		if reasonCode(reasons, 0) == "ConditionalCheckFailed" {
 			return cardOutdated(ev)
 		}
-		return domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
+		return domain.Errorf(domain.CodeConflict, "another scoring run of event %q moved on meanwhile; run scoreEvent again", ev.ID)
 	}
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
