@@ -76,7 +76,7 @@ var FieldCosts = []FieldCost{
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem"},
 	{Field: "Mutation.register", Calls: 7, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left; of a player in leagues: 1 BatchGetItem (the leagues they own) and 1 TransactWriteItems (their league rows) more"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
-	{Field: "Mutation.createEvent", Calls: 1, Note: "TransactWriteItems (the event, its card and its lock copies)"},
+	{Field: "Mutation.createEvent", Calls: 2, Note: "TransactWriteItems (the event and its card), TransactWriteItems (its lock copies, 100 a transaction)"},
 	{Field: "Mutation.updateEvent", Calls: dynamo.ScoreShards + 6, Note: "GetItem ∥ Query, BatchGetItem (lock copies), UpdateItem, TransactWriteItems (the lock copies); a new name or start: 1 Query per score shard and 1 TransactWriteItems per 99 predictions"},
 	{Field: "Mutation.addMatch", Calls: 5, Note: "GetItem ∥ Query, BatchGetItem (lock copies), TransactWriteItems, TransactWriteItems (the lock copies)"},
 	{Field: "Mutation.updateMatch", Calls: 5, Note: "as `addMatch`"},
