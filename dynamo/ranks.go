@@ -171,7 +171,8 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) err
 		}
 		item := map[string]types.AttributeValue{
 			attrPK: l.table[attrPK], attrSK: l.table[attrSK], attrType: str(typeRankTable),
-			"table": &types.AttributeValueMemberB{Value: encodeRankTable(l.hist)},
+			// Never nil: a table emptied by deleted accounts is still a table (an empty B).
+			"table": &types.AttributeValueMemberB{Value: append([]byte{}, encodeRankTable(l.hist)...)},
 			"rev":   &types.AttributeValueMemberN{Value: strconv.Itoa(l.rev)},
 		}
 		cond := expression.Name("rev").AttributeNotExists().Or(expression.Name("rev").LessThan(expression.Value(l.rev)))

@@ -118,6 +118,7 @@ type ComplexityRoot struct {
 		AddMatch         func(childComplexity int, eventID string, input model.MatchInput) int
 		CreateEvent      func(childComplexity int, input model.EventInput) int
 		CreateLeague     func(childComplexity int, name string) int
+		DeleteMe         func(childComplexity int) int
 		JoinLeague       func(childComplexity int, inviteCode string) int
 		LeaveLeague      func(childComplexity int, id string) int
 		Register         func(childComplexity int, name string) int
@@ -250,6 +251,7 @@ type MutationResolver interface {
 	JoinLeague(ctx context.Context, inviteCode string) (*model.League, error)
 	LeaveLeague(ctx context.Context, id string) (bool, error)
 	RotateInviteCode(ctx context.Context, id string) (*model.League, error)
+	DeleteMe(ctx context.Context) (bool, error)
 }
 type QueryResolver interface {
 	Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error)
@@ -584,6 +586,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateLeague(childComplexity, args["name"].(string)), true
+	case "Mutation.deleteMe":
+		if e.ComplexityRoot.Mutation.DeleteMe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteMe(childComplexity), true
 	case "Mutation.joinLeague":
 		if e.ComplexityRoot.Mutation.JoinLeague == nil {
 			break
@@ -3484,6 +3492,29 @@ func (ec *executionContext) fieldContext_Mutation_rotateInviteCode(ctx context.C
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteMe(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteMe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().DeleteMe(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteMe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -6577,6 +6608,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rotateInviteCode":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateInviteCode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteMe":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteMe(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

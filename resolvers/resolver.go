@@ -41,6 +41,7 @@ type Store interface {
 	JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error)
 	LeaveLeague(ctx context.Context, user, id string) error
 	RotateInviteCode(ctx context.Context, user, id string) (domain.League, error)
+	DeleteUser(ctx context.Context, user string) error
 }
 
 // Resolver is the root resolver.

@@ -257,6 +257,18 @@ func (r *mutationResolver) RotateInviteCode(ctx context.Context, id string) (*mo
 	return model.NewLeague(l, domain.LeagueAsMember), nil
 }
 
+// DeleteMe is the resolver for the deleteMe field.
+func (r *mutationResolver) DeleteMe(ctx context.Context) (bool, error) {
+	caller, err := requireUser(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := r.Store.DeleteUser(ctx, caller.ID); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Events is the resolver for the events field.
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error) {
 	n, err := domain.PageSize(first, domain.DefaultPageSize)

@@ -110,6 +110,8 @@ func authzMatrix() []authzRow {
 		{"Mutation.rotateInviteCode", `mutation($l: ID!) { rotateInviteCode(id: $l) { id } }`, leagueVars, signedIn},
 		{"Query.auditLog", `query($e: ID!) { auditLog(eventId: $e, first: 2) { edges { cursor node { at actor { id name } action eventId matchId summary } } pageInfo { hasNextPage endCursor } } }`,
 			func(_ *testing.T, _ *env, f *authzFixture) map[string]any { return map[string]any{"e": f.scored.ev.ID} }, adminOnly},
+		// Last: it deletes the accounts of the players the rows above act as.
+		{"Mutation.deleteMe", `mutation { deleteMe }`, noVars, signedIn},
 	}
 }
 

@@ -92,6 +92,7 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.joinLeague", Calls: 2, Note: "BatchGetItem (the code and the caller's profile), TransactWriteItems"},
 	{Field: "Mutation.leaveLeague", Calls: 3, Note: "BatchGetItem (the league and the caller's member row), TransactWriteItems; an owner leaving others behind: a Query of the member rows between them"},
 	{Field: "Mutation.rotateInviteCode", Calls: 2, Note: "BatchGetItem (the league), TransactWriteItems"},
+	{Field: "Mutation.deleteMe", Calls: wholeBudget, Note: "the whole budget (alone in its request): a leave per league, then a Query of the player's partition and per prediction a GetItem (its checkpoint, when scored) and a TransactWriteItems, per standing a TransactWriteItems, a rank-table rebuild per scored event"},
 	{Field: "Query.auditLog", Calls: 1, Note: "1 consistent Query (main `AUDIT#<event id>`, the event's audit log alone)"},
 	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
 }

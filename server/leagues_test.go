@@ -258,3 +258,44 @@ func TestLeagueStandingsOnListRowsIsAnError(t *testing.T) {
 }
 
 func second[A, B any](_ A, b B) B { return b }
+
+// TestDeleteMe: a player deletes their account: their profile is gone, their scored
+// prediction leaves the leaderboard and their standing the season's standings (the others'
+// scores unchanged), their league passes to the next member; repeating it is fine.
+func TestDeleteMe(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := newScoredFixture(t, e, "Farewell Show") // Ace 20, Bea 15, Cal 15, Dee 5
+	ace, bea := f.tokens["p-ace"], f.tokens["p-bea"]
+	l := e.createLeague(t, ace, "Ace's League")
+	e.joinLeague(t, bea, *l.InviteCode)
+	wantCode(t, second(gql[json.RawMessage](t, e, "", `mutation { deleteMe }`, nil)), "UNAUTHENTICATED")
+	for range 2 {
+		if d := mustGQL[struct{ DeleteMe bool }](t, e, ace, `mutation { deleteMe }`, nil); !d.DeleteMe {
+			t.Fatal("deleteMe answered false")
+		}
+	}
+	if d := mustGQL[struct{ User *tUser }](t, e, bea, `query($u: ID!) { user(id: $u) { id } }`, map[string]any{"u": "p-ace"}); d.User != nil {
+		t.Fatalf("the profile is still there: %+v", d.User)
+	}
+	ev := mustGQL[struct{ Event tEvent }](t, e, "", eventOp, map[string]any{"id": f.ev.ID, "first": 10}).Event
+	var board []string
+	for _, p := range nodes(ev.Leaderboard) {
+		board = append(board, fmt.Sprintf("%s:%d:%d", p.User.ID, *p.Rank, *p.Points))
+	}
+	if want := []string{"p-bea:1:15", "p-cal:1:15", "p-dee:3:5"}; !slices.Equal(board, want) {
+		t.Fatalf("leaderboard %v, want %v", board, want)
+	}
+	st := mustGQL[struct{ Standings tConn[tStanding] }](t, e, "", `{ standings(season: 2030) { edges { node { user { id } points } } } }`, nil)
+	var rows []string
+	for _, s := range nodes(&st.Standings) {
+		rows = append(rows, fmt.Sprintf("%s:%d", s.User.ID, s.Points))
+	}
+	if want := []string{"p-bea:15", "p-cal:15", "p-dee:5"}; !slices.Equal(rows, want) {
+		t.Fatalf("standings %v, want %v", rows, want)
+	}
+	got := mustGQL[struct{ League *tLeague }](t, e, bea, leagueOp, map[string]any{"id": l.ID}).League
+	if got == nil || got.Owner.ID != "p-bea" || got.MemberCount != 1 {
+		t.Fatalf("league after the owner's account went: %+v", got)
+	}
+}

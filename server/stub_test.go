@@ -128,6 +128,10 @@ func (s failingStore) LeaveLeague(context.Context, string, string) error {
 	s.fail("LeaveLeague")
 	return errStub
 }
+func (s failingStore) DeleteUser(context.Context, string) error {
+	s.fail("DeleteUser")
+	return errStub
+}
 func (s failingStore) RotateInviteCode(context.Context, string, string) (domain.League, error) {
 	s.fail("RotateInviteCode")
 	return domain.League{}, errStub

@@ -44,6 +44,9 @@ func (s *Store) JoinLeague(context.Context, domain.UserRef, string) (domain.Leag
 // LeaveLeague implements resolvers.Store (unsupported).
 func (s *Store) LeaveLeague(context.Context, string, string) error { return errReadOnly }
 
+// DeleteUser implements resolvers.Store (unsupported).
+func (s *Store) DeleteUser(context.Context, string) error { return errReadOnly }
+
 // RotateInviteCode implements resolvers.Store (unsupported).
 func (s *Store) RotateInviteCode(context.Context, string, string) (domain.League, error) {
 	return domain.League{}, errReadOnly

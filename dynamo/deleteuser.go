@@ -1,0 +1,208 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// DeleteUser deletes a player's account: it leaves their leagues (LeaveLeague: hand-over or
+// close), then deletes each prediction and each standing in a transaction of its own with
+// what counts it — the prediction's lock copy (predictions − 1, when it was counted), its
+// shard's scoring checkpoint (done − 1 when the checkpoint is of the card the prediction was
+// scored with; otherwise checked unchanged, so that a scoring run in flight re-reads), and
+// the shard's score histogram of the event or season (− 1 at its points) — then rebuilds
+// the rank tables of the scored events it touched (summarizeRanks), and last deletes the
+// profile and the league item. Scored results of others do not change; the player's rows
+// leave leaderboards and standings. A call cut off halfway is finished by the next: every
+// step reads what is left (a consistent Query of the player's partition).
+func (s *Store) DeleteUser(ctx context.Context, user string) error {
+	uid, err := parseUserID(user)
+	if err != nil {
+		return err
+	}
+	leagues, err := s.UserLeagues(ctx, user)
+	if err != nil {
+		return err
+	}
+	for _, l := range leagues {
+		if err := s.LeaveLeague(ctx, user, l.ID); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
+			return err
+		}
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: delete user %s: %w", uid, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 0, true)
+		if err != nil {
+			return wrap(err)
+		}
+		q.ConsistentRead = aws.Bool(true)
+		var (
+			preds     []predictionRow
+			standings []standingRow
+			rest      []keys // the profile, the league item, memberships left
+		)
+		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			var k keys
+			switch itemType(item) {
+			case typePrediction:
+				var row predictionRow
+				err := attributevalue.UnmarshalMap(item, &row)
+				preds = append(preds, row)
+				return err == nil, err
+			case typeStanding:
+				var row standingRow
+				err := attributevalue.UnmarshalMap(item, &row)
+				standings = append(standings, row)
+				return err == nil, err
+			}
+			err := attributevalue.UnmarshalMap(item, &k)
+			rest = append(rest, k)
+			return err == nil, err
+		})
+		if err != nil {
+			return wrap(err)
+		}
+		if len(preds)+len(standings) == 0 {
+			if err := s.deleteRest(ctx, rest); err != nil {
+				return wrap(err)
+			}
+			return nil
+		}
+		retry := false
+		type scored struct {
+			eid    eventID
+			season int
+		}
+		touched := map[scored]bool{}
+		for _, p := range preds {
+			ok, err := s.deletePrediction(ctx, uid, p)
+			if err != nil {
+				return wrap(err)
+			}
+			retry = retry || !ok
+			if ok && p.Points != nil {
+				touched[scored{eventID(p.EventID), p.Season}] = true
+			}
+		}
+		for _, st := range standings {
+			ok, err := s.deleteStanding(ctx, uid, st)
+			if err != nil {
+				return wrap(err)
+			}
+			retry = retry || !ok
+		}
+		for t := range touched {
+			if err := s.summarizeRanks(ctx, t.eid, t.season); err != nil {
+				return wrap(err)
+			}
+		}
+		if !retry {
+			continue // read again: nothing should be left but the profile
+		}
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return err
+		}
+	}
+	return domain.Errorf(domain.CodeConflict, "the account kept changing while it was deleted; try again")
+}
+
+// deletePrediction deletes one prediction with what counts it, in one transaction; ok is
+// false when a condition failed (the prediction, the copy or the checkpoint changed since
+// they were read): the caller reads again.
+func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRow) (bool, error) {
+	eid := eventID(p.EventID)
+	items := []types.TransactWriteItem{s.txDelete(pkKey(p.PK, p.SK), "version = :v", map[string]types.AttributeValue{":v": num(p.Version)})}
+	if p.Counted {
+		items = append(items, s.txUpdate(pkKey(lockPK(eid, lockCopy(uid)), lockSK), "ADD predictions :m", "predictions > :z", nil,
+			map[string]types.AttributeValue{":m": num(-1), ":z": num(0)}))
+	}
+	if p.ScoredWith != nil {
+		key := pkKey(eventPK(eid), checkpointSK(scoreShard(uid)))
+		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case out.Item == nil:
+			items = append(items, s.txCheck(key, "attribute_not_exists(PK)", nil))
+		default:
+			var cp checkpointRow
+			if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
+				return false, err
+			}
+			if cp.CardVersion == *p.ScoredWith {
+				items = append(items, s.txUpdate(key, "ADD done :m", "cardVersion = :v AND done = :d", nil,
+					map[string]types.AttributeValue{":m": num(-1), ":v": num(cp.CardVersion), ":d": num(cp.Done)}))
+			} else {
+				items = append(items, s.txCheck(key, "cardVersion = :v", map[string]types.AttributeValue{":v": num(cp.CardVersion)}))
+			}
+		}
+	}
+	if p.Points != nil {
+		d := rankDelta{}
+		d.move(p.Points, nil)
+		it, ok, err := s.ranksUpdate(eventRanksKey(eid, scoreShard(uid)), d)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			items = append(items, it)
+		}
+	}
+	return s.deleteTransaction(ctx, items)
+}
+
+// deleteStanding deletes one season standing with its shard's season histogram moved, in
+// one transaction; ok as deletePrediction's.
+func (s *Store) deleteStanding(ctx context.Context, uid userID, st standingRow) (bool, error) {
+	items := []types.TransactWriteItem{s.txDelete(pkKey(st.PK, st.SK), "version = :v", map[string]types.AttributeValue{":v": num(st.Version)})}
+	d := rankDelta{}
+	points := st.Points
+	d.move(&points, nil)
+	it, ok, err := s.ranksUpdate(seasonRanksKey(st.Season, scoreShard(uid)), d)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		items = append(items, it)
+	}
+	return s.deleteTransaction(ctx, items)
+}
+
+// deleteTransaction runs items; false (no error) when a condition failed.
+func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWriteItem) (bool, error) {
+	err := s.transactRetry(ctx, items)
+	if _, cancelled := cancellationReasons(err); cancelled {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// deleteRest deletes the last items of a player's partition (profile, league item, any
+// membership left), in one transaction per 100.
+func (s *Store) deleteRest(ctx context.Context, rest []keys) error {
+	for start := 0; start < len(rest); start += maxTransactItems {
+		var items []types.TransactWriteItem
+		for _, k := range rest[start:min(start+maxTransactItems, len(rest))] {
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK)}})
+		}
+		if err := s.transactRetry(ctx, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// txCheck is a ConditionCheck of key.
+func (s *Store) txCheck(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: key,
+		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
+}
