@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -17,7 +18,8 @@ import (
 // close), then deletes each prediction and each standing in a transaction of its own with
 // what counts it — the prediction's lock copy (predictions − 1, when it was counted), its
 // shard's scoring checkpoint (done − 1 when the checkpoint is of the card the prediction was
-// scored with; otherwise checked unchanged, so that a scoring run in flight re-reads), and
+// scored with; its position moved back when it names the player; otherwise checked
+// unchanged, so that a scoring run in flight re-reads: checkpointOnDelete), and
 // the shard's score histogram of the event or season (− 1 at its points) — then rebuilds
 // the rank tables of the scored events it touched (summarizeRanks), and last deletes the
 // profile and the league item. Scored results of others do not change; the player's rows
@@ -124,28 +126,11 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 		items = append(items, s.txUpdate(pkKey(lockPK(eid, lockCopy(uid)), lockSK), "ADD predictions :m", "predictions > :z", nil,
 			map[string]types.AttributeValue{":m": num(-1), ":z": num(0)}))
 	}
-	if p.ScoredWith != nil {
-		key := pkKey(eventPK(eid), checkpointSK(scoreShard(uid)))
-		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return false, err
-		}
-		switch {
-		case out.Item == nil:
-			items = append(items, s.txCheck(key, "attribute_not_exists(PK)", nil))
-		default:
-			var cp checkpointRow
-			if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
-				return false, err
-			}
-			if cp.CardVersion == *p.ScoredWith {
-				items = append(items, s.txUpdate(key, "ADD done :m", "cardVersion = :v AND done = :d", nil,
-					map[string]types.AttributeValue{":m": num(-1), ":v": num(cp.CardVersion), ":d": num(cp.Done)}))
-			} else {
-				items = append(items, s.txCheck(key, "cardVersion = :v", map[string]types.AttributeValue{":v": num(cp.CardVersion)}))
-			}
-		}
+	item, err := s.checkpointOnDelete(ctx, uid, p)
+	if err != nil {
+		return false, err
 	}
+	items = append(items, item)
 	if p.Points != nil {
 		d := rankDelta{}
 		d.move(p.Points, nil)
@@ -158,6 +143,43 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 		}
 	}
 	return s.deleteTransaction(ctx, items)
+}
+
+// checkpointOnDelete is the transaction item of the scoring checkpoint of p's shard (read
+// consistently here) when p is deleted: done − 1 if p was written for the checkpoint's
+// card version; its position (after: the last index key a run passed) moved back to just
+// before p's key if it is p's key, so that no row keeps the player's id (the next pass
+// reads the keys of p's score again, which were written already: nothing is counted
+// twice); otherwise a check that it is unchanged — so that a scoring run moving it in
+// between cancels this delete, or this delete cancels the run's move (it reads again).
+func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p predictionRow) (types.TransactWriteItem, error) {
+	key := pkKey(eventPK(eventID(p.EventID)), checkpointSK(scoreShard(uid)))
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	if out.Item == nil {
+		return s.txCheck(key, "attribute_not_exists(PK)", nil), nil
+	}
+	var cp checkpointRow
+	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond := "cardVersion = :v AND done = :d AND #a = :a"
+	names := map[string]string{"#a": "after"}
+	values := map[string]types.AttributeValue{":v": num(cp.CardVersion), ":d": num(cp.Done), ":a": str(cp.After)}
+	var set, add string
+	if before, ok := strings.CutSuffix(cp.After, string(uid)); ok && strings.HasSuffix(before, "#") {
+		set, values[":b"] = "SET #a = :b ", str(before)
+	}
+	if p.ScoredWith != nil && cp.CardVersion == *p.ScoredWith {
+		add, values[":m"] = "ADD done :m", num(-1)
+	}
+	if set+add == "" {
+		delete(values, ":b")
+		return s.txCheck(key, cond, values, names), nil
+	}
+	return s.txUpdate(key, set+add, cond, names, values), nil
 }
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
@@ -202,7 +224,11 @@ func (s *Store) deleteRest(ctx context.Context, rest []keys) error {
 }
 
 // txCheck is a ConditionCheck of key.
-func (s *Store) txCheck(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: key,
-		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
+// names, if given, maps #n placeholders.
+func (s *Store) txCheck(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue, names ...map[string]string) types.TransactWriteItem {
+	c := &types.ConditionCheck{TableName: aws.String(s.table), Key: key, ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}
+	if len(names) > 0 {
+		c.ExpressionAttributeNames = names[0]
+	}
+	return types.TransactWriteItem{ConditionCheck: c}
 }

@@ -2,8 +2,11 @@ package dynamo
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
 )
@@ -39,6 +42,13 @@ func TestDeleteUser(t *testing.T) {
 
 	if n := f.countPartition(userPK("gone"), ""); n != 0 {
 		t.Fatalf("%d items left in the player's partition", n)
+	}
+	// No item anywhere in the table mentions the player: not a key, a member row, a name
+	// copy or an owner field.
+	for k, item := range f.scanAll() {
+		if mentions(item, "gone", "Gone Soon") {
+			t.Fatalf("item %s still mentions the deleted player: %v", k, item)
+		}
 	}
 	_, err = f.s.GetPrediction(ctx, "gone", scored.ID)
 	wantCode(t, err, domain.CodeNotFound)
@@ -93,4 +103,33 @@ func TestDeleteUser(t *testing.T) {
 	// Deleting again, or an account that never existed, changes nothing.
 	mustOK(t, f.s.DeleteUser(ctx, "gone"))
 	mustOK(t, f.s.DeleteUser(ctx, "never"))
+}
+
+// mentions reports whether any string in item (keys, attributes, sets, lists and maps at
+// any depth) contains one of words.
+func mentions(item map[string]types.AttributeValue, words ...string) bool {
+	var has func(v types.AttributeValue) bool
+	has = func(v types.AttributeValue) bool {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			for _, w := range words {
+				if strings.Contains(v.Value, w) {
+					return true
+				}
+			}
+		case *types.AttributeValueMemberSS:
+			return slices.ContainsFunc(v.Value, func(s string) bool { return has(&types.AttributeValueMemberS{Value: s}) })
+		case *types.AttributeValueMemberL:
+			return slices.ContainsFunc(v.Value, has)
+		case *types.AttributeValueMemberM:
+			return mentions(v.Value, words...)
+		}
+		return false
+	}
+	for k, v := range item {
+		if has(&types.AttributeValueMemberS{Value: k}) || has(v) {
+			return true
+		}
+	}
+	return false
 }
