@@ -268,6 +268,13 @@ func (r rankRef) cacheKey() string {
 // or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
 // too.
 func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*rankTable, error) {
+	return s.rankTablesWith(ctx, refs, nil, nil)
+}
+
+// rankTablesWith is rankTables also reading the items at extra (passed to fn) in the same
+// BatchGetItems; with extra keys, every read is strongly consistent (extra decides
+// something: visibility.go).
+func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*rankTable, error) {
 	out := make(map[rankRef]*rankTable, len(refs))
 	var missing []rankRef
 	for _, r := range refs {
@@ -281,19 +288,23 @@ func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*ra
 		out[r] = nil
 		missing = append(missing, r)
 	}
-	if len(missing) == 0 {
+	if len(missing) == 0 && len(extra) == 0 {
 		return out, nil
 	}
-	keys := make([]map[string]types.AttributeValue, len(missing))
+	keys := make([]map[string]types.AttributeValue, len(missing), len(missing)+len(extra))
 	byPK := map[string]rankRef{}
 	for i, r := range missing {
 		keys[i] = r.key()
 		byPK[keys[i][attrPK].(*types.AttributeValueMemberS).Value] = r
 	}
+	keys = append(keys, extra...)
 	sizes := map[rankRef]int{}
-	err := s.batchGetItems(ctx, keys, false, func(item map[string]types.AttributeValue) error {
+	err := s.batchGetItems(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
 		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
 		r, ok := byPK[pk.Value]
+		if !ok && fn != nil && itemType(item) != typeRankTable {
+			return fn(item)
+		}
 		b, _ := item["table"].(*types.AttributeValueMemberB)
 		if !ok || b == nil {
 			return fmt.Errorf("unexpected rank table item")
@@ -319,6 +330,11 @@ func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*ra
 // fillPredictionRanks sets the rank of every scored prediction in ps from its event's rank
 // table (left nil where the event has none).
 func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction, standings []domain.Standing) error {
+	return s.fillRanksWith(ctx, ps, standings, nil, nil)
+}
+
+// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTablesWith.
+func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, standings []domain.Standing, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
 	var refs []rankRef
 	for _, p := range ps {
 		if p.Points != nil {
@@ -328,10 +344,10 @@ func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction,
 	for _, st := range standings {
 		refs = append(refs, rankRef{season: st.Season})
 	}
-	if len(refs) == 0 {
+	if len(refs) == 0 && len(extra) == 0 {
 		return nil
 	}
-	tables, err := s.rankTables(ctx, refs)
+	tables, err := s.rankTablesWith(ctx, refs, extra, fn)
 	if err != nil {
 		return err
 	}

@@ -332,11 +332,13 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 
 // GetUser returns a user with their standings (newest season first) and the first page of
 // their predictions (newest event first) from one descending Query of their partition.
-// Unscored predictions are left out unless includeUnscored. Standings and scored
+// Predictions of events still open for picks are left out unless own (the caller is the
+// user): others see them once the event has locked (profilePage: the rows of events
+// dated today or later are read in the rank tables' BatchGetItem). Standings and scored
 // predictions carry their ranks where their season or event has a rank table (ranks.go: one
 // BatchGetItem of the tables not in the read cache). Returns NOT_FOUND if the user never
 // registered nor played.
-func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscored bool) (domain.User, domain.Page[domain.Prediction], error) {
+func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (domain.User, domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	uid, err := parseUserID(id)
 	if err != nil {
@@ -351,6 +353,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 	}
 	user := domain.User{ID: id, Standings: []domain.Standing{}}
 	found := false
+	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		switch itemType(item) {
 		case typeUser:
@@ -366,7 +369,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 			}
 			user.Standings = append(user.Standings, row.toDomain())
 		case typePrediction:
-			return s.addPrediction(&page, item, id, first, includeUnscored)
+			return pp.add(item)
 		}
 		return true, nil
 	})
@@ -376,16 +379,16 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, includeUnscor
 	if !found {
 		return domain.User{}, domain.Page[domain.Prediction]{}, domain.Errorf(domain.CodeNotFound, "user %q not found", id)
 	}
-	if err := s.fillPredictionRanks(ctx, page.Items, user.Standings); err != nil {
+	if page, err = pp.resolve(ctx, user.Standings); err != nil {
 		return domain.User{}, domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: get user %s: %w", id, err)
 	}
 	return user, page, nil
 }
 
 // UserPredictions returns the page of a user's predictions (newest event first) after
-// cursor after, ranked as in GetUser. Unscored predictions are left out unless
-// includeUnscored.
-func (s *Store) UserPredictions(ctx context.Context, id string, first int, after string, includeUnscored bool) (domain.Page[domain.Prediction], error) {
+// cursor after, ranked as in GetUser. Predictions of events still open for picks are left
+// out unless own, as in GetUser.
+func (s *Store) UserPredictions(ctx context.Context, id string, first int, after string, own bool) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	uid, err := parseUserID(id)
 	if err != nil {
@@ -401,37 +404,15 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
 	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
+	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		return s.addPrediction(&page, item, id, first, includeUnscored)
+		return pp.add(item)
 	})
 	if err == nil {
-		err = s.fillPredictionRanks(ctx, page.Items, nil)
+		page, err = pp.resolve(ctx, nil)
 	}
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
 	return page, nil
-}
-
-// addPrediction appends a profile row to page, or marks the page full; it returns whether
-// to read on.
-func (s *Store) addPrediction(page *domain.Page[domain.Prediction], item map[string]types.AttributeValue, owner string, first int, includeUnscored bool) (bool, error) {
-	var row predictionRow
-	if err := row.decode(item); err != nil {
-		return false, err
-	}
-	if row.Points == nil && !includeUnscored {
-		return true, nil
-	}
-	if len(page.Items) == first {
-		page.HasNext = true
-		return false, nil
-	}
-	p, err := row.toDomain()
-	if err != nil {
-		return false, err
-	}
-	page.Items = append(page.Items, p)
-	page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorPredictions, Owner: owner, ID: row.EventID}))
-	return true, nil
 }

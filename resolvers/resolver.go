@@ -17,9 +17,11 @@ type Store interface {
 	GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error)
 	Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error)
 	GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error)
+	// GetEventState is an event without its card from a consistent read (who may see picks).
+	GetEventState(ctx context.Context, id string) (domain.Event, error)
 	Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error)
-	GetUser(ctx context.Context, id string, first int, includeUnscored bool) (domain.User, domain.Page[domain.Prediction], error)
-	UserPredictions(ctx context.Context, id string, first int, after string, includeUnscored bool) (domain.Page[domain.Prediction], error)
+	GetUser(ctx context.Context, id string, first int, own bool) (domain.User, domain.Page[domain.Prediction], error)
+	UserPredictions(ctx context.Context, id string, first int, after string, own bool) (domain.Page[domain.Prediction], error)
 
 	Register(ctx context.Context, id, name string) (domain.User, error)
 	SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, picks []domain.Pick) (domain.Prediction, error)

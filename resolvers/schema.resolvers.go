@@ -324,7 +324,14 @@ func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *
 		return nil, err
 	}
 	if target != caller.ID && !p.Scored() {
-		return nil, domain.Errorf(domain.CodeForbidden, "another player's prediction is visible once it is scored")
+		// (A scored prediction is of a locked event.)
+		ev, err := r.Store.GetEventState(ctx, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if !domain.PredictionVisible(ev, target, caller.ID, r.now()) {
+			return nil, domain.PredictionHidden()
+		}
 	}
 	return p, nil
 }

@@ -62,12 +62,17 @@ func authzMatrix() []authzRow {
 		{"Query.events", `{ events(first: 2) { edges { cursor } } }`, noVars, everyone},
 		{"Query.event", `query($e: ID!) { event(id: $e) { id leaderboard(first: 2) { edges { cursor } } } }`,
 			func(_ *testing.T, _ *env, f *authzFixture) map[string]any { return map[string]any{"e": f.scored.ev.ID} }, everyone},
-		// The player's own unscored prediction: nobody else sees it before it is scored,
-		// admins included.
+		// The player's own prediction of an open event: nobody else sees it before the
+		// event locks, admins included.
 		{"Query.prediction", `query($e: ID!, $u: ID) { prediction(eventId: $e, userId: $u) { points picks { team } } }`,
 			func(_ *testing.T, _ *env, f *authzFixture) map[string]any {
 				return map[string]any{"e": f.upcoming.ID, "u": f.scored.players[0]}
 			}, [callers]string{forbidden, ok, forbidden, forbidden}},
+		// Once the event has locked (here: BROADCAST before its start), everyone sees it.
+		{"Query.prediction", `query($e: ID!, $u: ID) { prediction(eventId: $e, userId: $u) { points picks { team } } }`,
+			func(_ *testing.T, _ *env, f *authzFixture) map[string]any {
+				return map[string]any{"e": f.locked.ID, "u": f.scored.players[0]}
+			}, everyone},
 		{"Query.standings", `{ standings(season: 2030, first: 2) { edges { cursor } } }`, noVars, everyone},
 		{"Query.user", `query($u: ID!) { user(id: $u) { id predictions { edges { cursor } } } }`,
 			func(_ *testing.T, _ *env, f *authzFixture) map[string]any {
@@ -167,6 +172,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	playerTok := f.scored.tokens[f.scored.players[0]]
 	e.submit(t, playerTok, f.upcoming, 0, 1, 0)
 	e.submit(t, playerTok, f.toScore, 0, 1, 0)
+	e.submit(t, playerTok, f.locked, 0, 1, 0)
 	for _, ev := range []tEvent{f.locked, f.toScore} {
 		mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": ev.ID, "input": map[string]any{"state": "BROADCAST"}})
 	}

@@ -48,6 +48,10 @@ func (s failingStore) GetPrediction(context.Context, string, string) (domain.Pre
 	s.fail("GetPrediction")
 	return domain.Prediction{}, errStub
 }
+func (s failingStore) GetEventState(context.Context, string) (domain.Event, error) {
+	s.fail("GetEventState")
+	return domain.Event{}, errStub
+}
 func (s failingStore) Standings(context.Context, int, int, string) (domain.Page[domain.Standing], error) {
 	s.fail("Standings")
 	return domain.Page[domain.Standing]{}, errStub

@@ -151,6 +151,13 @@ func (s *Store) GetPrediction(context.Context, string, string) (domain.Predictio
 	return s.prediction, nil
 }
 
+// GetEventState implements resolvers.Store.
+func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, error) {
+	ev, err := s.GetEvent(ctx, id)
+	ev.Matches = nil
+	return ev, err
+}
+
 // Standings implements resolvers.Store.
 func (s *Store) Standings(_ context.Context, _ int, first int, _ string) (domain.Page[domain.Standing], error) {
 	return page(s.standings, first, "standings"), nil

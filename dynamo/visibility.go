@@ -1,0 +1,121 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// GetEventState returns an event without its card (Matches nil) from one strongly
+// consistent GetItem of its row: what deciding who may see picks needs (a cached card could
+// show a start since moved later). Returns NOT_FOUND if there is no such event.
+func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, error) {
+	eid, err := parseEventID(id)
+	if err != nil {
+		return domain.Event{}, err
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	if out.Item == nil {
+		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
+	}
+	var row eventRow
+	if err := row.decode(out.Item); err != nil {
+		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	return row.toDomain()
+}
+
+// profilePage gathers one page of a profile's predictions, newest event first, as the
+// viewer may see them (domain.PredictionVisible): all of them for the owner; for anyone
+// else the scored ones and those of locked events. Whether an unscored prediction's event
+// has locked is known from its id when it is dated before today (domain.LockedByDate);
+// otherwise — events of today and later, the top of a newest-first list — the event rows
+// decide (resolve: one consistent BatchGetItem, only when there are such rows).
+type profilePage struct {
+	s     *Store
+	owner string
+	own   bool
+	first int
+
+	rows    []predictionRow // read, in order: visible or pending
+	pending map[string]bool // event ids whose rows decide
+	sure    int             // rows known visible
+}
+
+func newProfilePage(s *Store, owner string, first int, own bool) *profilePage {
+	return &profilePage{s: s, owner: owner, own: own, first: first, pending: map[string]bool{}}
+}
+
+// add takes the next prediction item of the owner's partition; it returns whether to read
+// on (until first+1 rows are known visible: the page and whether there is a next one).
+func (p *profilePage) add(item map[string]types.AttributeValue) (bool, error) {
+	var row predictionRow
+	if err := row.decode(item); err != nil {
+		return false, err
+	}
+	if p.own || row.Points != nil || domain.LockedByDate(row.EventID, p.s.now()) {
+		p.sure++
+	} else {
+		p.pending[row.EventID] = true
+	}
+	p.rows = append(p.rows, row)
+	return p.sure <= p.first, nil
+}
+
+// resolve returns the page, with ranks on its scored predictions and on standings (the
+// profile's seasons, if any): the pending events' rows are read in the rank tables'
+// BatchGetItem (fillRanksWith), so another viewer's profile costs no more calls than the
+// owner's.
+func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) (domain.Page[domain.Prediction], error) {
+	var page domain.Page[domain.Prediction]
+	rows := make([]domain.Prediction, len(p.rows))
+	for i, row := range p.rows {
+		var err error
+		if rows[i], err = row.toDomain(); err != nil {
+			return page, err
+		}
+	}
+	keys := make([]map[string]types.AttributeValue, 0, len(p.pending))
+	for id := range p.pending {
+		keys = append(keys, pkKey(eventsPK, eventSK(eventID(id))))
+	}
+	locked := map[string]bool{}
+	now := p.s.now()
+	err := p.s.fillRanksWith(ctx, rows, standings, keys, func(item map[string]types.AttributeValue) error {
+		var row eventRow
+		if err := row.decode(item); err != nil {
+			return err
+		}
+		ev, err := row.toDomain()
+		if err != nil {
+			return err
+		}
+		locked[ev.ID] = ev.PicksVisible(now)
+		return nil
+	})
+	if err != nil {
+		return page, err
+	}
+	for _, pr := range rows {
+		if p.pending[pr.EventID] && !locked[pr.EventID] {
+			continue
+		}
+		if len(page.Items) == p.first {
+			page.HasNext = true
+			break
+		}
+		page.Items = append(page.Items, pr)
+		page.Cursors = append(page.Cursors, p.s.cursors.encode(cursor{Kind: cursorPredictions, Owner: p.owner, ID: pr.EventID}))
+	}
+	return page, nil
+}
