@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -91,17 +90,16 @@ func (e *env) leagueProbes(ls []benchLeague, season int) []probe {
 			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorLeague(ctx, lg.id, season)
 			},
-			floorRows: 1 + 2*lg.members, // the league, its member rows, a standing each
+			floorRows: 1 + lg.members, // the league and its member rows (with their copies of the standings)
 		})
 	}
 	return ps
 }
 
-// floorLeague is screen 8: a consistent Query of PK = LEAGUE#<lid> (the league and its
-// member rows), then the members' standings (USER#<uid> / STANDINGS#<season>) in
-// BatchGetItems of 100 keys, in parallel — what ranking every member needs, given where
-// standings live.
-func (e *env) floorLeague(ctx context.Context, lid string, season int) (int, error) {
+// floorLeague is screen 8: a consistent Query of PK = LEAGUE#<lid>, the league and its
+// member rows, which carry copies of their members' season standings (the store's
+// leaguecopies.go) — what ranking every member needs.
+func (e *env) floorLeague(ctx context.Context, lid string, _ int) (int, error) {
 	items, err := e.query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -109,31 +107,5 @@ func (e *env) floorLeague(ctx context.Context, lid string, season int) (int, err
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(leaguePK(lid))},
 		ConsistentRead:            aws.Bool(true),
 	}, always)
-	if err != nil {
-		return 0, err
-	}
-	var keys []map[string]types.AttributeValue
-	for _, it := range items {
-		if u, ok := it["userId"].(*types.AttributeValueMemberS); ok {
-			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(userPK(u.Value)), attrSK: sv(seasonSK(season))})
-		}
-	}
-	var found atomic.Int64
-	g, gctx := errgroup.WithContext(ctx)
-	for start := 0; start < len(keys); start += 100 {
-		req := map[string]types.KeysAndAttributes{e.table: {Keys: keys[start:min(start+100, len(keys))]}}
-		g.Go(func() error {
-			for len(req) > 0 {
-				out, err := e.db.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-				if err != nil {
-					return err
-				}
-				found.Add(int64(len(out.Responses[e.table])))
-				req = out.UnprocessedKeys
-			}
-			return nil
-		})
-	}
-	err = g.Wait()
-	return len(items) + int(found.Load()), err
+	return len(items), err
 }

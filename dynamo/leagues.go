@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,21 @@ type memberRow struct {
 	UserName        string `dynamodbav:"userName"`
 	UserNameVersion int    `dynamodbav:"userNameVersion"`
 	JoinedAt        string `dynamodbav:"joinedAt"`
+	// Copies: the row holds copies of all the member's season standings (leaguecopies.go),
+	// in seasons (decoded from its s<yyyy> attributes by decodeMember).
+	Copies  bool                 `dynamodbav:"copies,omitempty"`
+	seasons map[int]seasonTotals `dynamodbav:"-"`
+}
+
+// decodeMember decodes a member row with its season copies.
+func decodeMember(item map[string]types.AttributeValue) (memberRow, error) {
+	var m memberRow
+	if err := attributevalue.UnmarshalMap(item, &m); err != nil {
+		return m, err
+	}
+	var err error
+	m.seasons, err = seasonCopies(item)
+	return m, err
 }
 
 // membershipRow is a membership in the player's partition: the version of the name the
@@ -160,37 +176,43 @@ func (s *Store) txDelete(key map[string]types.AttributeValue, cond string, value
 }
 
 // countLeagues is the Update of a player's league item (@LEAGUES) for joining (delta +1:
-// on the condition that they are in fewer than MaxLeaguesPerPlayer leagues) or leaving
-// (delta -1) league lid: `leagues` counts them, `ids` is the set of their ids, `rev` grows
-// with every change (a writer that copies something onto the player's member rows can
-// condition on it).
-func (s *Store) countLeagues(uid userID, lid leagueID, delta int) types.TransactWriteItem {
+// on the condition that they are in fewer than MaxLeaguesPerPlayer leagues and that its
+// rev is still rev, as read before their standings were copied: leaguecopies.go) or
+// leaving (delta -1) league lid: `leagues` counts them, `ids` is the set of their ids,
+// `rev` grows with every change.
+func (s *Store) countLeagues(uid userID, lid leagueID, delta, rev int) types.TransactWriteItem {
 	values := map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":one": num(1), ":zero": num(0),
 		":ids": &types.AttributeValueMemberSS{Value: []string{string(lid)}}}
 	if delta > 0 {
 		values[":max"] = num(domain.MaxLeaguesPerPlayer)
+		same, revValues := leaguesRevIs(rev)
+		maps.Copy(values, revValues)
 		return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d, ids :ids",
-			"attribute_not_exists(leagues) OR leagues < :max", map[string]string{"#t": attrType}, values)
+			"(attribute_not_exists(leagues) OR leagues < :max) AND "+same, map[string]string{"#t": attrType}, values)
 	}
 	return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d DELETE ids :ids",
 		"leagues >= :one", map[string]string{"#t": attrType}, values)
 }
 
-// memberItems are the Puts of a new member's rows: in the league and in their partition.
-func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
+// memberItems are the Puts of a new member's rows: in the league (with the copies of
+// their standings) and in their partition; then the league item's update (counted, on
+// the rev read) and the moves of the standings' versions (leaguecopies.go).
+func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time, copies joinerCopies) ([]types.TransactWriteItem, error) {
 	uid := userID(user.ID)
 	at := joined.UTC().Format(joinTimeLayout)
 	m, err := s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
-		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at})
+		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at, Copies: true})
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(m.Put.Item, copies.seasons)
 	ms, err := s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
 		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at})
 	if err != nil {
 		return nil, err
 	}
-	return []types.TransactWriteItem{m, ms}, nil
+	items := []types.TransactWriteItem{m, ms, s.countLeagues(uid, lid, 1, copies.rev)}
+	return append(items, copies.bumps...), nil
 }
 
 // leaveItems are the Deletes of a member's rows and the Update of their league count.
@@ -199,7 +221,7 @@ func (s *Store) leaveItems(lid leagueID, uid userID) []types.TransactWriteItem {
 	return []types.TransactWriteItem{
 		s.txDelete(pkKey(leaguePK(lid), memberSK(uid)), exists, nil),
 		s.txDelete(pkKey(userPK(uid), membershipSK(lid)), exists, nil),
-		s.countLeagues(uid, lid, -1),
+		s.countLeagues(uid, lid, -1, 0),
 	}
 }
 
@@ -213,9 +235,10 @@ func errTooManyLeagues() error {
 }
 
 // CreateLeague creates a league owned (and so far only joined) by caller, with a fresh
-// invite code: a consistent GetItem of the caller's profile (for their name), then one
-// transaction. Returns BAD_USER_INPUT for a bad name and CONFLICT when the caller is in
-// MaxLeaguesPerPlayer leagues already.
+// invite code: a consistent BatchGetItem of the caller's profile (for their name) and
+// league item, a consistent Query of their standings (copied onto their member row:
+// leaguecopies.go), then one transaction. Returns BAD_USER_INPUT for a bad name and
+// CONFLICT when the caller is in MaxLeaguesPerPlayer leagues already.
 func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error) {
 	uid, err := parseUserID(caller.ID)
 	if err != nil {
@@ -224,12 +247,12 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 	if name, err = domain.CleanLeagueName(name); err != nil {
 		return domain.League{}, err
 	}
-	profile, err := s.getUserRow(ctx, uid)
-	if err != nil {
-		return domain.League{}, err
-	}
-	owner := newLeagueMember(uid, caller.Name, profile)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		profile, _, copies, err := s.readNewMember(ctx, uid, "")
+		if err != nil {
+			return domain.League{}, fmt.Errorf("dynamo: create league: %w", err)
+		}
+		owner := newLeagueMember(uid, caller.Name, profile)
 		now := s.now()
 		row := leagueRow{Type: typeLeague, ID: domain.NewLeagueID(), Name: name, OwnerID: owner.ID, OwnerName: owner.Name,
 			MemberCount: 1, InviteCode: domain.NewInviteCode(), CreatedAt: formatTime(now), Rev: 1}
@@ -244,12 +267,11 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		member, err := s.memberItems(lid, owner, true, now)
+		member, err := s.memberItems(lid, owner, true, now, copies)
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
 		items := append([]types.TransactWriteItem{league, invite}, member...)
-		items = append(items, s.countLeagues(uid, lid, 1))
 		err = s.transactRetry(ctx, items)
 		reasons, cancelled := cancellationReasons(err)
 		switch {
@@ -257,12 +279,50 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 			return row.toDomain(), nil
 		case !cancelled:
 			return domain.League{}, wrap(err)
-		case failed(reasons, len(items)-1):
+		case tooManyLeaguesIn(reasons, 4):
 			return domain.League{}, errTooManyLeagues()
 		}
-		// A fresh id or code that exists already (one chance in 2^60 or more): draw again.
+		// A fresh id or code that exists already (one chance in 2^60 or more), or the
+		// caller's league item or standings changed since they were read: again.
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return domain.League{}, err
+		}
 	}
 	return domain.League{}, domain.Errorf(domain.CodeConflict, "could not create the league; try again")
+}
+
+// readNewMember reads what a new member's rows need, consistently: one BatchGetItem of
+// the player's profile (nil if none), their league item and the invite item of code
+// (nil if code is "" or unknown), then the copies of their standings (readJoinerCopies:
+// one Query).
+func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*userRow, *inviteRow, joinerCopies, error) {
+	var (
+		profile *userRow
+		inv     *inviteRow
+		leagues *leaguesRow
+	)
+	ks := []map[string]types.AttributeValue{pkKey(userPK(uid), userSK), pkKey(userPK(uid), leagueCountSK)}
+	if code != "" {
+		ks = append(ks, pkKey(invitePK(code), inviteSK))
+	}
+	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) (err error) {
+		switch itemType(item) {
+		case typeInvite:
+			inv = &inviteRow{}
+			return attributevalue.UnmarshalMap(item, inv)
+		case typeUser:
+			profile = &userRow{}
+			return attributevalue.UnmarshalMap(item, profile)
+		case typeLeagueCount:
+			leagues, err = decodeLeagues(item)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, joinerCopies{}, err
+	}
+	copies, err := s.readJoinerCopies(ctx, uid, leagues)
+	return profile, inv, copies, err
 }
 
 // getInvite reads an invite item consistently; nil when the code is unknown or replaced.
@@ -299,11 +359,15 @@ func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League,
 }
 
 // JoinLeague makes caller a member of the league of an invite code: a consistent
-// BatchGetItem of the code's item and the caller's profile, then one transaction that adds one to the league's member count on the
+// BatchGetItem of the code's item and the caller's profile and league item, a consistent
+// Query of the caller's standings (copied onto the member row: leaguecopies.go), then one
+// transaction that adds one to the league's member count on the
 // condition that the code is still the league's and the league has fewer than
 // MaxLeagueMembers members, puts the member's rows on the condition that they are not there
 // yet, and adds one to the caller's league count on the condition that it is below
-// MaxLeaguesPerPlayer. Joining a league the caller is in already returns it unchanged.
+// MaxLeaguesPerPlayer (and that their league item's rev and standings' versions are still
+// as read: otherwise it reads again). Joining a league the caller is in already returns
+// it unchanged.
 // Returns BAD_USER_INPUT for a malformed code, NOT_FOUND for an unknown or replaced one,
 // CONFLICT for a full league or a caller in too many leagues.
 func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error) {
@@ -314,28 +378,29 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 	if code, err = domain.CleanInviteCode(code); err != nil {
 		return domain.League{}, err
 	}
-	var (
-		inv     *inviteRow
-		profile *userRow
-	)
-	err = s.batchGetItems(ctx, []map[string]types.AttributeValue{pkKey(invitePK(code), inviteSK), pkKey(userPK(uid), userSK)}, true,
-		func(item map[string]types.AttributeValue) error {
-			switch itemType(item) {
-			case typeInvite:
-				inv = &inviteRow{}
-				return attributevalue.UnmarshalMap(item, inv)
-			case typeUser:
-				profile = &userRow{}
-				return attributevalue.UnmarshalMap(item, profile)
-			}
-			return nil
-		})
-	if err != nil {
-		return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		profile, inv, copies, err := s.readNewMember(ctx, uid, code)
+		if err != nil {
+			return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
+		}
+		l, retry, err := s.joinOnce(ctx, uid, caller.Name, code, inv, profile, copies)
+		if !retry {
+			return l, err
+		}
+		// The caller's league item or standings changed since they were read: again.
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return domain.League{}, err
+		}
 	}
+	return domain.League{}, domain.Errorf(domain.CodeConflict, "your leagues or standings kept changing; try again")
+}
+
+// joinOnce is one try of JoinLeague with what readNewMember read; retry when the
+// transaction failed only because the caller's league item or a standing moved on.
+func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string, inv *inviteRow, profile *userRow, copies joinerCopies) (domain.League, bool, error) {
 	notFound := domain.Errorf(domain.CodeNotFound, "no league has this invite code (it may have been replaced)")
 	if inv == nil {
-		return domain.League{}, notFound
+		return domain.League{}, false, notFound
 	}
 	lid := leagueID(inv.LeagueID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
@@ -346,42 +411,46 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 		s.txUpdate(pkKey(invitePK(code), inviteSK), "ADD memberCount :one", "leagueId = :lid", nil,
 			map[string]types.AttributeValue{":one": num(1), ":lid": str(string(lid))}),
 	}
-	member, err := s.memberItems(lid, newLeagueMember(uid, caller.Name, profile), false, s.now())
+	member, err := s.memberItems(lid, newLeagueMember(uid, tokenName, profile), false, s.now(), copies)
 	if err != nil {
-		return domain.League{}, wrap(err)
+		return domain.League{}, false, wrap(err)
 	}
 	items = append(items, member...)
-	items = append(items, s.countLeagues(uid, lid, 1))
 	err = s.transactRetry(ctx, items)
 	l := inv.toDomain()
 	if err == nil {
 		l.MemberCount++
-		return l, nil
+		return l, false, nil
 	}
 	reasons, cancelled := cancellationReasons(err)
 	switch {
 	case !cancelled:
-		return domain.League{}, wrap(err)
+		return domain.League{}, false, wrap(err)
 	case failed(reasons, 2) || failed(reasons, 3):
-		return l, nil // a member already
+		return l, false, nil // a member already
 	case failed(reasons, 1):
-		return domain.League{}, notFound
+		return domain.League{}, false, notFound
 	case failed(reasons, 0):
 		var old leagueRow
 		if len(reasons[0].Item) == 0 {
-			return domain.League{}, notFound
+			return domain.League{}, false, notFound
 		}
 		if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
-			return domain.League{}, wrap(err)
+			return domain.League{}, false, wrap(err)
 		}
 		if old.InviteCode != code {
-			return domain.League{}, notFound
+			return domain.League{}, false, notFound
 		}
-		return domain.League{}, domain.Errorf(domain.CodeConflict, "the league is full: it has %d members", domain.MaxLeagueMembers)
-	case failed(reasons, 4):
-		return domain.League{}, errTooManyLeagues()
+		return domain.League{}, false, domain.Errorf(domain.CodeConflict, "the league is full: it has %d members", domain.MaxLeagueMembers)
+	case tooManyLeaguesIn(reasons, 4):
+		return domain.League{}, false, errTooManyLeagues()
 	}
-	return domain.League{}, wrap(err)
+	for i := 4; i < len(items); i++ {
+		if failed(reasons, i) {
+			return domain.League{}, true, nil
+		}
+	}
+	return domain.League{}, false, wrap(err)
 }
 
 // readLeague reads a league item and whether uid is a member (uid "": nobody) with one
@@ -471,8 +540,7 @@ func (s *Store) readLeaguePartition(ctx context.Context, lid leagueID) (*leagueR
 			league = &leagueRow{}
 			return true, attributevalue.UnmarshalMap(item, league)
 		case typeMember:
-			var m memberRow
-			err := attributevalue.UnmarshalMap(item, &m)
+			m, err := decodeMember(item)
 			members = append(members, m)
 			return true, err
 		}
@@ -493,6 +561,12 @@ func membersOf(rows []memberRow) ([]domain.LeagueMember, error) {
 			return nil, fmt.Errorf("member %s: joinedAt: %w", m.UserID, err)
 		}
 		out[i] = domain.LeagueMember{User: domain.UserRef{ID: m.UserID, Name: m.UserName}, JoinedAt: at}
+		if m.Copies {
+			out[i].Seasons = make(map[int]domain.Standing, len(m.seasons))
+			for season, t := range m.seasons {
+				out[i].Seasons[season] = domain.Standing{Points: t.Points, Correct: t.Correct, EventsPlayed: t.EventsPlayed}
+			}
+		}
 	}
 	return out, nil
 }
@@ -507,12 +581,9 @@ func (s *Store) leagueMembers(ctx context.Context, lid leagueID, consistent bool
 	q.ConsistentRead = aws.Bool(consistent)
 	var members []memberRow
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		var m memberRow
-		if err := attributevalue.UnmarshalMap(item, &m); err != nil {
-			return false, err
-		}
+		m, err := decodeMember(item)
 		members = append(members, m)
-		return true, nil
+		return err == nil, err
 	})
 	return members, err
 }
@@ -779,16 +850,21 @@ func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, fi
 	return page, nil
 }
 
-// memberStandings reads the season standings of members (BatchGetItems of 100 keys, in
-// parallel); a member without one gets a zero standing under their member row's name.
+// memberStandings returns the season standings of members: the copies on their member
+// rows (leaguecopies.go) and, for members whose rows hold none (joined before copies
+// existed), their standings read by key (BatchGetItems of 100 keys, in parallel). A
+// member without one gets a zero standing under their member row's name.
 func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMember, season int) ([]domain.Standing, error) {
-	ks := make([]map[string]types.AttributeValue, len(members))
-	for i, m := range members {
+	var ks []map[string]types.AttributeValue
+	for _, m := range members {
+		if m.Seasons != nil {
+			continue
+		}
 		uid, err := parseUserID(m.User.ID)
 		if err != nil {
 			return nil, err
 		}
-		ks[i] = pkKey(userPK(uid), seasonSK(season))
+		ks = append(ks, pkKey(userPK(uid), seasonSK(season)))
 	}
 	var mu sync.Mutex
 	found := make(map[string]domain.Standing, len(members))
@@ -814,6 +890,10 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 	rows := make([]domain.Standing, len(members))
 	for i, m := range members {
 		st, ok := found[m.User.ID]
+		if copied, has := m.Seasons[season]; m.Seasons != nil {
+			st, ok = copied, has
+			st.User, st.Season = m.User, season
+		}
 		if !ok {
 			st = domain.Standing{Season: season, User: m.User}
 		}

@@ -49,6 +49,7 @@ type scoreJob struct {
 	row      predictionRow
 	rescore  domain.Rescore
 	standing *standingRow // as last read; nil if the player has none this season
+	leagues  *leaguesRow  // the player's league item as last read (leaguecopies.go); nil if none
 	// driftRereads counts the consistent re-reads made because the prediction and the
 	// standing as read did not add up.
 	driftRereads int
@@ -310,14 +311,22 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 		if err := s.readStandings(ctx, ev.Season(), page); err != nil {
 			return fmt.Errorf("dynamo: score %s: read standings: %w", ev.ID, err)
 		}
-		rep, moved, err := s.scoreBatch(ctx, ev, page, &checkpointMove{from: pos, to: next})
-		r.add(rep)
-		if err != nil {
-			return err
-		}
-		if moved != nil {
+		moved := true
+		for _, c := range splitPage(page, last) { // one chunk unless leagues make it too big
+			to := cp
+			to.After = c.after
+			rep, m, err := s.scoreBatch(ctx, ev, c.jobs, &checkpointMove{from: pos, to: to})
+			r.add(rep)
+			if err != nil {
+				return err
+			}
+			if moved = m != nil; !moved {
+				break
+			}
 			r.wrote.Add(1)
-			pos, cp = *moved, *moved
+			pos, cp = *m, *m
+		}
+		if moved {
 			continue
 		}
 		// Another run moved the checkpoint first: continue from where it is.
@@ -522,8 +531,15 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			items = append(items, pred)
 			owner = append(owner, i)
 			if st != nil {
+				copies, err := s.leagueCopyItems(j, season)
+				if err != nil {
+					return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+				}
 				items = append(items, *st)
-				owner = append(owner, i)
+				items = append(items, copies...)
+				for range 1 + len(copies) {
+					owner = append(owner, i)
+				}
 				standings++
 			}
 		}
@@ -564,6 +580,9 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 					items = append(items, it)
 				}
 			}
+		}
+		if tooManyItems(items) {
+			return report, nil, nil // leagues joined since the page was split: read it again
 		}
 		err = s.transact(ctx, items)
 		if err == nil {
@@ -711,14 +730,20 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 // readStandings loads the season standing of every player in batch (one consistent
 // BatchGetItem per 100 keys).
 func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob) error {
-	keys := make([]map[string]types.AttributeValue, len(batch))
+	keys := make([]map[string]types.AttributeValue, 0, 2*len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
-	for i, j := range batch {
-		keys[i] = pkKey(j.row.PK, seasonSK(season))
+	for _, j := range batch {
+		keys = append(keys, pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK))
 		byPK[j.row.PK] = j
-		j.standing = nil
+		j.standing, j.leagues = nil, nil
 	}
-	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
+	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) (err error) {
+		if itemType(item) == typeLeagueCount { // the player's leagues (leaguecopies.go)
+			if j := byPK[itemString(item, attrPK)]; j != nil {
+				j.leagues, err = decodeLeagues(item)
+			}
+			return err
+		}
 		var row standingRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
@@ -738,10 +763,11 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	var keys []map[string]types.AttributeValue
 	for i := range stale {
 		j := batch[i]
-		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)))
+		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK))
 	}
 	preds := map[string]predictionRow{}
 	standings := map[string]*standingRow{}
+	leagues := map[string]*leaguesRow{}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
 		pk := itemString(item, attrPK)
 		switch itemType(item) {
@@ -757,6 +783,10 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 				return err
 			}
 			standings[pk] = &row
+		case typeLeagueCount:
+			row, err := decodeLeagues(item)
+			leagues[pk] = row
+			return err
 		}
 		return nil
 	})
@@ -780,7 +810,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 		if !nj.rescore.Write {
 			continue // another run already wrote it
 		}
-		nj.standing = standings[j.row.PK]
+		nj.standing, nj.leagues = standings[j.row.PK], leagues[j.row.PK]
 		nj.driftRereads = j.driftRereads
 		out = append(out, nj)
 	}
