@@ -522,7 +522,7 @@ type scFaultAPI struct {
 	// callers wait for it); beforeTx is before with that transaction's input.
 	before   func(ctx context.Context)
 	beforeTx func(ctx context.Context, in *dynamodb.TransactWriteItemsInput)
-	once   sync.Once
+	once     sync.Once
 	// failAfter >= 0 makes every call after the first failAfter calls fail with
 	// errScInjected without reaching the engine.
 	failAfter int64
