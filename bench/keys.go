@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"hash/fnv"
+
+	"github.com/pickem/api/dynamo"
 )
 
 // Key formats and item shapes, replicated from dynamo/keys.go and dynamo/rows.go on
@@ -42,8 +44,9 @@ const (
 // counted on the event's lock copy lockCopy(uid).
 const (
 	scoreShards = 16
-	lockCopies  = 64
-	lockSK      = "LOCK"
+	// lockCopies is how many lock copies the bench's events have: the store's default.
+	lockCopies = dynamo.DefaultLockCopies
+	lockSK     = "LOCK"
 )
 
 func lockCopy(uid string) int {
@@ -52,7 +55,7 @@ func lockCopy(uid string) int {
 	return int(h.Sum32() % lockCopies)
 }
 
-func scoreShard(uid string) int { return lockCopy(uid) % scoreShards }
+func scoreShard(uid string) int { return lockCopy(uid) % scoreShards } // lockCopies is a multiple of scoreShards
 
 func eventShardPK(eid string, s int) string { return fmt.Sprintf("EVENT#%s#%02d", eid, s) }
 

@@ -110,7 +110,8 @@ func Schedule(now time.Time) []time.Time {
 // (Schedule). It is safe to run on a table that already has it: an existing event is left
 // alone.
 func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error {
-	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }))
+	// Few lock copies: the demo has a handful of players, and its admin changes stay quick.
+	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }), dynamo.WithLockCopies(dynamo.ScoreShards))
 	for _, p := range players {
 		if _, err := store.Register(ctx, p.ID, p.Name); err != nil {
 			return fmt.Errorf("demo: register %s: %w", p.ID, err)

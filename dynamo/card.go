@@ -20,8 +20,12 @@ import (
 )
 
 // CreateEvent creates an event with its whole card in one transaction (players never see
-// half a card and a re-run cannot duplicate matches), then its lock copies.
-// Returns CONFLICT if the id is taken.
+// half a card and a re-run cannot duplicate matches), then its lock copies (as many as the
+// store's WithLockCopies, stored on the event row). It is idempotent: when the id is taken
+// by an event exactly as this call would create it (same name, start and card, still
+// UPCOMING and never edited) — typically this very create, applied but answered too late
+// and tried again by the SDK or by the admin — it finishes that event's lock copies and
+// returns it (with its own match ids). Returns CONFLICT if the id is taken by anything else.
 func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error) {
 	name, err := domain.CleanText("event name", spec.Name, domain.MaxTextLen)
 	if err != nil {
@@ -57,6 +61,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 
 	row := newEventRow(ev)
+	row.LockCopies = s.lockCopies
 	rows := []any{row}
 	for _, m := range ev.Matches {
 		rows = append(rows, newMatchRow(eventID(id), m))
@@ -73,21 +78,53 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 	err = s.transactRetry(ctx, items)
 	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
-		return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
+		existing, err := s.readCard(ctx, id, false)
+		if err != nil {
+			return domain.Event{}, err
+		}
+		if !sameNewEvent(existing, ev) {
+			return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
+		}
+		if err := s.ensureLocks(ctx, existing.row); err != nil {
+			return domain.Event{}, err
+		}
+		return existing.ev, nil
 	}
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 	}
 	// Its lock copies, in transactions of 100: until they all exist, a submit that meets a
 	// missing one creates the rest first (submitRefusal), and so does every admin change.
-	all := make([]int, lockCopies)
-	for c := range all {
-		all[c] = c
-	}
-	if err := s.createLocks(ctx, row, all); err != nil {
+	if err := s.createLocks(ctx, row, allCopies(row)); err != nil {
 		return domain.Event{}, err
 	}
 	return ev, nil
+}
+
+// sameNewEvent reports whether the event read is ev as CreateEvent would create it: still
+// UPCOMING at its first card version, with the same name, start and card (match ids aside,
+// which every create draws anew).
+func sameNewEvent(read cardRead, ev domain.Event) bool {
+	got := read.ev
+	if got.Stored != domain.StateUpcoming || got.CardVersion != 1 || got.Name != ev.Name ||
+		!got.StartsAt.Equal(ev.StartsAt) || len(got.Matches) != len(ev.Matches) {
+		return false
+	}
+	for i, a := range got.Matches {
+		b := ev.Matches[i]
+		if a.Position != b.Position || a.Name != b.Name || a.Points != b.Points || a.Preshow != b.Preshow ||
+			!slices.Equal(a.Championships, b.Championships) || a.Result != nil || len(a.Teams) != len(b.Teams) {
+			return false
+		}
+		for j, ta := range a.Teams {
+			tb := b.Teams[j]
+			if (ta.Name == nil) != (tb.Name == nil) || (ta.Name != nil && *ta.Name != *tb.Name) ||
+				!slices.Equal(ta.Members, tb.Members) || ta.Champion != tb.Champion {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
@@ -132,7 +169,8 @@ func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
 
 // readCard reads an event row and its match rows (and, if withCounts, its scoring
 // checkpoints, its lock copies and any COUNT#… items) with strongly consistent reads of
-// the main table: a GetItem, a Query and (withCounts) a BatchGetItem in parallel. The two
+// the main table: a GetItem and a Query in parallel, then (withCounts) BatchGetItems of
+// every lock copy the row says the event has. The two
 // reads see two moments; the pair is returned only when the event row's cardHash matches
 // the matches read, so it is one moment of the card (every card change writes the matches
 // and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
@@ -151,13 +189,6 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			locks       map[int]lockRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
-		if withCounts {
-			g.Go(func() error {
-				var err error
-				locks, err = s.readLocks(gctx, eid)
-				return err
-			})
-		}
 		g.Go(func() error {
 			var err error
 			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
@@ -223,6 +254,12 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			return cardRead{}, err
 		}
 		if ok || row.CardHash == "" {
+			if withCounts && row.Layout != layoutLegacy {
+				// After the row: how many copies there are is the row's to say.
+				if locks, err = s.readLocks(ctx, row); err != nil {
+					return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
+				}
+			}
 			return cardRead{ev: ev, row: row, locks: locks, checkpoints: checkpoints, legacyCounts: counts}, nil
 		}
 		// A card change landed between the two reads.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
 )
@@ -96,6 +99,35 @@ func TestCreateEvent(t *testing.T) {
 		}
 		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "c-back", Name: "B"}, ev.ID, picks(got, 0))
 		wantCode(t, err, domain.CodeLocked)
+	})
+
+	t.Run("AppliedButAnsweredLateIsTheCallersOwn", func(t *testing.T) {
+		t.Parallel()
+		// The first attempt of the create's transaction commits but its answer is lost;
+		// the SDK sends it again, which finds the event there (ConditionalCheckFailed). The
+		// caller gets the event it created, not CONFLICT, and the event is whole.
+		late := &answerLostAPI{API: f.db}
+		spec := domain.EventSpec{ID: ptr("2030-03-09-answered-late"), Name: "Late Answer", StartsAt: start.AddDate(0, 0, 6), Matches: card(3)}
+		ev, err := f.storeOver(late).CreateEvent(ctx, spec)
+		mustOK(t, err)
+		if late.replayed.Load() != 1 {
+			t.Fatalf("the create's transaction was replayed %d times, want 1", late.replayed.Load())
+		}
+		got, err := s.GetEvent(ctx, ev.ID)
+		mustOK(t, err)
+		if got.Name != "Late Answer" || !slices.Equal(matchIDs(got.Matches), matchIDs(ev.Matches)) || len(got.Matches) != 3 {
+			t.Errorf("created %+v, stored %+v", ev, got)
+		}
+		// The same create again (an admin repeating it after UNAVAILABLE) is the same event;
+		// another card under that id is CONFLICT.
+		again, err := s.CreateEvent(ctx, spec)
+		mustOK(t, err)
+		if !slices.Equal(matchIDs(again.Matches), matchIDs(ev.Matches)) {
+			t.Errorf("repeat: matches %v, want the original %v", matchIDs(again.Matches), matchIDs(ev.Matches))
+		}
+		spec.Matches = card(2)
+		_, err = s.CreateEvent(ctx, spec)
+		wantCode(t, err, domain.CodeConflict)
 	})
 
 	t.Run("DuplicateIsConflictAndKeepsTheOriginal", func(t *testing.T) {
@@ -612,4 +644,21 @@ func resultString(r *domain.MatchResult) string {
 	default:
 		return fmt.Sprintf("%s:%d", r.Outcome, *r.Winner)
 	}
+}
+
+// answerLostAPI replays the first TransactWriteItems that puts an event row: it runs it,
+// then runs it again and answers with the second attempt, as the SDK does when the first
+// attempt's answer is lost (a timeout, a reset) after DynamoDB applied it.
+type answerLostAPI struct {
+	API
+	replayed atomic.Int64
+}
+
+func (a *answerLostAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if p := in.TransactItems[0].Put; p != nil && itemString(p.Item, attrPK) == eventsPK && a.replayed.Add(1) == 1 {
+		if _, err := a.API.TransactWriteItems(ctx, in, opts...); err != nil {
+			return nil, err
+		}
+	}
+	return a.API.TransactWriteItems(ctx, in, opts...)
 }

@@ -196,6 +196,7 @@ func (r *eventRow) decode(item map[string]types.AttributeValue) error {
 		CardHash:    f.str("cardHash"),
 		Rev:         f.int("rev"),
 		Layout:      f.int("layout"),
+		LockCopies:  f.int("lockCopies"),
 	}
 	return f.err
 }

@@ -34,7 +34,7 @@ func newFaithfulScEnv(t *testing.T) (*scEnv, *awsfaithful.Engine) {
 	eng := awsfaithful.New(t, awsfaithful.Config{})
 	client := eng.Client(t, CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
-	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }))
+	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithLockCopies(testLockCopies))
 	e.after = e.storeOver(client)
 	if err := e.before.EnsureTable(scCtx(t)); err != nil {
 		t.Fatalf("EnsureTable: %v", err)
@@ -397,7 +397,7 @@ func (c *cancelWatch) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 }
 
 // TestDefect8TransactionConflictIsRetried: while one player's submit is in flight (its
-// transaction holds its lock copy of the event, which the submits of 1/lockCopies of the
+// transaction holds its lock copy of the event, which the submits of 1/copies of the
 // players share), another player's submit on the same copy is cancelled with
 // TransactionConflict. Before the fix that was reported to the player as CONFLICT
 // ("another write to this prediction got there first") and never retried; now it is
@@ -408,10 +408,10 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 	ctx := scCtx(t)
 	ev := e.createEvent("2025-04-19-defect-eight", scCard())
 	second := "second"
-	for i := 0; lockCopy(userID(second)) != lockCopy("in-flight"); i++ {
+	for i := 0; lockCopy(userID(second), testLockCopies) != lockCopy("in-flight", testLockCopies); i++ {
 		second = fmt.Sprintf("second-%d", i)
 	}
-	gate := eng.PauseTransactions(awsfaithful.Touches(lockPK(eventID(ev.ID), lockCopy("in-flight")), lockSK))
+	gate := eng.PauseTransactions(awsfaithful.Touches(lockPK(eventID(ev.ID), lockCopy("in-flight", testLockCopies)), lockSK))
 	defer gate.Release()
 	first := make(chan error, 1)
 	go func() {

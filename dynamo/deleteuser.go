@@ -123,7 +123,12 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 	eid := eventID(p.EventID)
 	items := []types.TransactWriteItem{s.txDelete(pkKey(p.PK, p.SK), "version = :v", map[string]types.AttributeValue{":v": num(p.Version)})}
 	if p.Counted {
-		items = append(items, s.txUpdate(pkKey(lockPK(eid, lockCopy(uid)), lockSK), "ADD predictions :m", "predictions > :z", nil,
+		// The copy that counted it, of the event's own count of copies.
+		ev, err := s.getEventRow(ctx, eid)
+		if err != nil {
+			return false, err
+		}
+		items = append(items, s.txUpdate(pkKey(lockPK(eid, lockCopy(uid, ev.copies())), lockSK), "ADD predictions :m", "predictions > :z", nil,
 			map[string]types.AttributeValue{":m": num(-1), ":z": num(0)}))
 	}
 	item, err := s.checkpointOnDelete(ctx, uid, p)

@@ -74,7 +74,9 @@ func TestDeleteUser(t *testing.T) {
 	if p.Rank == nil || *p.Rank != 1 {
 		t.Fatalf("stay's rank after the deletion: %v", p.Rank)
 	}
-	locks, err := f.s.readLocks(ctx, eventID(open.ID))
+	openRow, err := f.s.getEventRow(ctx, eventID(open.ID))
+	mustOK(t, err)
+	locks, err := f.s.readLocks(ctx, openRow)
 	mustOK(t, err)
 	counted := 0
 	for _, c := range locks {

@@ -45,11 +45,12 @@ import (
 // page is scoreShards Queries merged by GSI_SK. In each shard scored predictions
 // ("SCORE#…") sort before unscored ones ("UNSCORED#…").
 //
-// An event has lockCopies lock copies (<cc>, two digits or more), each in a partition of its own:
+// An event has lock copies (<cc>, two digits or more; how many is the event's own count,
+// eventRow.LockCopies), each in a partition of its own:
 // the fields a submit's condition needs (state, start, name, card version) mirrored from
-// the event row, and the count of predictions of the players of that copy (lockCopy(uid)).
+// the event row, and the count of predictions of the players of that copy (lockCopy).
 // A submit's transaction checks and counts on its player's copy, never on the event item,
-// so concurrent submits spread over lockCopies items. Scoring keeps one checkpoint per
+// so concurrent submits spread over that many items. Scoring keeps one checkpoint per
 // shard in the event's partition (where a shard's scoring pass has got to, for which card
 // version). Count items (COUNT#…) are what events written before issue 12 counted their
 // predictions with; admin migrate folds them into the copies.
@@ -146,29 +147,58 @@ const countShards = 8
 // Changing it changes every key built from it: existing data needs admin migrate.
 const scoreShards = 16
 
-// lockCopies is how many lock copies an event has: every submit's transaction checks (and
-// on a first prediction, counts on) the copy of its player, so at the peak submit rate each
-// copy sees 1/lockCopies of the submits. On AWS two transactions that include one item at
-// the same time cancel each other (TransactionConflict). The partition-throughput model
-// (bench/README, make scale) says 64 is not enough for the modelled peak (1M submits in the
-// last hour, a 10× peak minute: ~2,800 submits/s, ~43 a second on each copy): ~40% of first
-// attempts conflict and ~2,000 submits reach players as UNAVAILABLE after the retries; 256
-// copies would let none through. The store handles any multiple of scoreShards (copies are
-// created and synced in transactions of at most 100, locks.go), but 256 made the
-// admin-heavy tests on DynamoDB Local about 3× slower (TestDefect2, TestCardEdits,
-// TestMigrate: 40 s vs 12 s), so the switch waits for tests that run with fewer copies.
-// A multiple of scoreShards: the copies of shard s are those with copy % scoreShards == s.
-const lockCopies = 64
+// DefaultLockCopies is how many lock copies an event gets at creation unless the store is
+// configured otherwise (WithLockCopies): every submit's transaction checks (and on a first
+// prediction, counts on) the copy of its player, so at the peak submit rate each copy sees
+// 1/copies of the submits. On AWS two transactions that include one item at the same time
+// cancel each other (TransactionConflict). The partition-throughput model (make scale,
+// bench/results/scale.md) on the modelled peak (1M submits in the last hour, a 10× peak
+// minute: ~2,800 submits/s): 64 copies let ~1,800 submits reach players as UNAVAILABLE after
+// the store's retries, 96 → 83, 128 → 9, 192 and 256 → 0; 256 keeps a margin.
+//
+// The count is a property of each event, chosen when it is created and stored on its row
+// (eventRow.LockCopies; events created before it was stored have legacyLockCopies): every
+// copy is addressed through the event's own count, so changing the store's configuration
+// never moves an existing event's copies. More copies cost admin changes more writes (a
+// lifecycle flip writes every copy, in transactions of 100, locks.go), so tests and the
+// embedded demo create events with fewer (WithLockCopies(scoreShards)).
+const DefaultLockCopies = 256
 
-// lockCopy is the lock copy of user u's predictions (0..lockCopies-1): FNV-1a of the id.
-func lockCopy(u userID) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(u))
-	return int(h.Sum32() % lockCopies)
+// LockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all the
+// copies of an event with DefaultLockCopies take: what an admin change that reads, creates
+// or syncs every copy plans (server.FieldCosts).
+const LockCopyBatches = (DefaultLockCopies + maxTransactItems - 1) / maxTransactItems
+
+// legacyLockCopies is the count of an event row without one: the events created with the
+// sharded layout before the count was stored per event had 64.
+const legacyLockCopies = 64
+
+// WithLockCopies sets how many lock copies the events this store creates get (default
+// DefaultLockCopies; admin migrate gives a migrated event as many). n must be a positive
+// multiple of scoreShards (copy c belongs to shard c mod scoreShards: a shard's count is the
+// sum of its copies); any other value panics, as a programming error.
+func WithLockCopies(n int) Option {
+	if n <= 0 || n%scoreShards != 0 {
+		panic(fmt.Sprintf("dynamo: WithLockCopies(%d): want a positive multiple of %d", n, scoreShards))
+	}
+	return func(s *Store) { s.lockCopies = n }
 }
 
+// playerHash is FNV-1a of a user id: it places the player's lock copy and score shard.
+func playerHash(u userID) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(u))
+	return h.Sum32()
+}
+
+// lockCopy is the lock copy (0..copies-1) of user u's predictions on an event with copies
+// lock copies. Since copies is a multiple of scoreShards, lockCopy(u, n) mod scoreShards is
+// scoreShard(u) whatever n is.
+func lockCopy(u userID, copies int) int { return int(playerHash(u) % uint32(copies)) }
+
 // scoreShard is the index shard (0..scoreShards-1) of user u's predictions and standings.
-func scoreShard(u userID) int { return lockCopy(u) % scoreShards }
+// It does not depend on any event's lock-copy count.
+func scoreShard(u userID) int { return int(playerHash(u) % scoreShards) }
 
 // ScoreShardOf is scoreShard for tests and tools that reason about partitions and scoring
 // batches (a batch holds players of one shard). It does not check the id.
@@ -183,11 +213,11 @@ func seasonShardPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", pre
 // lockPK is the partition of an event's lock copy c.
 func lockPK(e eventID, c int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, c) }
 
-// LockCopyKey returns the key (PK, SK) of the lock copy of event that user's submits check
-// and count on: for tests and tools that must reach that item (fault injection). It does
-// not check the ids.
-func LockCopyKey(event, user string) (pk, sk string) {
-	return lockPK(eventID(event), lockCopy(userID(user))), lockSK
+// LockCopyKey returns the key (PK, SK) of the lock copy of event, which has copies lock
+// copies, that user's submits check and count on: for tests and tools that must reach that
+// item (fault injection). It does not check the ids.
+func LockCopyKey(event, user string, copies int) (pk, sk string) {
+	return lockPK(eventID(event), lockCopy(userID(user), copies)), lockSK
 }
 
 // predictionPartitions lists the GSI partitions that may hold an event's predictions: its

@@ -33,7 +33,8 @@ func TestKeyBuilders(t *testing.T) {
 		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0), shardKey("EVENT#2024-03-03-aew-revolution", "#00")},
 		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", scoreShards-1), shardKey("EVENT#2024-03-03-aew-revolution", fmt.Sprintf("#%02d", scoreShards-1))},
 		{"SeasonShard", seasonShardPK(2024, scoreShards-1), shardKey("STANDINGS#2024", fmt.Sprintf("#%02d", scoreShards-1))},
-		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", lockCopies-1), fmt.Sprintf("EVENT#2024-03-03-aew-revolution#%02d", lockCopies-1)},
+		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", legacyLockCopies-1), "EVENT#2024-03-03-aew-revolution#63"},
+		{"LockCopyPartitionThreeDigits", lockPK("2024-03-03-aew-revolution", DefaultLockCopies-1), "EVENT#2024-03-03-aew-revolution#255"},
 		{"FirstLockCopyPartition", lockPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
 		{"LockCopySortKey", lockSK, "LOCK"},
 		{"Checkpoint", checkpointSK(3), "SCORING#03"},
@@ -47,36 +48,63 @@ func TestKeyBuilders(t *testing.T) {
 	}
 }
 
-// TestShards: a player's prediction and standing shard is their lock copy's, spread evenly
-// (the model assumes every shard takes 1/K of the load), and every copy belongs to one shard.
+// TestShards: a player's prediction and standing shard is the same whatever the event's
+// lock-copy count (their copy mod scoreShards), spread evenly (the model assumes every shard
+// takes 1/K of the load), and every copy belongs to one shard.
 func TestShards(t *testing.T) {
 	t.Parallel()
-	if lockCopies%scoreShards != 0 || lockCopies > 1000 || scoreShards > 100 {
-		t.Fatalf("lockCopies %d must be a multiple of scoreShards %d, three and two digits", lockCopies, scoreShards)
+	if DefaultLockCopies%scoreShards != 0 || DefaultLockCopies > 1000 || scoreShards > 100 {
+		t.Fatalf("DefaultLockCopies %d must be a multiple of scoreShards %d, three and two digits", DefaultLockCopies, scoreShards)
 	}
-	const players = 64_000
-	perShard := make([]int, scoreShards)
-	perCopy := make([]int, lockCopies)
-	for i := range players {
-		u := userID(fmt.Sprintf("player-%d", i))
-		c, s := lockCopy(u), scoreShard(u)
-		if c < 0 || c >= lockCopies || s != c%scoreShards {
-			t.Fatalf("user %s: copy %d, shard %d", u, c, s)
+	for _, copies := range []int{legacyLockCopies, testLockCopies, DefaultLockCopies} {
+		const players = 256_000
+		perShard := make([]int, scoreShards)
+		perCopy := make([]int, copies)
+		for i := range players {
+			u := userID(fmt.Sprintf("player-%d", i))
+			c, s := lockCopy(u, copies), scoreShard(u)
+			if c < 0 || c >= copies || s != c%scoreShards {
+				t.Fatalf("%d copies: user %s: copy %d, shard %d", copies, u, c, s)
+			}
+			perShard[s]++
+			perCopy[c]++
 		}
-		perShard[s]++
-		perCopy[c]++
-	}
-	for name, counts := range map[string][]int{"shard": perShard, "copy": perCopy} {
-		want := players / len(counts)
-		for i, n := range counts {
-			if n < want*9/10 || n > want*11/10 {
-				t.Errorf("%s %d holds %d players, want %d ± 10%%", name, i, n, want)
+		for name, counts := range map[string][]int{"shard": perShard, "copy": perCopy} {
+			want := players / len(counts)
+			for i, n := range counts {
+				if n < want*85/100 || n > want*115/100 {
+					t.Errorf("%d copies: %s %d holds %d players, want %d ± 15%%", copies, name, i, n, want)
+				}
 			}
 		}
 	}
 	// Stable across releases: the shard of a player is in their keys.
-	if got := lockCopy("amy"); got != 30 {
-		t.Errorf("lockCopy(amy) = %d, want 30 (FNV-1a: changing the hash moves every key)", got)
+	if c, s := lockCopy("amy", legacyLockCopies), scoreShard("amy"); c != 30 || s != 14 {
+		t.Errorf("amy: copy %d of 64, shard %d; want 30, 14 (FNV-1a: changing the hash moves every key)", c, s)
+	}
+}
+
+// TestWithLockCopies: the count must be a positive multiple of scoreShards.
+func TestWithLockCopies(t *testing.T) {
+	t.Parallel()
+	if s := New(nil, "t"); s.lockCopies != DefaultLockCopies {
+		t.Errorf("default %d copies, want %d", s.lockCopies, DefaultLockCopies)
+	}
+	if s := New(nil, "t", WithLockCopies(scoreShards)); s.lockCopies != scoreShards {
+		t.Errorf("WithLockCopies(%d): %d", scoreShards, s.lockCopies)
+	}
+	for _, n := range []int{0, -16, scoreShards + 1, 100} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("WithLockCopies(%d) did not panic", n)
+				}
+			}()
+			WithLockCopies(n)
+		}()
+	}
+	if (eventRow{}).copies() != legacyLockCopies {
+		t.Errorf("an event row without a count has %d copies, want %d", (eventRow{}).copies(), legacyLockCopies)
 	}
 }
 
@@ -226,7 +254,7 @@ func FuzzKeys(f *testing.F) {
 		if eErr == nil {
 			oneHash(eventSK(e))
 			oneHash(eventPK(e))
-			for key, digits := range map[string]int{lockPK(e, lockCopies-1): len(fmt.Sprint(lockCopies - 1)), eventShardPK(e, scoreShards-1): 2} {
+			for key, digits := range map[string]int{lockPK(e, DefaultLockCopies-1): len(fmt.Sprint(DefaultLockCopies - 1)), eventShardPK(e, scoreShards-1): 2} {
 				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+1+digits {
 					t.Fatalf("shard key %q is not the event's partition and %d digits", key, digits)
 				}

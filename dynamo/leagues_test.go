@@ -723,7 +723,7 @@ func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	eng := awsfaithful.New(t, awsfaithful.Config{TransactionHold: 20 * time.Millisecond})
 	db := eng.Client(t, CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
-	f.s = New(db, f.table, WithClock(f.clock.Now))
+	f.s = New(db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies))
 	mustOK(t, f.s.EnsureTable(ctxT(t)))
 	l := f.createLeague("host", "Last Seats")
 	// Seeded straight into DynamoDB Local (the proxy adds nothing to bulk writes of items

@@ -16,7 +16,7 @@ import (
 
 // Lock copies (keys.go, lockRow). A submit's transaction checks the lock condition (open,
 // start ahead, the card version read) on its player's copy instead of the event item, so
-// that concurrent submits are spread over lockCopies items rather than all holding one
+// that concurrent submits are spread over the event's copies rather than all holding one
 // (on AWS, transactions that include one item at the same time cancel each other). The
 // copies mirror the event row: every write of the event row that changes what a submit's
 // condition reads bumps its rev (conditioned on the rev read, so the new row is known
@@ -32,24 +32,35 @@ import (
 // lockWorkers bounds the single-copy writes run at once when a chunk falls back to them.
 const lockWorkers = 16
 
-// lockKeys are the keys of an event's lock copies, copy c at index c.
-func lockKeys(eid eventID) []map[string]types.AttributeValue {
-	ks := make([]map[string]types.AttributeValue, lockCopies)
-	for c := range lockCopies {
+// allCopies lists every copy of the event of row: 0..row.copies()-1.
+func allCopies(row eventRow) []int {
+	all := make([]int, row.copies())
+	for c := range all {
+		all[c] = c
+	}
+	return all
+}
+
+// lockKeys are the keys of the copies of an event that has copies lock copies, copy c at
+// index c.
+func lockKeys(eid eventID, copies int) []map[string]types.AttributeValue {
+	ks := make([]map[string]types.AttributeValue, copies)
+	for c := range copies {
 		ks[c] = pkKey(lockPK(eid, c), lockSK)
 	}
 	return ks
 }
 
-// readLocks reads an event's lock copies consistently (BatchGetItems of 100 keys), by
-// copy. A copy that does not exist is missing from the map.
-func (s *Store) readLocks(ctx context.Context, eid eventID) (map[int]lockRow, error) {
-	locks := make(map[int]lockRow, lockCopies)
-	byPK := make(map[string]int, lockCopies)
-	for c := range lockCopies {
+// readLocks reads every lock copy of the event of row consistently (BatchGetItems of 100
+// keys), by copy. A copy that does not exist is missing from the map.
+func (s *Store) readLocks(ctx context.Context, row eventRow) (map[int]lockRow, error) {
+	eid, copies := eventID(row.ID), row.copies()
+	locks := make(map[int]lockRow, copies)
+	byPK := make(map[string]int, copies)
+	for c := range copies {
 		byPK[lockPK(eid, c)] = c
 	}
-	err := s.batchGet(ctx, lockKeys(eid), func(item map[string]types.AttributeValue) error {
+	err := s.batchGet(ctx, lockKeys(eid, copies), func(item map[string]types.AttributeValue) error {
 		var row lockRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
@@ -65,14 +76,15 @@ func (s *Store) readLocks(ctx context.Context, eid eventID) (map[int]lockRow, er
 	return locks, nil
 }
 
-// locksToFix lists the copies of locks (as read) that are missing, and those behind rev.
-func locksToFix(locks map[int]lockRow, rev int) (missing, behind []int) {
-	for c := range lockCopies {
+// locksToFix lists the copies of the event of row that are missing from locks (as read),
+// and those behind its rev.
+func locksToFix(locks map[int]lockRow, row eventRow) (missing, behind []int) {
+	for c := range row.copies() {
 		l, ok := locks[c]
 		switch {
 		case !ok:
 			missing = append(missing, c)
-		case l.Rev < rev:
+		case l.Rev < row.Rev:
 			behind = append(behind, c)
 		}
 	}
@@ -159,10 +171,7 @@ func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error 
 		return nil
 	}
 	if behind == nil {
-		behind = make([]int, lockCopies)
-		for c := range behind {
-			behind[c] = c
-		}
+		behind = allCopies(ev)
 	}
 	expr, err := lockSync(ev)
 	if err != nil {
@@ -207,7 +216,7 @@ func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
 	if ev.Layout == layoutLegacy {
 		return nil
 	}
-	locks, err := s.readLocks(ctx, eventID(ev.ID))
+	locks, err := s.readLocks(ctx, ev)
 	if err != nil {
 		return err
 	}
@@ -216,7 +225,7 @@ func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
 
 // fixLocks creates the copies missing from locks (as read) and syncs those behind ev.
 func (s *Store) fixLocks(ctx context.Context, ev eventRow, locks map[int]lockRow) error {
-	missing, behind := locksToFix(locks, ev.Rev)
+	missing, behind := locksToFix(locks, ev)
 	if err := s.createLocks(ctx, ev, missing); err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	db := dynamotest.Client(t, CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
-	f.s = New(db, f.table, WithClock(f.clock.Now))
+	f.s = New(db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := f.s.EnsureTable(ctx); err != nil {
@@ -60,7 +60,15 @@ func (f *fixture) on(t testing.TB) *fixture {
 }
 
 // storeOver returns another store on the fixture's table and clock, over db.
-func (f *fixture) storeOver(db API) *Store { return New(db, f.table, WithClock(f.clock.Now)) }
+func (f *fixture) storeOver(db API) *Store {
+	return New(db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies))
+}
+
+// testLockCopies is how many lock copies the tests' events get (WithLockCopies): fewer than
+// production's DefaultLockCopies, so that admin changes, which write every copy, stay quick
+// on DynamoDB Local, but more than one per shard, so that a shard's count is a sum. Tests
+// of what more copies than a transaction holds need use DefaultLockCopies themselves.
+const testLockCopies = 2 * scoreShards
 
 // ctxT is a test's context: a safety net, not a timing assertion. It ends 10 s before the
 // test binary's own deadline (go test -timeout), so that a stuck call fails the test that
@@ -195,11 +203,28 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 // addPredictionCounts adds new predictions of users to event's prediction count, as the
 // first submit of each does (+1 on the player's lock copy): for tests that write
 // prediction items in bulk.
+// eventCopies reads how many lock copies event has (its row's count).
+func eventCopies(t testing.TB, db API, table, event string) int {
+	t.Helper()
+	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(table), Key: pkKey(eventsPK, eventSK(eventID(event))), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil || out.Item == nil {
+		t.Fatalf("read event %s: %v", event, err)
+	}
+	var row eventRow
+	if err := row.decode(out.Item); err != nil {
+		t.Fatal(err)
+	}
+	return row.copies()
+}
+
 func addPredictionCounts(t testing.TB, db API, table, event string, users []string) {
 	t.Helper()
+	n := eventCopies(t, db, table, event)
 	copies := map[int]int{}
 	for _, u := range users {
-		copies[lockCopy(userID(u))]++
+		copies[lockCopy(userID(u), n)]++
 	}
 	for c, n := range copies {
 		_, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{

@@ -231,14 +231,15 @@ func (s *Store) migrateEvent(ctx context.Context, eid eventID) (int, error) {
 	return moved, s.finishMigration(ctx, eid)
 }
 
-// startMigration marks the row layoutMigrating (conditioned on its rev and layout as read)
-// and creates the event's lock copies.
+// startMigration marks the row layoutMigrating with the store's lock-copy count
+// (conditioned on its rev and layout as read) and creates the event's lock copies.
 func (s *Store) startMigration(ctx context.Context, row eventRow) error {
 	next := row
-	next.Rev, next.Layout = row.Rev+1, layoutMigrating
+	next.Rev, next.Layout, next.LockCopies = row.Rev+1, layoutMigrating, s.lockCopies
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("rev"), expression.Value(next.Rev)).
-			Set(expression.Name("layout"), expression.Value(next.Layout))).
+			Set(expression.Name("layout"), expression.Value(next.Layout)).
+			Set(expression.Name("lockCopies"), expression.Value(next.LockCopies))).
 		WithCondition(revIs(row.Rev).And(expression.AttributeNotExists(expression.Name("layout")).
 			Or(expression.Name("layout").Equal(expression.Value(layoutLegacy))))).Build()
 	if err != nil {
@@ -346,7 +347,7 @@ func (s *Store) moveBatch(ctx context.Context, row eventRow, sh int, batch []pre
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}})
 			if !p.Counted {
-				copies[lockCopy(uid)]++
+				copies[lockCopy(uid, row.copies())]++
 			}
 			if p.ScoredWith != nil && *p.ScoredWith == row.CardVersion {
 				scored++

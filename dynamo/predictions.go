@@ -42,14 +42,15 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var (
-			ev   domain.Event
-			user *userRow
-			old  *predictionRow
+			ev     domain.Event
+			copies int // the event's lock copies
+			user   *userRow
+			old    *predictionRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
-			ev, err = s.readEvent(gctx, eid, nil) // never the read cache: see readcache.go
+			ev, copies, err = s.readEventCopies(gctx, eid, nil) // never the read cache: see readcache.go
 			return err
 		})
 		g.Go(func() error {
@@ -72,7 +73,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 			if err != nil {
 				return domain.Prediction{}, err
 			}
-			p, current, err := s.writePrediction(ctx, uid, caller.Name, user, old, ev, clean, now)
+			p, current, err := s.writePrediction(ctx, uid, caller.Name, user, old, ev, copies, clean, now)
 			if err != nil || current == nil {
 				return p, err
 			}
@@ -128,7 +129,7 @@ type submitRetry struct {
 
 // writePrediction runs the submit transaction. A non-nil *submitRetry with a nil error
 // means the transaction failed on something worth another attempt.
-func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName string, user *userRow, old *predictionRow, ev domain.Event, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
+func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName string, user *userRow, old *predictionRow, ev domain.Event, copies int, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
 	eid := eventID(ev.ID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
@@ -184,7 +185,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	lock, err := s.lockItem(eid, uid, ev, now, count)
+	lock, err := s.lockItem(eid, uid, ev, copies, now, count)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
@@ -221,17 +222,17 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	return p, nil, err
 }
 
-// lockItem is the submit's item on the lock copy of uid: the lock condition (the event
+// lockItem is the submit's item on the lock copy of uid (of the event's copies): the lock condition (the event
 // still UPCOMING, its start after now, the card version, name and start read) as a
 // ConditionCheck, or, when count, as the condition of an update adding one prediction to
 // the copy's count. The copy's values come back when the condition fails.
-func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, now time.Time, count bool) (types.TransactWriteItem, error) {
+func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, copies int, now time.Time, count bool) (types.TransactWriteItem, error) {
 	cond := expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
 		And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now)))).
 		And(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).
 		And(expression.Name("name").Equal(expression.Value(ev.Name))).
 		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
-	key := pkKey(lockPK(eid, lockCopy(uid)), lockSK)
+	key := pkKey(lockPK(eid, lockCopy(uid, copies)), lockSK)
 	b := expression.NewBuilder().WithCondition(cond)
 	if count {
 		b = b.WithUpdate(expression.Add(expression.Name("predictions"), expression.Value(1)))

@@ -162,21 +162,32 @@ func (s *Store) cachedEvent(ctx context.Context, eid eventID) (domain.Event, err
 
 // readEvent is GetEvent without the cache.
 func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Event, error) {
+	ev, _, err := s.readEventCopies(ctx, eid, z)
+	return ev, err
+}
+
+// readEventCopies is readEvent that also returns how many lock copies the event has (its
+// row's count, which never changes once the event has copies).
+func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (domain.Event, int, error) {
 	id := string(eid)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
 		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
 	if err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	ev, current, err := p.toEvent(id)
 	if !current {
-		return s.loadCard(ctx, id)
+		r, err := s.readCard(ctx, id, false)
+		return r.ev, r.row.copies(), err
 	}
-	return ev, err
+	if err != nil {
+		return ev, 0, err
+	}
+	return ev, p.event.copies(), nil
 }
 
 // GetEventWithLeaderboard returns an event with its card and the first page of its

@@ -81,6 +81,18 @@ type eventRow struct {
 	Rev int `dynamodbav:"rev"`
 	// Layout is the table layout the event's items are in (layoutLegacy…layoutSharded).
 	Layout int `dynamodbav:"layout"`
+	// LockCopies is how many lock copies the event has (keys.go), set when the event is
+	// created (or migrated) and never changed; 0 on rows written before it was stored,
+	// which have legacyLockCopies (see copies).
+	LockCopies int `dynamodbav:"lockCopies,omitempty"`
+}
+
+// copies is how many lock copies the event of row r has.
+func (r eventRow) copies() int {
+	if r.LockCopies > 0 {
+		return r.LockCopies
+	}
+	return legacyLockCopies
 }
 
 func newEventRow(e domain.Event) eventRow {

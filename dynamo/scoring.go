@@ -125,11 +125,20 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, err
 	}
 	// Every copy locked like the event row before the counts are trusted: a copy a cut-off
-	// sync left behind (or never created) could still take a submit.
-	if missing, behind := locksToFix(card.locks, card.row.Rev); len(missing)+len(behind) > 0 && !dryRun {
+	// sync left behind (or never created) could still take a submit. The copies (all of
+	// them, read consistently after the row) are brought forward and read again; while
+	// they still disagree with the row, the call refuses.
+	if missing, behind := locksToFix(card.locks, card.row); len(missing)+len(behind) > 0 && !dryRun {
 		if err := s.fixLocks(ctx, card.row, card.locks); err != nil {
 			return report, err
 		}
+		if card, err = s.readCard(ctx, event, true); err != nil {
+			return report, err
+		}
+		if missing, behind := locksToFix(card.locks, card.row); len(missing)+len(behind) > 0 || card.ev.CardVersion != ev.CardVersion || card.ev.Stored != ev.Stored {
+			return report, domain.Errorf(domain.CodeUnavailable, "the lock copies of event %q are being brought in line with it; run scoreEvent again", event)
+		}
+		ev = card.ev
 	}
 	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
 	run := &scoringRun{s: s, ev: ev, card: card, deadline: deadline, dryRun: dryRun, report: &report,
@@ -159,11 +168,11 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		// consistently, at the start, and nothing was written: nothing to confirm.)
 		// The counts once more (defence in depth: none can have grown since the prologue,
 		// see markScored, and the copies may be more than its transaction could check).
-		locks, err := s.readLocks(ctx, eventID(ev.ID))
+		locks, err := s.readLocks(ctx, card.row)
 		if err != nil {
 			return report, err
 		}
-		for c := range lockCopies {
+		for c := range card.row.copies() {
 			if locks[c].Predictions != card.locks[c].Predictions {
 				return report, domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 			}
@@ -260,7 +269,7 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 		if cp.Done > count {
 			// More written than counted when the run read the counts: predictions came
 			// since (CONFLICT: the next run reads the counts again), or the counts drifted.
-			locks, err := s.readLocks(ctx, eid)
+			locks, err := s.readLocks(ctx, r.card.row)
 			if err != nil {
 				return err
 			}

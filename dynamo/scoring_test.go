@@ -55,7 +55,7 @@ func newScEnv(t testing.TB) *scEnv {
 	t.Helper()
 	client := dynamotest.Client(t, CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
-	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }))
+	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithLockCopies(testLockCopies))
 	e.after = e.storeOver(client)
 	if err := e.before.EnsureTable(scCtx(t)); err != nil {
 		t.Fatalf("EnsureTable: %v", err)
@@ -66,7 +66,7 @@ func newScEnv(t testing.TB) *scEnv {
 // storeOver is a store over db (a fault-injecting wrapper, typically) on the env's table,
 // with the after clock.
 func (e *scEnv) storeOver(db API) *Store {
-	return New(db, e.table, WithClock(func() time.Time { return scAfter }))
+	return New(db, e.table, WithClock(func() time.Time { return scAfter }), WithLockCopies(testLockCopies))
 }
 
 // scCtx is the scoring tests' context (ctxT).
@@ -121,11 +121,17 @@ func scResults() []domain.MatchResult {
 // createEvent creates event id (its date is the id's) starting at 22:00 UTC.
 func (e *scEnv) createEvent(id string, card []domain.MatchSpec) domain.Event {
 	e.t.Helper()
+	return e.createWith(e.before, id, card)
+}
+
+// createWith is createEvent through store s.
+func (e *scEnv) createWith(s *Store, id string, card []domain.MatchSpec) domain.Event {
+	e.t.Helper()
 	day, err := time.Parse("2006-01-02", id[:10])
 	if err != nil {
 		e.t.Fatalf("bad event id %q", id)
 	}
-	ev, err := e.before.CreateEvent(scCtx(e.t), domain.EventSpec{ID: &id, Name: "Event " + id[11:], StartsAt: day.Add(22 * time.Hour), Matches: card})
+	ev, err := s.CreateEvent(scCtx(e.t), domain.EventSpec{ID: &id, Name: "Event " + id[11:], StartsAt: day.Add(22 * time.Hour), Matches: card})
 	scOK(e.t, err)
 	return ev
 }
@@ -177,22 +183,7 @@ func (e *scEnv) writeEntries(ev domain.Event, entries []scEntry) {
 	e.t.Helper()
 	items := make([]map[string]types.AttributeValue, len(entries))
 	for i, en := range entries {
-		uid, eid := userID(en.User), eventID(ev.ID)
-		row := predictionRow{
-			keys:      keys{PK: userPK(uid), SK: eventSK(eid)},
-			indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
-			Type:      typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
-			EventID: ev.ID, EventName: ev.Name, EventStartsAt: formatTime(ev.StartsAt), Season: ev.Season(),
-			UpdatedAt: formatTime(scBefore), Counted: true,
-		}
-		for _, p := range en.picks(ev) {
-			row.Picks = append(row.Picks, pickRow{MatchID: p.MatchID, Team: p.Team})
-		}
-		item, err := attributevalue.MarshalMap(row)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		items[i] = item
+		items[i] = e.entryItem(ev, en)
 	}
 	scBatchWrite(e.t, e.client, e.table, items)
 	users := make([]string, len(entries))
@@ -200,6 +191,27 @@ func (e *scEnv) writeEntries(ev domain.Event, entries []scEntry) {
 		users[i] = en.User
 	}
 	addPredictionCounts(e.t, e.client, e.table, ev.ID, users)
+}
+
+// entryItem is en's prediction item for ev, counted, as a submit writes it.
+func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.AttributeValue {
+	e.t.Helper()
+	uid, eid := userID(en.User), eventID(ev.ID)
+	row := predictionRow{
+		keys:      keys{PK: userPK(uid), SK: eventSK(eid)},
+		indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
+		Type:      typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
+		EventID: ev.ID, EventName: ev.Name, EventStartsAt: formatTime(ev.StartsAt), Season: ev.Season(),
+		UpdatedAt: formatTime(scBefore), Counted: true,
+	}
+	for _, p := range en.picks(ev) {
+		row.Picks = append(row.Picks, pickRow{MatchID: p.MatchID, Team: p.Team})
+	}
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return item
 }
 
 // scBatches is how many scoring batches entries take: per shard, pages of

@@ -45,6 +45,9 @@ type Store struct {
 	scoringMargin time.Duration
 	// cache is the read cache (WithReadCache); nil: none.
 	cache *readCache
+	// lockCopies is how many lock copies the events this store creates (or migrates) get
+	// (WithLockCopies; default DefaultLockCopies).
+	lockCopies int
 }
 
 // Option configures a Store.
@@ -67,7 +70,7 @@ func WithCursorKeys(keys ...[]byte) Option {
 // retryable), once the client's own retries are spent, reaches the store's callers as
 // UNAVAILABLE.
 func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin}
+	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, lockCopies: DefaultLockCopies}
 	for _, o := range opts {
 		o(s)
 	}

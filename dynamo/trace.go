@@ -151,7 +151,8 @@ func withCacheFill(ctx context.Context, key string) context.Context {
 }
 
 // KeyShards says how many shards the trailing "#NN" of a key of the sharded layout
-// (keys.go) counts over: lockCopies for a lock copy's partition (SK LOCK), scoreShards for
+// (keys.go) counts over: DefaultLockCopies for a lock copy's partition (SK LOCK: a key does
+// not say its event's count, so recordings are made with the default), scoreShards for
 // an event's or a season's other shard partitions (index partitions, score histograms)
 // and for a scoring checkpoint's sort key; 0 for a key that is not sharded. The model in
 // bench/scale spreads recorded requests over the shards by shifting these numbers.
@@ -161,7 +162,7 @@ func KeyShards(pk, sk string) (pkShards, skShards int) {
 			if _, err := parseEventID(rest); err == nil {
 				pkShards = scoreShards
 				if sk == lockSK {
-					pkShards = lockCopies
+					pkShards = DefaultLockCopies
 				}
 			}
 		} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {

@@ -46,8 +46,8 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		t.Errorf("submit: table put = %+v, want 2 WCU (a transaction doubles) in USER#u1", tp)
 	}
 	// A first prediction counts on its player's lock copy: an update in the transaction.
-	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1")) || lk.WCU != 2 {
-		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1")))
+	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1", testLockCopies)) || lk.WCU != 2 {
+		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1", testLockCopies)))
 	}
 	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc != nil && cc.PK == eventsPK {
 		t.Errorf("submit: condition check on the event item %+v: every submit would hold it", cc)

@@ -10,7 +10,7 @@ func TestKeyShards(t *testing.T) {
 		pk, sk       string
 		wantPK, want int
 	}{
-		{"LockCopy", lockPK(e, 37), lockSK, lockCopies, 0},
+		{"LockCopy", lockPK(e, 37), lockSK, DefaultLockCopies, 0},
 		{"EventShardOnTheIndex", eventShardPK(e, 5), "UNSCORED#u1", scoreShards, 0},
 		{"EventShardQuery", eventShardPK(e, 15), "", scoreShards, 0},
 		{"EventHistogram", eventShardPK(e, 3), ranksSK, scoreShards, 0},
@@ -23,8 +23,8 @@ func TestKeyShards(t *testing.T) {
 		{"CountBeforeIssue12", eventPK(e), countSK(2), 0, 0},
 		{"NotAnEvent", "EVENT#not an id#05", "", 0, 0},
 		{"NotAShardOfTheSeason", "STANDINGS#2030#105", "", 0, 0},
-		{"LastLockCopy", lockPK(e, lockCopies-1), lockSK, lockCopies, 0},
-		{"NotALockCopy", lockPK(e, lockCopies), lockSK, 0, 0},
+		{"LastLockCopy", lockPK(e, DefaultLockCopies-1), lockSK, DefaultLockCopies, 0},
+		{"NotALockCopy", lockPK(e, DefaultLockCopies), lockSK, 0, 0},
 		{"NotACheckpoint", eventPK(e), checkpointSK(scoreShards), 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -21,11 +21,11 @@ import (
 // a leaderboard or standings page is one Query per score shard, dynamo.ScoreShards in
 // parallel, so a scored event with its leaderboard and the caller's prediction and rank
 // plans 3 + ScoreShards. The largest operation is the admin's updateEvent renaming an event
-// with predictions, 6 + ScoreShards (its lock copies, then one Query per shard to find the
-// predictions' name copies); plus one. Every screen is one request, and a client that wants
-// more sends more requests, each paying API Gateway's throttle; two ranked pages do not fit
-// in one request.
-const DefaultMaxDynamoDBCalls = 7 + dynamo.ScoreShards
+// with predictions, 4 + 2×dynamo.LockCopyBatches + ScoreShards (its lock copies read and
+// synced, 100 a call, then one Query per shard to find the predictions' name copies); plus
+// one. Every screen is one request, and a client that wants more sends more requests, each
+// paying API Gateway's throttle; two ranked pages do not fit in one request.
+const DefaultMaxDynamoDBCalls = 5 + 2*dynamo.LockCopyBatches + dynamo.ScoreShards
 
 // plannedCallsStat is the operation stats key of the calls the budget planned.
 const plannedCallsStat = "PickemPlannedCalls"
@@ -76,13 +76,13 @@ var FieldCosts = []FieldCost{
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem (with the events' rows, as `user`)"},
 	{Field: "Mutation.register", Calls: 7, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left; of a player in leagues: 1 BatchGetItem (the leagues they own) and 1 TransactWriteItems (their league rows) more"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
-	{Field: "Mutation.createEvent", Calls: 2, Note: "TransactWriteItems (the event and its card), TransactWriteItems (its lock copies, 100 a transaction)"},
-	{Field: "Mutation.updateEvent", Calls: dynamo.ScoreShards + 6, Note: "GetItem ∥ Query, BatchGetItem (lock copies), UpdateItem, TransactWriteItems (the lock copies); a new name or start: 1 Query per score shard and 1 TransactWriteItems per 99 predictions"},
-	{Field: "Mutation.addMatch", Calls: 5, Note: "GetItem ∥ Query, BatchGetItem (lock copies), TransactWriteItems, TransactWriteItems (the lock copies)"},
-	{Field: "Mutation.updateMatch", Calls: 5, Note: "as `addMatch`"},
-	{Field: "Mutation.removeMatch", Calls: 5, Note: "as `addMatch`"},
-	{Field: "Mutation.reorderMatches", Calls: 5, Note: "as `addMatch`"},
-	{Field: "Mutation.setResult", Calls: 5, Note: "as `addMatch`"},
+	{Field: "Mutation.createEvent", Calls: 1 + dynamo.LockCopyBatches, Note: "TransactWriteItems (the event and its card), TransactWriteItems of its lock copies, 100 a transaction (256 copies: 3)"},
+	{Field: "Mutation.updateEvent", Calls: dynamo.ScoreShards + 4 + 2*dynamo.LockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each); a new name or start: 1 Query per score shard and 1 TransactWriteItems per 99 predictions"},
+	{Field: "Mutation.addMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each)"},
+	{Field: "Mutation.updateMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.removeMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.reorderMatches", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.setResult", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
 	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},

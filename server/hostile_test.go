@@ -306,10 +306,11 @@ func TestHostileClientLeft(t *testing.T) {
 }
 
 // TestDynamoDBBudgetPlansAtLeastWhatRuns: for every screen and several combinations, the
-// calls the budget plans (extensions.dynamodb.plannedCalls) are at least the calls made.
+// calls the budget plans (extensions.dynamodb.plannedCalls) are at least the calls made,
+// with events of production's dynamo.DefaultLockCopies lock copies.
 func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnvCopies(t, dynamo.DefaultLockCopies) // what production plans
 	f := newScoredFixture(t, e, "Budget Bash")
 	tok := f.tokens[f.players[0]]
 	type costExt struct {
@@ -367,9 +368,9 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			{"RegisterRename", tok, `mutation { register(name: "Budget Ace Renamed") { id } }`, nil, 7},
 			{"SubmitPrediction", tok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { eventId } }`,
 				map[string]any{"e": up.ID, "m": up.Matches[0].ID}, 3},
-			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 2},
-			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, dynamo.ScoreShards + 6},
-			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 5},
+			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 1 + dynamo.LockCopyBatches},
+			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, dynamo.ScoreShards + 4 + 2*dynamo.LockCopyBatches},
+			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 3 + 2*dynamo.LockCopyBatches},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				resp := e.request(t, c.token, c.query, c.vars)
