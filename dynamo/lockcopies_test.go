@@ -84,7 +84,7 @@ func (e *scEnv) behindCopies(id string) (row eventRow, exist, behind int) {
 // were stored) has 64.
 func TestLockCopiesArePerEvent(t *testing.T) {
 	t.Parallel()
-	e := newScEnv(t) // e.before creates events with testLockCopies
+	e := newScEnv(t)                                                               // e.before creates events with testLockCopies
 	big := New(e.client, e.table, WithClock(func() time.Time { return scBefore })) // DefaultLockCopies
 	small := e.createEvent("2025-04-19-few-copies", scCard())
 	many := e.createWith(big, "2025-04-20-many-copies", scCard())
