@@ -116,6 +116,9 @@ var commands = []command{
 	{"score", "score a locked event whose matches all have results (calls the API until complete)", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
 	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
+	{"rename-league", "rename a league (moderation; in the log: audit -event moderation)", renameLeagueCmd},
+	{"delete-league", "delete a league: its members leave it (moderation)", deleteLeagueCmd},
+	{"rename-player", "rename a player's profile (moderation)", renamePlayerCmd},
 	{"token", "mint a development (HS256) token", tokenCmd},
 	{"migrate", "move a table of the layout before issue 12 to the sharded one (DynamoDB, not the API)", migrateCmd},
 }

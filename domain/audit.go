@@ -37,6 +37,10 @@ const (
 	ActionReorderMatches = "reorderMatches"
 	ActionSetResult      = "setResult"
 	ActionScoreEvent     = "scoreEvent"
+	// Moderation (AuditLogModeration).
+	ActionRenameLeague = "renameLeague"
+	ActionDeleteLeague = "deleteLeague"
+	ActionRenamePlayer = "renamePlayer"
 )
 
 // AuditLogModeration is the audit log of admin changes that are about no event (league and

@@ -30,7 +30,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	if err != nil {
 		return err
 	}
-	leagues, err := s.UserLeagues(ctx, user)
+	leagues, err := s.userLeagueRows(ctx, user) // closed ones too: DeleteLeague expects their members to leave as usual
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ type leagueRow struct {
 	InviteCode  string `dynamodbav:"inviteCode"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	Rev         int    `dynamodbav:"rev"`
+	// Closed: an admin is deleting the league (DeleteLeague); it has no invite code and
+	// reads as not found.
+	Closed bool `dynamodbav:"closed,omitempty"`
 }
 
 func (r leagueRow) toDomain() domain.League {
@@ -510,7 +513,7 @@ func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (d
 	if err != nil {
 		return domain.League{}, false, err
 	}
-	if row == nil {
+	if row == nil || row.Closed {
 		return domain.League{}, false, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 	}
 	l := row.toDomain()
@@ -637,6 +640,13 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 		}
 		var items []types.TransactWriteItem
 		switch {
+		case league.Closed:
+			// An admin is deleting it (DeleteLeague): no hand-over, no invite code; the
+			// deletion removes the league once nobody is left.
+			items = []types.TransactWriteItem{
+				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus", "closed = :t", nil,
+					map[string]types.AttributeValue{":one": num(1), ":minus": num(-1), ":t": &types.AttributeValueMemberBOOL{Value: true}}),
+			}
 		case league.MemberCount <= 1:
 			items = []types.TransactWriteItem{
 				s.txDelete(pkKey(leaguePK(lid), leagueSK), "rev = :rev", map[string]types.AttributeValue{":rev": num(league.Rev)}),
@@ -705,7 +715,7 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 		if err != nil {
 			return domain.League{}, err
 		}
-		if league == nil {
+		if league == nil || league.Closed {
 			return domain.League{}, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 		}
 		if league.OwnerID != string(uid) {
@@ -740,8 +750,30 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 
 // UserLeagues returns the leagues user is a member of, by name (then id): a consistent
 // Query of their membership rows, then one consistent BatchGetItem of the leagues (at most
-// MaxLeaguesPerPlayer keys).
+// MaxLeaguesPerPlayer keys). Leagues an admin is deleting are left out.
 func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, error) {
+	rows, err := s.userLeagueRows(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	leagues := []domain.League{}
+	for _, row := range rows {
+		if !row.Closed {
+			leagues = append(leagues, row.toDomain())
+		}
+	}
+	slices.SortFunc(leagues, func(a, b domain.League) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return leagues, nil
+}
+
+// userLeagueRows reads the league items of user's memberships (see UserLeagues), closed
+// ones included.
+func (s *Store) userLeagueRows(ctx context.Context, user string) ([]leagueRow, error) {
 	uid, err := parseUserID(user)
 	if err != nil {
 		return nil, err
@@ -764,25 +796,19 @@ func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, 
 	if err != nil {
 		return nil, wrap(err)
 	}
-	leagues := []domain.League{}
+	var rows []leagueRow
 	err = s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		var row leagueRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
-		leagues = append(leagues, row.toDomain())
+		rows = append(rows, row)
 		return nil
 	})
 	if err != nil {
 		return nil, wrap(err)
 	}
-	slices.SortFunc(leagues, func(a, b domain.League) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return leagues, nil
+	return rows, nil
 }
 
 // LeagueStandings returns the season standings of league l's members (each member's whole

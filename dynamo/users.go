@@ -53,7 +53,7 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
 		return domain.User{}, err
 	}
-	row, err := s.setUserName(ctx, uid, name)
+	row, err := s.setUserName(ctx, uid, name, nil)
 	if err != nil {
 		return domain.User{}, err
 	}
@@ -64,12 +64,17 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 	return domain.User{ID: id, Name: row.Name, Standings: standings}, nil
 }
 
-// setUserName writes the user item with name, bumping nameVersion on a change.
-func (s *Store) setUserName(ctx context.Context, uid userID, name string) (userRow, error) {
+// setUserName writes the user item with name, bumping nameVersion on a change. With audit
+// (a moderation rename: RenamePlayer), the user must exist (else NOT_FOUND) and a change is
+// one transaction of the update and audit(the old name).
+func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit func(old string) (types.TransactWriteItem, error)) (userRow, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, err := s.getUserRow(ctx, uid)
 		if err != nil {
 			return userRow{}, err
+		}
+		if cur == nil && audit != nil {
+			return userRow{}, domain.Errorf(domain.CodeNotFound, "player %q has no profile", uid)
 		}
 		if cur == nil {
 			row := s.newUserRow(uid, name)
@@ -99,13 +104,28 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string) (userR
 		if err != nil {
 			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
-		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		})
-		if isConditionFailed(err) {
-			continue
+		if audit != nil {
+			entry, err := audit(cur.Name)
+			if err != nil {
+				return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+			}
+			err = s.transactRetry(ctx, []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
+				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			}}, entry})
+			if _, cancelled := cancellationReasons(err); cancelled {
+				continue
+			}
+		} else {
+			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
+				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			})
+			if isConditionFailed(err) {
+				continue
+			}
 		}
 		if err != nil {
 			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)

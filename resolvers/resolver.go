@@ -44,6 +44,10 @@ type Store interface {
 	LeaveLeague(ctx context.Context, user, id string) error
 	RotateInviteCode(ctx context.Context, user, id string) (domain.League, error)
 	DeleteUser(ctx context.Context, user string) error
+	// Moderation (admins; the store writes an entry in the moderation audit log).
+	RenameLeague(ctx context.Context, id, name string) (domain.League, error)
+	DeleteLeague(ctx context.Context, id string) error
+	RenamePlayer(ctx context.Context, id, name string) (domain.User, error)
 }
 
 // Resolver is the root resolver.

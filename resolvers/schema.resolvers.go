@@ -269,6 +269,41 @@ func (r *mutationResolver) DeleteMe(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+func (r *mutationResolver) RenameLeague(ctx context.Context, id string, name string) (*model.League, error) {
+	ctx, err := adminContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.Store.RenameLeague(ctx, id, name)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewLeague(l, domain.LeagueAsAdmin), nil
+}
+
+func (r *mutationResolver) DeleteLeague(ctx context.Context, id string) (bool, error) {
+	ctx, err := adminContext(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := r.Store.DeleteLeague(ctx, id); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (r *mutationResolver) RenamePlayer(ctx context.Context, id string, name string) (*model.User, error) {
+	ctx, err := adminContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Store.RenamePlayer(ctx, id, name)
+	if err != nil {
+		return nil, err
+	}
+	return &model.User{User: u}, nil
+}
+
 // Events is the resolver for the events field.
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error) {
 	n, err := domain.PageSize(first, domain.DefaultPageSize)

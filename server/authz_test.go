@@ -115,6 +115,13 @@ func authzMatrix() []authzRow {
 		{"Mutation.rotateInviteCode", `mutation($l: ID!) { rotateInviteCode(id: $l) { id } }`, leagueVars, signedIn},
 		{"Query.auditLog", `query($e: ID!) { auditLog(eventId: $e, first: 2) { edges { cursor node { at actor { id name } action eventId matchId summary } } pageInfo { hasNextPage endCursor } } }`,
 			func(_ *testing.T, _ *env, f *authzFixture) map[string]any { return map[string]any{"e": f.scored.ev.ID} }, adminOnly},
+		// Moderation: admins only (deleteLeague last of the rows that use the league).
+		{"Mutation.renameLeague", `mutation($l: ID!) { renameLeague(id: $l, name: "Renamed League") { id name } }`, leagueVars, adminOnly},
+		{"Mutation.renamePlayer", `mutation($u: ID!) { renamePlayer(id: $u, name: "Renamed Player") { id name } }`,
+			func(_ *testing.T, _ *env, f *authzFixture) map[string]any {
+				return map[string]any{"u": f.scored.players[0]}
+			}, adminOnly},
+		{"Mutation.deleteLeague", `mutation($l: ID!) { deleteLeague(id: $l) }`, leagueVars, adminOnly},
 		// Last: it deletes the accounts of the players the rows above act as.
 		{"Mutation.deleteMe", `mutation { deleteMe }`, noVars, signedIn},
 	}

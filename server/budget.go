@@ -93,6 +93,9 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.leaveLeague", Calls: 3, Note: "BatchGetItem (the league and the caller's member row), TransactWriteItems; an owner leaving others behind: a Query of the member rows between them"},
 	{Field: "Mutation.rotateInviteCode", Calls: 2, Note: "BatchGetItem (the league), TransactWriteItems"},
 	{Field: "Mutation.deleteMe", Calls: wholeBudget, Note: "the whole budget (alone in its request): a leave per league, then a Query of the player's partition and per prediction a GetItem (its checkpoint, when scored) and a TransactWriteItems, per standing a TransactWriteItems, a rank-table rebuild per scored event"},
+	{Field: "Mutation.renameLeague", Calls: 2, Note: "BatchGetItem (the league, consistent), TransactWriteItems (the league, its invite code, the audit entry)"},
+	{Field: "Mutation.deleteLeague", Calls: wholeBudget, Note: "the whole budget (alone in its request): a Query of the league's partition before each step; a TransactWriteItems closing it, one per 33 members, one deleting it with the audit entry"},
+	{Field: "Mutation.renamePlayer", Calls: 7, Note: "as `register`: GetItem, TransactWriteItems (the profile and the audit entry), Query; 1 TransactWriteItems per 100 predictions and standings and a Query that finds none left; of a player in leagues: 1 BatchGetItem and 1 TransactWriteItems more"},
 	{Field: "Query.auditLog", Calls: 1, Note: "1 consistent Query (main `AUDIT#<event id>`, the event's audit log alone)"},
 	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
 }

@@ -299,3 +299,61 @@ func TestDeleteMe(t *testing.T) {
 		t.Fatalf("league after the owner's account went: %+v", got)
 	}
 }
+
+// TestModerationAPI: admins rename a league and a player and delete a league; each change
+// is in the moderation audit log (auditLog(eventId: "moderation")).
+func TestModerationAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ace, bea := e.token(t, "p-ace", "Ace"), e.token(t, "p-bea", "Bea")
+	admin := e.admin(t)
+	mustGQL[json.RawMessage](t, e, ace, `mutation { register(name: "Ace") { id } }`, nil)
+	l := e.createLeague(t, ace, "Bad Name")
+	e.joinLeague(t, bea, *l.InviteCode)
+
+	d, calls := costCalls[struct{ RenameLeague tLeague }](t, e, admin, `mutation($id: ID!) { renameLeague(id: $id, name: "Good Name") { ...L } }
+`+leagueFields, map[string]any{"id": l.ID})
+	wantCalls(t, calls, 2)
+	if d.RenameLeague.Name != "Good Name" || d.RenameLeague.InviteCode == nil {
+		t.Fatalf("renamed %+v", d.RenameLeague)
+	}
+	p := mustGQL[struct{ RenamePlayer tRef }](t, e, admin, `mutation { renamePlayer(id: "p-ace", name: "Ace 2") { id name } }`, nil)
+	if p.RenamePlayer.Name != "Ace 2" {
+		t.Fatalf("renamed %+v", p.RenamePlayer)
+	}
+	if got := mustGQL[struct{ League tLeague }](t, e, bea, leagueOp, map[string]any{"id": l.ID}).League; got.Owner.Name != "Ace 2" || got.Name != "Good Name" {
+		t.Fatalf("league %+v", got)
+	}
+	wantCode(t, second(gql[json.RawMessage](t, e, admin, `mutation { renamePlayer(id: "p-nobody", name: "X") { id } }`, nil)), "NOT_FOUND")
+	del := mustGQL[struct{ DeleteLeague bool }](t, e, admin, `mutation($id: ID!) { deleteLeague(id: $id) }`, map[string]any{"id": l.ID})
+	if !del.DeleteLeague {
+		t.Fatal("deleteLeague false")
+	}
+	if mine := mustGQL[struct{ Me struct{ Leagues []tLeague } }](t, e, bea, myLeaguesOp, nil); len(mine.Me.Leagues) != 0 {
+		t.Fatalf("bea's leagues %+v", mine.Me.Leagues)
+	}
+	wantCode(t, second(gql[json.RawMessage](t, e, admin, `mutation($id: ID!) { deleteLeague(id: $id) }`, map[string]any{"id": l.ID})), "NOT_FOUND")
+	log := mustGQL[struct {
+		AuditLog struct {
+			Edges []struct {
+				Node struct {
+					Action  string
+					EventID string
+					Actor   tRef
+					Summary string
+				}
+			}
+		}
+	}](t, e, admin, `{ auditLog(eventId: "moderation") { edges { node { action eventId actor { id } summary } } } }`, nil)
+	var actions []string
+	for _, edge := range log.AuditLog.Edges {
+		actions = append(actions, edge.Node.Action)
+		if edge.Node.EventID != "moderation" || edge.Node.Actor.ID == "" {
+			t.Fatalf("entry %+v", edge.Node)
+		}
+	}
+	slices.Sort(actions) // (the test server's clock stands still: entries of one instant are in no set order)
+	if !slices.Equal(actions, []string{"deleteLeague", "renameLeague", "renamePlayer"}) {
+		t.Fatalf("moderation log %v", actions)
+	}
+}

@@ -136,6 +136,18 @@ func (s failingStore) DeleteUser(context.Context, string) error {
 	s.fail("DeleteUser")
 	return errStub
 }
+func (s failingStore) RenameLeague(context.Context, string, string) (domain.League, error) {
+	s.fail("RenameLeague")
+	return domain.League{}, errStub
+}
+func (s failingStore) DeleteLeague(context.Context, string) error {
+	s.fail("DeleteLeague")
+	return errStub
+}
+func (s failingStore) RenamePlayer(context.Context, string, string) (domain.User, error) {
+	s.fail("RenamePlayer")
+	return domain.User{}, errStub
+}
 func (s failingStore) RotateInviteCode(context.Context, string, string) (domain.League, error) {
 	s.fail("RotateInviteCode")
 	return domain.League{}, errStub

@@ -47,6 +47,19 @@ func (s *Store) LeaveLeague(context.Context, string, string) error { return errR
 // DeleteUser implements resolvers.Store (unsupported).
 func (s *Store) DeleteUser(context.Context, string) error { return errReadOnly }
 
+// RenameLeague implements resolvers.Store (unsupported).
+func (s *Store) RenameLeague(context.Context, string, string) (domain.League, error) {
+	return domain.League{}, errReadOnly
+}
+
+// DeleteLeague implements resolvers.Store (unsupported).
+func (s *Store) DeleteLeague(context.Context, string) error { return errReadOnly }
+
+// RenamePlayer implements resolvers.Store (unsupported).
+func (s *Store) RenamePlayer(context.Context, string, string) (domain.User, error) {
+	return domain.User{}, errReadOnly
+}
+
 // RotateInviteCode implements resolvers.Store (unsupported).
 func (s *Store) RotateInviteCode(context.Context, string, string) (domain.League, error) {
 	return domain.League{}, errReadOnly

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Moderation commands: each is one admin mutation, written to the moderation audit log
+// (admin audit -event moderation).
+
+func renameLeagueCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("league", "", "league id")
+	name := fs.String("name", "", "the league's new name")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("league", *id); err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		var data struct{ RenameLeague struct{ ID, Name string } }
+		err := c.do(ctx, `mutation RenameLeague($id: ID!, $name: String!) { renameLeague(id: $id, name: $name) { id name } }`,
+			map[string]any{"id": *id, "name": *name}, &data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "league %s is now %q\n", data.RenameLeague.ID, data.RenameLeague.Name)
+		return nil
+	}
+}
+
+func deleteLeagueCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("league", "", "league id")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("league", *id); err != nil {
+			return err
+		}
+		var data struct{ DeleteLeague bool }
+		err := c.do(ctx, `mutation DeleteLeague($id: ID!) { deleteLeague(id: $id) }`, map[string]any{"id": *id}, &data)
+		if err != nil {
+			return err // a deletion cut off is finished by running the command again
+		}
+		fmt.Fprintf(out, "league %s deleted: its members left it, its invite code no longer works\n", *id)
+		return nil
+	}
+}
+
+func renamePlayerCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("player", "", "player (user) id")
+	name := fs.String("name", "", "the player's new profile name")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("player", *id); err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		var data struct{ RenamePlayer struct{ ID, Name string } }
+		err := c.do(ctx, `mutation RenamePlayer($id: ID!, $name: String!) { renamePlayer(id: $id, name: $name) { id name } }`,
+			map[string]any{"id": *id, "name": *name}, &data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "player %s is now %q\n", data.RenamePlayer.ID, data.RenamePlayer.Name)
+		return nil
+	}
+}

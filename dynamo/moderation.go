@@ -1,0 +1,175 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// Moderation: admin changes of leagues and players. Each writes its audit entry
+// (domain.AuditLogModeration) in the transaction of its change — for a league deletion,
+// which takes several transactions, in the last one (the league item's deletion).
+
+// membersPerDeleteTx is how many members one transaction of a league deletion removes:
+// three items each (member row, membership, league item of the player) and the league's
+// count.
+const membersPerDeleteTx = (maxTransactItems - 1) / 3
+
+// moderationEntry is the audit entry of a moderation change.
+func (s *Store) moderationEntry(ctx context.Context, action, summary string) (types.TransactWriteItem, error) {
+	return s.auditPut(ctx, domain.AuditEntry{Action: action, EventID: domain.AuditLogModeration, Summary: summary})
+}
+
+// RenameLeague renames a league (admins: the resolver checks): a consistent read of the
+// league, then one transaction — the league (conditioned on its rev), its invite item and
+// the audit entry. Renaming to the same name writes nothing. Returns BAD_USER_INPUT for a
+// bad name and NOT_FOUND for an unknown league (or one being deleted).
+func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.League, error) {
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return domain.League{}, err
+	}
+	if name, err = domain.CleanLeagueName(name); err != nil {
+		return domain.League{}, err
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: rename league %s: %w", lid, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		league, _, err := s.readLeague(ctx, lid, "")
+		if err != nil {
+			return domain.League{}, err
+		}
+		if league == nil || league.Closed {
+			return domain.League{}, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
+		}
+		if league.Name == name {
+			return league.toDomain(), nil
+		}
+		entry, err := s.moderationEntry(ctx, domain.ActionRenameLeague, fmt.Sprintf("league %s renamed from %q to %q", lid, league.Name, name))
+		if err != nil {
+			return domain.League{}, wrap(err)
+		}
+		items := []types.TransactWriteItem{
+			s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET #n = :n, rev = rev + :one", "rev = :rev", map[string]string{"#n": "name"},
+				map[string]types.AttributeValue{":n": str(name), ":one": num(1), ":rev": num(league.Rev)}),
+			s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET #n = :n", "leagueId = :lid", map[string]string{"#n": "name"},
+				map[string]types.AttributeValue{":n": str(name), ":lid": str(string(lid))}),
+			entry,
+		}
+		err = s.transactRetry(ctx, items)
+		if _, cancelled := cancellationReasons(err); !cancelled {
+			if err != nil {
+				return domain.League{}, wrap(err)
+			}
+			league.Name = name
+			return league.toDomain(), nil
+		}
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return domain.League{}, err
+		}
+	}
+	return domain.League{}, domain.Errorf(domain.CodeConflict, "the league kept changing; try again")
+}
+
+// DeleteLeague deletes a league (admins: the resolver checks), in steps that each read the
+// league's partition consistently first, so that a call cut off is finished by the next:
+//
+//  1. close it: one transaction removes its invite code from the league item (marking it
+//     closed: joins, rotations, renames and reads see no league any more) and deletes the
+//     invite item, conditioned on the league's rev;
+//  2. take its members out, membersPerDeleteTx per transaction: each member's row in the
+//     league, their membership and their league count (as leaveLeague), and the league's
+//     member count, conditioned on the rows existing (a member leaving meanwhile: read
+//     again);
+//  3. delete the league item (conditioned on no member being left) with the audit entry.
+//
+// Returns NOT_FOUND for an unknown (or already deleted) league.
+func (s *Store) DeleteLeague(ctx context.Context, id string) error {
+	lid, err := parseLeagueID(id)
+	if err != nil {
+		return err
+	}
+	wrap := func(err error) error { return fmt.Errorf("dynamo: delete league %s: %w", lid, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		league, members, err := s.readLeaguePartition(ctx, lid)
+		if err != nil {
+			return err
+		}
+		if league == nil {
+			return domain.Errorf(domain.CodeNotFound, "league %q not found", id)
+		}
+		var cancelled bool
+		switch {
+		case !league.Closed:
+			err = s.transactRetry(ctx, []types.TransactWriteItem{
+				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET closed = :t, rev = rev + :one REMOVE inviteCode", "rev = :rev", nil,
+					map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":one": num(1), ":rev": num(league.Rev)}),
+				s.txDelete(pkKey(invitePK(league.InviteCode), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
+			})
+		case len(members) > 0:
+			for start := 0; start < len(members) && !cancelled && err == nil; start += membersPerDeleteTx {
+				chunk := members[start:min(start+membersPerDeleteTx, len(members))]
+				items := []types.TransactWriteItem{s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus",
+					"closed = :t", nil, map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":one": num(1), ":minus": num(-len(chunk))})}
+				for _, m := range chunk {
+					items = append(items, s.leaveItems(lid, userID(m.UserID))...)
+				}
+				err = s.transactRetry(ctx, items)
+				_, cancelled = cancellationReasons(err)
+			}
+		default:
+			var entry types.TransactWriteItem
+			if entry, err = s.moderationEntry(ctx, domain.ActionDeleteLeague, fmt.Sprintf("league %s (%q, owner %s) deleted", lid, league.Name, league.OwnerID)); err != nil {
+				return wrap(err)
+			}
+			err = s.transactRetry(ctx, []types.TransactWriteItem{
+				s.txDelete(pkKey(leaguePK(lid), leagueSK), "closed = :t AND memberCount <= :zero",
+					map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":zero": num(0)}),
+				entry,
+			})
+			if err == nil {
+				return nil
+			}
+		}
+		if _, c := cancellationReasons(err); c {
+			cancelled = true
+		} else if err != nil {
+			return wrap(err)
+		}
+		if cancelled {
+			// The league or a member changed since it was read: read again.
+			if err := sleep(ctx, backoff(attempt+1)); err != nil {
+				return err
+			}
+		}
+	}
+	return domain.Errorf(domain.CodeConflict, "the league kept changing while it was deleted; call deleteLeague again")
+}
+
+// RenamePlayer renames a player's profile (admins: the resolver checks) as Register does
+// — the profile and the audit entry in one transaction, then the name on every copy of it
+// (predictions, standings, league rows: propagateName, finished by the player's next
+// register if cut off). Renaming to the same name writes nothing. Returns BAD_USER_INPUT
+// for a bad id or name and NOT_FOUND for a player without a profile.
+func (s *Store) RenamePlayer(ctx context.Context, id, name string) (domain.User, error) {
+	uid, err := parseUserID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
+		return domain.User{}, err
+	}
+	row, err := s.setUserName(ctx, uid, name, func(old string) (types.TransactWriteItem, error) {
+		return s.moderationEntry(ctx, domain.ActionRenamePlayer, fmt.Sprintf("player %s renamed from %q to %q", uid, old, name))
+	})
+	if err != nil {
+		return domain.User{}, err
+	}
+	standings, err := s.propagateName(ctx, uid, row)
+	if err != nil {
+		return domain.User{}, err
+	}
+	return domain.User{ID: id, Name: row.Name, Standings: standings}, nil
+}
