@@ -2499,26 +2499,10 @@ func (ec *executionContext) fieldContext_Event_startsAt(_ context.Context, field
 }
 
 func (ec *executionContext) _Event_season(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_season(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Season(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Season) // gqlpost: plain field, infallible marshaller
 }
 func (ec *executionContext) fieldContext_Event_season(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Event_state(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {

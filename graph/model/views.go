@@ -11,6 +11,9 @@ import (
 // domain.Event, so that no field of a list row needs a resolver.
 type Event struct {
 	domain.Event
+	// Season is domain.Event's Season(), a plain field so that a list row marshals it
+	// without a field resolution of its own (it shadows the embedded method).
+	Season int
 	// State and Locked are the event's state at the instant the resolver read it (one
 	// instant for both).
 	State  domain.EventState
@@ -23,7 +26,7 @@ type Event struct {
 // NewEvent is e as seen at now.
 func NewEvent(e domain.Event, now time.Time) Event {
 	state := e.State(now)
-	return Event{Event: e, State: state, Locked: state != domain.StateUpcoming}
+	return Event{Event: e, Season: e.Season(), State: state, Locked: state != domain.StateUpcoming}
 }
 
 // User is the GraphQL User: a domain user with the first page of predictions the resolver
