@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -38,11 +39,19 @@ func writeResponse(w http.ResponseWriter, ctype string, status int, resp *graphq
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
+	setContentLength(w, b.Len())
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 	if b.Cap() <= maxPooledResponse {
 		responseBuffers.Put(b)
 	}
+}
+
+// setContentLength declares the length of a body written whole: net/http then sends it
+// as is instead of in chunks (an answer over 2 KB without a length is chunked), one
+// write fewer for the server and no chunk framing for the client to parse.
+func setContentLength(w http.ResponseWriter, n int) {
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 }
 
 // maxPooledResponse bounds the buffers kept for reuse, so that one large answer does not

@@ -359,6 +359,7 @@ func writeJSON(w http.ResponseWriter, ctype string, status int, resp *graphql.Re
 	if w.Header().Get("Cache-Control") == "" || len(resp.Errors) > 0 {
 		w.Header().Set("Cache-Control", noStore) // errors are never kept
 	}
+	setContentLength(w, len(b))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
