@@ -55,11 +55,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		prefix, owner = seasonEventsPrefix(*season), strconv.Itoa(*season)
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)).
-		And(expression.Key(attrSK).BeginsWith(prefix)), first+1, false)
-	if err != nil {
-		return page, fmt.Errorf("dynamo: list events: %w", err)
-	}
+	q := s.query("", partitionIs(attrPK, eventsPK).beginsWith(attrSK, prefix), first+1, false)
 	if after != "" {
 		c, err := s.cursors.decode(after, cursorEvents, owner)
 		if err != nil {
@@ -70,7 +66,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
 	}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
@@ -170,11 +166,7 @@ func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Ev
 // row's count, which never changes once the event has copies).
 func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (domain.Event, int, error) {
 	id := string(eid)
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
-	if err != nil {
-		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
-	}
+	q := s.query(IndexName, partitionIs(attrGSIPK, eventPK(eid)).between(attrGSISK, prefixCard, cardUpper), 0, true)
 	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
 		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
@@ -357,11 +349,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	}
 	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
 	// ("@…", keys.go) that sort below them.
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
-		And(expression.Key(attrSK).GreaterThanEqual(expression.Value(prefixEvent))), 1+seasonsPerProfile+first+1, false)
-	if err != nil {
-		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
-	}
+	q := s.query("", partitionIs(attrPK, userPK(uid)).atLeast(attrSK, prefixEvent), 1+seasonsPerProfile+first+1, false)
 	user := domain.User{ID: id, Standings: []domain.Standing{}}
 	found := false
 	pp := newProfilePage(s, id, first, own)
@@ -409,11 +397,7 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
-		And(expression.Key(attrSK).BeginsWith(prefixEvent)), first+1, false)
-	if err != nil {
-		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
-	}
+	q := s.query("", partitionIs(attrPK, userPK(uid)).beginsWith(attrSK, prefixEvent), first+1, false)
 	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
 	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {

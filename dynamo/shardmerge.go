@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -63,18 +62,13 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range pks {
 		g.Go(func() error {
-			key := expression.Key(attrGSIPK).Equal(expression.Value(pk))
-			if after == "" {
-				key = key.And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper)))
-			} else {
-				key = key.And(expression.Key(attrGSISK).GreaterThan(expression.Value(after)))
+			key := partitionIs(attrGSIPK, pk).between(attrGSISK, prefixScore, scoreUpper)
+			if after != "" {
+				key = partitionIs(attrGSIPK, pk).greater(attrGSISK, after)
 			}
-			q, err := s.newQuery(IndexName, key, n, true)
-			if err != nil {
-				return err
-			}
+			q := s.query(IndexName, key, n, true)
 			var rows []scoredItem
-			err = s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			err := s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
 				if sk == nil || !strings.HasPrefix(sk.Value, prefixScore) {
 					return false, nil
