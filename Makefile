@@ -71,10 +71,13 @@ e2e:
 # and a vegeta load test (vegeta v12.13.0 is a library pinned in go.mod). Writes
 # bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
 # Store scoring benchmark (separate, long): go test ./dynamo -run '^$$' -bench ScoreEvent -benchtime 1x
+# Then what league copies add to scoring per player in 0 / 1 / 20 leagues (issue 13), on
+# DynamoDB Local: bench/results/leaguescoring.txt.
 bench: deps
 	@mkdir -p bench/results
 	go test -run '^$$' -bench . -benchmem -count 1 ./bench/gqlexec | tee bench/results/gqlexec.txt
 	go run ./bench/cmd/screens -gobench bench/results/gqlexec.txt -out bench/results
+	go test -run '^$$' -bench ScoreEventLeagues -benchtime 1x -count 1 -timeout 30m ./dynamo | tee bench/results/leaguescoring.txt
 
 # Before and after a change in one run (bench/ab.sh): bench/gqlexec built at BASE (a
 # scratch worktree) and from the work tree, run alternately COUNT times, then benchstat;

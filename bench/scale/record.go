@@ -47,6 +47,9 @@ type RecordOptions struct {
 	Template string
 	// Commit is stored in the recording.
 	Commit string
+	// Leagues puts every player in that many leagues (seedLeagues) before the season's
+	// first event is scored, so that scoring is recorded writing their copies (0: none).
+	Leagues int
 	// NoProbes skips the fault probes (StoreRetries stays empty): the model only needs
 	// them in the recording it replays.
 	NoProbes bool
@@ -456,6 +459,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	}
 	h.clock.Set(previousStart.Add(3 * time.Hour))
 	if err := h.results(ctx, prev); err != nil {
+		return nil, err
+	}
+	if err := h.seedLeagues(ctx, n, opts.Leagues); err != nil {
 		return nil, err
 	}
 	// Scored without a budget: how many work units the code runs at once.

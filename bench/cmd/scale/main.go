@@ -46,6 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	design := fs.String("design", "after", "the name stored in recordings made with -record")
 	save := fs.String("save", "", "also write the recordings of the current code to these files (comma-separated, one per size) and go on; -after replays them")
 	players := fs.Int("players", 1_000_000, "players to extrapolate to")
+	leagues := fs.Int("leagues", 0, "leagues per player (0–20) in the recordings of the current code: scoring then writes their copies")
 	load := fs.String("load", "", "run only this load ("+strings.Join(scale.Loads, ", ")+") of the \"after\" design at -players and print its results as JSON")
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
 	template := fs.String("template", "deploy/template.yaml", "the SAM template (front door settings)")
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		for i, n := range ns {
 			// The model replays the larger recording; the smaller one only checks that it
 			// extrapolates, so it needs no fault probes.
-			rec, err := scale.Record(ctx, scale.RecordOptions{Design: *design, Players: n, Endpoint: ep, Template: *template, Commit: commit(), Log: stderr,
+			rec, err := scale.Record(ctx, scale.RecordOptions{Design: *design, Players: n, Endpoint: ep, Template: *template, Commit: commit(), Log: stderr, Leagues: *leagues,
 				NoProbes: i == 0 && len(ns) == 2})
 			if err != nil {
 				return err
