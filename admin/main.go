@@ -116,6 +116,7 @@ var commands = []command{
 	{"score", "score a locked event whose matches all have results (calls the API until complete)", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
 	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
+	{"leagues", "list a player's leagues (their ids, for the moderation commands)", leaguesCmd},
 	{"rename-league", "rename a league (moderation; in the log: audit -event moderation)", renameLeagueCmd},
 	{"delete-league", "delete a league: its members leave it (moderation)", deleteLeagueCmd},
 	{"rename-player", "rename a player's profile (moderation)", renamePlayerCmd},
@@ -226,7 +227,7 @@ func exitParse(err error) int {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: admin [-url URL] [-token TOKEN] [-data DIR] <command> [flags]\n\ncommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\n`admin <command> -h` lists a command's flags. -url defaults to $PICKEM_URL or %s.\n"+
 		"-token defaults to $PICKEM_TOKEN; against a local server (a loopback -url) the command\n"+

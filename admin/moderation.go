@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"text/tabwriter"
 )
 
 // Moderation commands: each is one admin mutation, written to the moderation audit log
@@ -65,5 +66,40 @@ func renamePlayerCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer)
 		}
 		fmt.Fprintf(out, "player %s is now %q\n", data.RenamePlayer.ID, data.RenamePlayer.Name)
 		return nil
+	}
+}
+
+// leaguesCmd prints a player's leagues (admins may read any player's): the ids the other
+// moderation commands take.
+func leaguesCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("player", "", "player (user) id")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("player", *id); err != nil {
+			return err
+		}
+		var data struct {
+			User *struct {
+				Leagues []struct {
+					ID, Name    string
+					MemberCount int
+					Owner       struct{ ID string }
+				}
+			}
+		}
+		err := c.do(ctx, `query Leagues($id: ID!) { user(id: $id) { leagues { id name memberCount owner { id } } } }`,
+			map[string]any{"id": *id}, &data)
+		if err != nil {
+			return err
+		}
+		if data.User == nil || len(data.User.Leagues) == 0 {
+			fmt.Fprintf(out, "%s is in no league\n", *id)
+			return nil
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tMEMBERS\tOWNER")
+		for _, l := range data.User.Leagues {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", l.ID, l.Name, l.MemberCount, l.Owner.ID)
+		}
+		return tw.Flush()
 	}
 }

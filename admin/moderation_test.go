@@ -19,9 +19,11 @@ func TestAdminModeration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.admin(t, "leagues", "-player", "p-ace").ok(t).has(t, l.ID, "Bad Name")
 	e.admin(t, "rename-league", "-league", l.ID, "-name", "Good Name").ok(t).has(t, `is now "Good Name"`)
 	e.admin(t, "rename-player", "-player", "p-ace", "-name", "Ace Two").ok(t).has(t, `player p-ace is now "Ace Two"`)
 	e.admin(t, "delete-league", "-league", l.ID).ok(t).has(t, "deleted")
+	e.admin(t, "leagues", "-player", "p-ace").ok(t).has(t, "p-ace is in no league")
 	if r := e.admin(t, "delete-league", "-league", l.ID); r.code != 1 {
 		t.Fatalf("deleting it again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
