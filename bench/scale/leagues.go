@@ -63,4 +63,3 @@ func (h *harness) seedLeagues(ctx context.Context, n, k int) error {
 	}
 	return g.Wait()
 }
-
