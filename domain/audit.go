@@ -194,6 +194,8 @@ func SummarizeScoring(rep ScoreReport, cardVersion int, stopped string) string {
 	switch {
 	case stopped != "":
 		return s + "; stopped by " + stopped + ", call again"
+	case rep.Complete && !rep.Final:
+		return fmt.Sprintf("%s; live pass complete, %d matches scored, event BROADCAST", s, rep.ScoredMatches)
 	case rep.Complete:
 		return s + "; complete, event SCORED"
 	default:

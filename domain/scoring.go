@@ -14,9 +14,9 @@ type Score struct {
 	Picks []Pick
 }
 
-// ScorePicks scores picks against a card whose matches all have results. A correct pick
-// earns the match's points; a voided match (DRAW, NO_CONTEST) and a pick on a match no
-// longer on the card earn nothing and are not correct.
+// ScorePicks scores picks against a card. A correct pick earns the match's points; a
+// voided match (DRAW, NO_CONTEST), a match without a result yet (live scoring: provisional
+// points) and a pick on a match no longer on the card earn nothing and are not correct.
 func ScorePicks(card []Match, picks []Pick) Score {
 	byID := make(map[string]Match, len(card))
 	for _, m := range card {
@@ -66,8 +66,21 @@ func (r *Ranker) Next(points int) int {
 	return r.Rank
 }
 
+// ResultedMatches counts the matches on the card with a result (voids included).
+func ResultedMatches(card []Match) int {
+	n := 0
+	for _, m := range card {
+		if m.Result != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // CheckScorable returns BAD_USER_INPUT unless ev can be scored at now: locked, with at
-// least one match, every match with a result.
+// least one match and at least one result. With every result set the pass is final (the
+// event becomes SCORED); with some, it is live scoring: the resulted matches count,
+// provisionally, and the event stays BROADCAST.
 func CheckScorable(ev Event, now time.Time) error {
 	if !ev.Locked(now) {
 		return BadInput("event %q is still open for picks: it locks at %s or with updateEvent(state: BROADCAST)", ev.ID, ev.StartsAt.UTC().Format(time.RFC3339))
@@ -75,8 +88,8 @@ func CheckScorable(ev Event, now time.Time) error {
 	if len(ev.Matches) == 0 {
 		return BadInput("event %q has no matches", ev.ID)
 	}
-	if missing := MissingResults(ev.Matches); len(missing) > 0 {
-		return BadInput("event %q has matches without a result: %s", ev.ID, strings.Join(missing, ", "))
+	if ResultedMatches(ev.Matches) == 0 {
+		return BadInput("event %q has no result yet: set at least one (setResult) before scoring; no result for %s", ev.ID, strings.Join(MissingResults(ev.Matches), ", "))
 	}
 	return nil
 }
@@ -113,7 +126,8 @@ type Rescore struct {
 }
 
 // RescorePrediction decides what a prediction with picks and stored score (nil: never
-// scored) must hold under card, version cardVersion (whose matches all have results). A
+// scored) must hold under card, version cardVersion (matches without a result count
+// nothing yet). A
 // prediction reflects the card when its points, correct count, correct picks and card
 // version all match; only then is there nothing to write. The standing moves by the
 // difference: new − old points and correct picks, and one more event played on a first

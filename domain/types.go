@@ -34,7 +34,20 @@ type Event struct {
 	// Matches is the card in card order; nil when the event was read without its card
 	// (event lists).
 	Matches []Match
+	// ScoredMatches is how many matches (with any result, voids included) the last complete
+	// scoring pass counted; 0 before the first. It changes only when a pass completes.
+	ScoredMatches int
+	// ScoredVersion is the card version of the last complete scoring pass (0: none).
+	ScoredVersion int
 }
+
+// LeaderboardVisible reports whether the event has a leaderboard to show: once SCORED, or
+// while BROADCAST once a live scoring pass has completed (provisional points and ranks).
+func (e Event) LeaderboardVisible() bool { return e.Stored == StateScored || e.ScoredMatches > 0 }
+
+// Live reports whether the event is being scored live: locked, not SCORED, with a
+// completed provisional pass.
+func (e Event) Live() bool { return e.Stored != StateScored && e.ScoredMatches > 0 }
 
 // Season is the UTC year of the event's start.
 func (e Event) Season() int { return e.StartsAt.UTC().Year() }
@@ -75,6 +88,10 @@ type Match struct {
 	Championships []string
 	Teams         []Team
 	Result        *MatchResult
+	// PickCounts is how many predictions picked each team, in team order (voided matches
+	// included), as counted by the last complete scoring pass since the event locked; nil
+	// before it (and always while the event is open).
+	PickCounts []int
 }
 
 // Team is one side of a match.
@@ -196,10 +213,17 @@ type ScoreReport struct {
 	StandingsChanged int
 	// Transactions counts the scoring transactions that succeeded (a dry run: needed).
 	Transactions int
-	// Complete: every prediction reflects the current card and the event is SCORED;
-	// running scoring again would change nothing. A run cut short by its time budget
-	// returns Complete false; calling it again continues.
+	// Complete: the pass is complete — every prediction reflects the current card (and, with
+	// every result set, the event is SCORED); running scoring again would change nothing.
+	// A run cut short by its time budget returns Complete false; calling it again
+	// continues.
 	Complete bool
+	// ScoredMatches is the event's matches with a result (voids included) that the pass
+	// counts: Event.ScoredMatches once the pass is complete.
+	ScoredMatches int
+	// Final: every match of the card has a result, so a complete pass makes the event
+	// SCORED (otherwise it is live scoring: the event stays BROADCAST, points provisional).
+	Final bool
 	// Remaining is how many predictions are known still to need a write when the run
 	// returned: those it read and did not write, those the index shows as never scored,
 	// and (once it has read them all) those the event's prediction count says exist but

@@ -340,11 +340,6 @@ func lockOnResult(ev domain.Event) *domain.EventState {
 	return &st
 }
 
-// putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
-func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
-	return s.put(newMatchRow(eid, m), mustExist)
-}
-
 // moveMatch sets a match's position (and its card sort key).
 func (s *Store) moveMatch(eid eventID, m domain.Match, position int) (types.TransactWriteItem, error) {
 	expr, err := expression.NewBuilder().
@@ -644,13 +639,13 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 	}
 	eid := eventID(ev.ID)
 	updated := matchFromSpec(m.ID, m.Position, clean)
-	updated.Result = m.Result
+	updated.Result, updated.PickCounts = m.Result, m.PickCounts
 	var items []types.TransactWriteItem
 	if u.Teams != nil && !reflect.DeepEqual(clean.Teams, m.Teams) {
 		if err := domain.CheckCardEdit(ev, domain.EditMatchTeams, s.now()); err != nil {
 			return domain.Match{}, err
 		}
-		updated.ID, updated.Result = domain.NewMatchID(), nil
+		updated.ID, updated.Result, updated.PickCounts = domain.NewMatchID(), nil, nil
 		del, err := s.deleteMatch(eid, m)
 		if err != nil {
 			return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)

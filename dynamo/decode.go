@@ -125,6 +125,28 @@ func (f *fields) strings(name string) []string {
 	return out
 }
 
+// ints decodes a list of numbers; nil when the attribute is missing or NULL.
+func (f *fields) ints(name string) []int {
+	l := f.list(name)
+	if l == nil {
+		return nil
+	}
+	out := make([]int, len(l))
+	for i, v := range l {
+		n, ok := v.(*types.AttributeValueMemberN)
+		if !ok {
+			f.fail(name+"[]", v, "N")
+			return nil
+		}
+		x, err := strconv.ParseInt(n.Value, 10, 0)
+		if err != nil && f.err == nil {
+			f.err = fmt.Errorf("attribute %q: %w", name, err)
+		}
+		out[i] = int(x)
+	}
+	return out
+}
+
 // maps returns the maps of a list of maps, for nested rows.
 func (f *fields) maps(name string) []fields {
 	l := f.list(name)
@@ -184,19 +206,21 @@ func (r *userRow) decode(item map[string]types.AttributeValue) error {
 func (r *eventRow) decode(item map[string]types.AttributeValue) error {
 	f := fields{m: item}
 	*r = eventRow{
-		keys:        f.keys(),
-		indexKeys:   f.indexKeys(),
-		Type:        f.str("type"),
-		ID:          f.str("id"),
-		Name:        f.str("name"),
-		StartsAt:    f.str("startsAt"),
-		Season:      f.int("season"),
-		State:       f.str("state"),
-		CardVersion: f.int("cardVersion"),
-		CardHash:    f.str("cardHash"),
-		Rev:         f.int("rev"),
-		Layout:      f.int("layout"),
-		LockCopies:  f.int("lockCopies"),
+		keys:          f.keys(),
+		indexKeys:     f.indexKeys(),
+		Type:          f.str("type"),
+		ID:            f.str("id"),
+		Name:          f.str("name"),
+		StartsAt:      f.str("startsAt"),
+		Season:        f.int("season"),
+		State:         f.str("state"),
+		CardVersion:   f.int("cardVersion"),
+		CardHash:      f.str("cardHash"),
+		Rev:           f.int("rev"),
+		Layout:        f.int("layout"),
+		LockCopies:    f.int("lockCopies"),
+		ScoredMatches: f.int("scoredMatches"),
+		ScoredVersion: f.int("scoredVersion"),
 	}
 	return f.err
 }
@@ -227,6 +251,7 @@ func (r *matchRow) decode(item map[string]types.AttributeValue) error {
 		r.Result = &resultRow{Outcome: res.str("outcome"), Winner: res.intPtr("winner")}
 		f.merge("result", &res)
 	}
+	r.PickCounts = f.ints("pickCounts")
 	return f.err
 }
 

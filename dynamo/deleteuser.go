@@ -173,12 +173,20 @@ func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p prediction
 	cond := "cardVersion = :v AND done = :d AND #a = :a"
 	names := map[string]string{"#a": "after"}
 	values := map[string]types.AttributeValue{":v": num(cp.CardVersion), ":d": num(cp.Done), ":a": str(cp.After)}
+	var sets []string
 	var set, add string
 	if before, ok := strings.CutSuffix(cp.After, string(uid)); ok && strings.HasSuffix(before, "#") {
-		set, values[":b"] = "SET #a = :b ", str(before)
+		sets, values[":b"] = append(sets, "#a = :b"), str(before)
 	}
 	if p.ScoredWith != nil && cp.CardVersion == *p.ScoredWith {
 		add, values[":m"] = "ADD done :m", num(-1)
+		if cp.Picked > 0 { // its picks leave the pass's pick counts too (pickcounts.go)
+			add += ", picked :m"
+			sets = append(sets, pickCountsOnDelete(p, cp, names, values)...)
+		}
+	}
+	if len(sets) > 0 {
+		set = "SET " + strings.Join(sets, ", ") + " "
 	}
 	if set+add == "" {
 		delete(values, ":b")

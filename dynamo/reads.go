@@ -183,11 +183,12 @@ func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (dom
 }
 
 // GetEventWithLeaderboard returns an event with its card and the first page of its
-// leaderboard, empty unless the event is SCORED: the card's Query (as GetEvent) and the
+// leaderboard, empty unless the event has one (domain.Event.LeaderboardVisible: SCORED,
+// or BROADCAST after a complete live scoring pass): the card's Query (as GetEvent) and the
 // page's scoreShards Queries (shardmerge.go) at the same time, one round trip of at most
 // scoreShards+1 calls. With the read cache on, the card and the page are kept apart (the
-// card under GetEvent's entry) and each may be up to its TTL old; a cached card that is not
-// SCORED costs no shard Query. Returns NOT_FOUND if there is no such event.
+// card under GetEvent's entry) and each may be up to its TTL old; a cached card without a
+// leaderboard costs no shard Query. Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
@@ -196,7 +197,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	}
 	if v, ok := s.cache.get(cardCacheKey(eid)); ok {
 		e := v.(domain.Event)
-		if e.Stored != domain.StateScored {
+		if !e.LeaderboardVisible() {
 			return e, none, nil
 		}
 		page, err := s.firstLeaderboardPage(ctx, eid, first)
@@ -216,7 +217,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err := g.Wait(); err != nil {
 		return domain.Event{}, none, err
 	}
-	if e.Stored != domain.StateScored {
+	if !e.LeaderboardVisible() {
 		return e, none, nil
 	}
 	return e, page, nil

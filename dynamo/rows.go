@@ -85,6 +85,11 @@ type eventRow struct {
 	// created (or migrated) and never changed; 0 on rows written before it was stored,
 	// which have legacyLockCopies (see copies).
 	LockCopies int `dynamodbav:"lockCopies,omitempty"`
+	// ScoredMatches and ScoredVersion are what the last complete scoring pass counted (the
+	// matches with a result) and the card version it reflects; written with the pass's last
+	// step (markScored), 0 before any.
+	ScoredMatches int `dynamodbav:"scoredMatches"`
+	ScoredVersion int `dynamodbav:"scoredVersion"`
 }
 
 // copies is how many lock copies the event of row r has.
@@ -118,7 +123,8 @@ func (r eventRow) toDomain() (domain.Event, error) {
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("event %s: startsAt: %w", r.ID, err)
 	}
-	return domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion}, nil
+	return domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion,
+		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion}, nil
 }
 
 type teamRow struct {
@@ -145,6 +151,9 @@ type matchRow struct {
 	Championships []string   `dynamodbav:"championships,omitempty"` // empty lists are left out: the embedded engine mangles them
 	Teams         []teamRow  `dynamodbav:"teams"`
 	Result        *resultRow `dynamodbav:"result,omitempty"`
+	// PickCounts is how many predictions picked each team, written by scoring
+	// (pickcounts.go); every card write carries it over (domain.Match.PickCounts).
+	PickCounts []int `dynamodbav:"pickCounts,omitempty"`
 }
 
 func newMatchRow(e eventID, m domain.Match) matchRow {
@@ -168,6 +177,9 @@ func newMatchRow(e eventID, m domain.Match) matchRow {
 	if m.Result != nil {
 		row.Result = &resultRow{Outcome: string(m.Result.Outcome), Winner: m.Result.Winner}
 	}
+	if len(m.PickCounts) > 0 {
+		row.PickCounts = slices.Clone(m.PickCounts)
+	}
 	return row
 }
 
@@ -184,6 +196,7 @@ func (r matchRow) toDomain() domain.Match {
 		Preshow:       r.Preshow,
 		Championships: nonNil(r.Championships),
 		Teams:         teams,
+		PickCounts:    r.PickCounts,
 	}
 	if r.Result != nil {
 		m.Result = &domain.MatchResult{Outcome: domain.Outcome(r.Result.Outcome), Winner: r.Result.Winner}
@@ -346,6 +359,10 @@ type checkpointRow struct {
 	CardVersion int    `dynamodbav:"cardVersion"`
 	After       string `dynamodbav:"after"`
 	Done        int    `dynamodbav:"done"`
+	// Picks counts the picks of the predictions written for CardVersion (pickKey → how
+	// many), Picked how many predictions those are (pickcounts.go).
+	Picks  map[string]int `dynamodbav:"picks,omitempty"`
+	Picked int            `dynamodbav:"picked"`
 }
 
 func nonNil[T any](s []T) []T {

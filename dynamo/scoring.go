@@ -73,9 +73,11 @@ func cardOutdated(ev domain.Event) error {
 	return domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
 }
 
-// ScoreEvent scores the predictions of a locked event whose matches all have results, and
-// moves each player's season standing by the difference, prediction and standing together
-// in transactions of at most 100 items.
+// ScoreEvent scores the predictions of a locked event with at least one result, and moves
+// each player's season standing by the difference, prediction and standing together in
+// transactions of at most 100 items. With some results only, it is live scoring
+// (livescoring.go): provisional points, the event stays BROADCAST; with every result set
+// the pass is final and the event becomes SCORED.
 //
 // What decides a write is consistent or guarded: the card, the lock copies (whose counts
 // say how many predictions each shard has) and the scoring checkpoints come from
@@ -98,12 +100,12 @@ func cardOutdated(ev domain.Event) error {
 // index does not show yet) starts again from the shard's beginning in a later call. The
 // run starts no batch once its time budget is spent (WithScoringBudget, capped by ctx's
 // deadline minus ScoringMargin) — it always starts one — and reports Complete false and
-// what Remains (exact: the predictions not yet written for the card). The event becomes
-// SCORED, and the report Complete, when every shard is done, with a transaction
-// conditioned on the card version and every checkpoint (see markScored). dryRun
-// computes the report without writing.
+// what Remains (exact: the predictions not yet written for the card). The pass completes
+// (the event's scoredMatches, SCORED if final, the card's pick counts), and the report is
+// Complete, when every shard is done, with a transaction conditioned on the card version
+// and every checkpoint (see markScored). dryRun computes the report without writing.
 //
-// Returns NOT_FOUND, BAD_USER_INPUT (open event, missing results), CONFLICT (the card or the
+// Returns NOT_FOUND, BAD_USER_INPUT (open event, no result at all), CONFLICT (the card or the
 // predictions changed while scoring: run it again), UNAVAILABLE (the event is still being
 // moved by admin migrate) or INTERNAL (standings or counts have drifted from the
 // predictions; see domain.ApplyDelta).
@@ -141,8 +143,9 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		ev = card.ev
 	}
 	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
+	report.ScoredMatches, report.Final = domain.ResultedMatches(ev.Matches), len(domain.MissingResults(ev.Matches)) == 0
 	run := &scoringRun{s: s, ev: ev, card: card, deadline: deadline, dryRun: dryRun, report: &report,
-		done: make([]int, scoreShards), complete: make([]bool, scoreShards)}
+		done: make([]int, scoreShards), complete: make([]bool, scoreShards), cps: make([]checkpointRow, scoreShards)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(scoringWorkers)
 	for sh := range scoreShards {
@@ -160,10 +163,10 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, s.auditScoringCall(ctx, run, nil)
 	}
 	if dryRun {
-		report.Complete = report.Remaining == 0 && ev.Stored == domain.StateScored
+		report.Complete = report.Remaining == 0 && passMarked(ev, report.Final)
 		return report, nil
 	}
-	if ev.Stored != domain.StateScored || run.wrote.Load() > 0 {
+	if !passMarked(ev, report.Final) || run.wrote.Load() > 0 {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
 		// The counts once more (defence in depth: none can have grown since the prologue,
@@ -185,7 +188,12 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		if err != nil {
 			return report, err
 		}
-		err = s.markScored(ctx, ev, card, run.done, entry)
+		// The pass's pick counts go onto the card with it (pickcounts.go).
+		extra, err := s.pickCountItems(ev, run.cps)
+		if err != nil {
+			return report, err
+		}
+		err = s.markScored(ctx, ev, card, run.done, append(extra, entry)...)
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
 			// Other transactions kept holding the event, its checkpoints or its copies —
 			// typically another run completing it at the same moment: not complete yet,
@@ -219,8 +227,9 @@ type scoringRun struct {
 
 	mu       sync.Mutex // guards report
 	report   *domain.ScoreReport
-	done     []int  // by shard: predictions written for the card version (the checkpoint's count)
-	complete []bool // by shard: every prediction of the shard is written for the card version
+	done     []int           // by shard: predictions written for the card version (the checkpoint's count)
+	complete []bool          // by shard: every prediction of the shard is written for the card version
+	cps      []checkpointRow // by shard: the checkpoint as the run left it (pick counts)
 }
 
 // mayStart reports whether the run may start another batch: before the deadline (if
@@ -264,7 +273,7 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 		cp = checkpointRow{keys: keys{PK: eventPK(eid), SK: checkpointSK(sh)}, Type: typeCheckpoint, CardVersion: ev.CardVersion}
 	}
 	restarted := false
-	defer func() { r.done[sh] = cp.Done }()
+	defer func() { r.done[sh], r.cps[sh] = cp.Done, cp }()
 	for {
 		if cp.Done > count {
 			// More written than counted when the run read the counts: predictions came
@@ -423,12 +432,17 @@ func (m *checkpointMove) item(table string, written int) (types.TransactWriteIte
 			And(expression.Name("after").Equal(expression.Value(m.from.After))).
 			And(expression.Name("done").Equal(expression.Value(m.from.Done)))
 	}
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name(attrType), expression.Value(typeCheckpoint)).
-			Set(expression.Name("cardVersion"), expression.Value(to.CardVersion)).
-			Set(expression.Name("after"), expression.Value(to.After)).
-			Set(expression.Name("done"), expression.Value(to.Done))).
-		WithCondition(cond).Build()
+	upd := expression.Set(expression.Name(attrType), expression.Value(typeCheckpoint)).
+		Set(expression.Name("cardVersion"), expression.Value(to.CardVersion)).
+		Set(expression.Name("after"), expression.Value(to.After)).
+		Set(expression.Name("done"), expression.Value(to.Done)).
+		Set(expression.Name("picked"), expression.Value(to.Picked))
+	if len(to.Picks) > 0 { // pickcounts.go
+		upd = upd.Set(expression.Name("picks"), expression.Value(to.Picks))
+	} else {
+		upd = upd.Remove(expression.Name("picks"))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, to, err
 	}
@@ -567,7 +581,8 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			}
 			continue
 		}
-		cpItem, moved, err := move.item(s.table, len(batch))
+		mv := move.withPicks(ev, batch) // pickcounts.go
+		cpItem, moved, err := mv.item(s.table, len(batch))
 		if err != nil {
 			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
@@ -832,15 +847,18 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 	return s.batchGetItems(ctx, keys, true, fn)
 }
 
-// markScored makes the event SCORED (or, if it is already, confirms it) in one
-// transaction conditioned on the card version scored and on every shard's checkpoint
-// holding the count done the run read (done, by shard): every prediction the copies
-// counted was written for this card. No prediction can have come since the counts were
-// read: scoring needs every result, a result is only entered once every copy is locked
-// (ensureLocks before the card change, lockOnResult in it), and ScoreEvent brings any copy
-// left behind forward before it reads them (so the copies, which may be more than a
-// transaction holds, need no condition here). extra (the call's audit entry) is written
-// last in the same transaction. Returns CONFLICT if the card or a checkpoint changed since.
+// markScored completes a scoring pass: it records on the event row the matches the pass
+// counted (scoredMatches) and its card version (scoredVersion), and makes the event SCORED
+// if every match has a result (otherwise, live scoring, it stays BROADCAST); an event
+// already SCORED is only checked. One transaction conditioned on the card version scored
+// and on every shard's checkpoint holding the count done the run read (done, by shard):
+// every prediction the copies counted was written for this card. No prediction can have
+// come since the counts were read: scoring needs a result, a result is only entered once
+// every copy is locked (ensureLocks before the card change, lockOnResult in it), and
+// ScoreEvent brings any copy left behind forward before it reads them (so the copies,
+// which may be more than a transaction holds, need no condition here). extra (the pass's
+// pick counts, then the call's audit entry) is written last in the same transaction.
+// Returns CONFLICT if the card or a checkpoint changed since.
 func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int, extra ...types.TransactWriteItem) error {
 	eid := eventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
@@ -855,9 +873,12 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}
 	} else {
-		expr, err := expression.NewBuilder().
-			WithUpdate(expression.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))).
-			WithCondition(same).Build()
+		upd := expression.Set(expression.Name("scoredMatches"), expression.Value(domain.ResultedMatches(ev.Matches))).
+			Set(expression.Name("scoredVersion"), expression.Value(ev.CardVersion))
+		if len(domain.MissingResults(ev.Matches)) == 0 {
+			upd = upd.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))
+		}
+		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(same).Build()
 		if err != nil {
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}

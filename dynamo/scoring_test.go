@@ -631,8 +631,6 @@ func TestScoreEventRefuses(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)
 	open := e.createEvent("2025-04-19-open-event", scCard())
-	partial := e.createEvent("2025-04-20-partial-results", scCard())
-	e.setResults(partial, []domain.MatchResult{scWin(0), scWin(1), scDraw}) // Grudge Match and Main Event missing
 	empty := e.createEvent("2025-04-21-empty-card", nil)
 	broadcast := e.createEvent("2025-04-22-locked-by-state", scCard())
 	_, err := e.before.UpdateEvent(scCtx(t), broadcast.ID, domain.EventUpdate{State: scPtr(domain.StateBroadcast)})
@@ -649,9 +647,9 @@ func TestScoreEventRefuses(t *testing.T) {
 		{"UnknownEvent", e.after, "2025-04-23-no-such-event", domain.CodeNotFound, nil, nil},
 		{"InvalidEventID", e.after, "EVENT#2025-04-19-open-event", domain.CodeBadUserInput, nil, nil},
 		{"OpenEvent", e.before, open.ID, domain.CodeBadUserInput, []string{open.ID, "open"}, nil},
-		{"MissingResults", e.after, partial.ID, domain.CodeBadUserInput, []string{"Grudge Match", "Main Event"}, []string{"Opener", "Fatal Four-Way", "Tag Team Titles"}},
 		{"NoMatches", e.after, empty.ID, domain.CodeBadUserInput, []string{"no matches"}, nil},
-		{"LockedByStateWithoutResults", e.before, broadcast.ID, domain.CodeBadUserInput, []string{"Opener", "Main Event"}, nil},
+		// Some results score live (TestLiveScoring); none at all is refused.
+		{"LockedByStateWithoutResults", e.before, broadcast.ID, domain.CodeBadUserInput, []string{"no result", "Opener", "Main Event"}, nil},
 	}
 	for _, tt := range tests {
 		for _, dryRun := range []bool{false, true} {
@@ -722,7 +720,7 @@ func TestScoreEventPointsAndVoids(t *testing.T) {
 	}
 	ev = e.setResults(ev, scResults())
 	rep := scScoreRun(t, e.after, ev.ID, false)
-	if want := (domain.ScoreReport{EventID: ev.ID, PredictionsScored: 6, StandingsChanged: 6, Transactions: scBatches(entries), Complete: true}); rep != want {
+	if want := (domain.ScoreReport{EventID: ev.ID, PredictionsScored: 6, StandingsChanged: 6, Transactions: scBatches(entries), Complete: true, ScoredMatches: 5, Final: true}); rep != want {
 		t.Errorf("report = %+v, want %+v", rep, want)
 	}
 
@@ -789,7 +787,7 @@ func TestScoreEventIdempotent(t *testing.T) {
 		ctx, cost := WithCost(scCtx(t))
 		rep, err := e.after.ScoreEvent(ctx, se.ev.ID, false)
 		scOK(t, err)
-		if want := (domain.ScoreReport{EventID: se.ev.ID, Complete: true}); rep != want {
+		if want := (domain.ScoreReport{EventID: se.ev.ID, Complete: true, ScoredMatches: 5, Final: true}); rep != want {
 			t.Errorf("second run of %s: report %+v, want %+v", se.ev.ID, rep, want)
 		}
 		if ops := cost.Snapshot().Operations; ops["TransactWriteItems"] != 0 || ops["PutItem"] != 0 {
@@ -858,7 +856,7 @@ func TestScoreEventCorrectionAppliesDifference(t *testing.T) {
 	if changed == len(twoEntries) {
 		t.Fatalf("the correction changes every prediction: the test cannot tell re-stamps from changes")
 	}
-	if want := (domain.ScoreReport{EventID: two.ID, PredictionsScored: len(twoEntries), StandingsChanged: moved, Transactions: scBatches(twoEntries), Complete: true}); rep != want {
+	if want := (domain.ScoreReport{EventID: two.ID, PredictionsScored: len(twoEntries), StandingsChanged: moved, Transactions: scBatches(twoEntries), Complete: true, ScoredMatches: 5, Final: true}); rep != want {
 		t.Errorf("re-score report = %+v, want %+v", rep, want)
 	}
 	if dry.PredictionsScored != rep.PredictionsScored || dry.StandingsChanged != rep.StandingsChanged || dry.Transactions != rep.Transactions {
@@ -1185,7 +1183,7 @@ func TestScoreEventDryRunWritesNothing(t *testing.T) {
 	ctx, cost := WithCost(scCtx(t))
 	dry, err := e.after.ScoreEvent(ctx, ev.ID, true)
 	scOK(t, err)
-	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: scBatches(entries), Remaining: 60}); dry != want {
+	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: scBatches(entries), Remaining: 60, ScoredMatches: 5, Final: true}); dry != want {
 		t.Errorf("dry run = %+v, want %+v", dry, want)
 	}
 	for op := range cost.Snapshot().Operations {

@@ -63,14 +63,15 @@ type ComplexityRoot struct {
 	}
 
 	Event struct {
-		ID          func(childComplexity int) int
-		Leaderboard func(childComplexity int, first *int, after *string) int
-		Locked      func(childComplexity int) int
-		Matches     func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Season      func(childComplexity int) int
-		StartsAt    func(childComplexity int) int
-		State       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Leaderboard   func(childComplexity int, first *int, after *string) int
+		Locked        func(childComplexity int) int
+		Matches       func(childComplexity int) int
+		Name          func(childComplexity int) int
+		ScoredMatches func(childComplexity int) int
+		Season        func(childComplexity int) int
+		StartsAt      func(childComplexity int) int
+		State         func(childComplexity int) int
 	}
 
 	EventConnection struct {
@@ -102,6 +103,7 @@ type ComplexityRoot struct {
 		Championships func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Name          func(childComplexity int) int
+		PickCounts    func(childComplexity int) int
 		Points        func(childComplexity int) int
 		Position      func(childComplexity int) int
 		Preshow       func(childComplexity int) int
@@ -183,8 +185,10 @@ type ComplexityRoot struct {
 		Complete          func(childComplexity int) int
 		DryRun            func(childComplexity int) int
 		EventID           func(childComplexity int) int
+		Final             func(childComplexity int) int
 		PredictionsScored func(childComplexity int) int
 		Remaining         func(childComplexity int) int
+		ScoredMatches     func(childComplexity int) int
 		StandingsChanged  func(childComplexity int) int
 		Transactions      func(childComplexity int) int
 	}
@@ -391,6 +395,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Name(childComplexity), true
+	case "Event.scoredMatches":
+		if e.ComplexityRoot.Event.ScoredMatches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ScoredMatches(childComplexity), true
 	case "Event.season":
 		if e.ComplexityRoot.Event.Season == nil {
 			break
@@ -515,6 +525,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Match.Name(childComplexity), true
+	case "Match.pickCounts":
+		if e.ComplexityRoot.Match.PickCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Match.PickCounts(childComplexity), true
 	case "Match.points":
 		if e.ComplexityRoot.Match.Points == nil {
 			break
@@ -974,6 +990,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScoreReport.EventID(childComplexity), true
+	case "ScoreReport.final":
+		if e.ComplexityRoot.ScoreReport.Final == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScoreReport.Final(childComplexity), true
 	case "ScoreReport.predictionsScored":
 		if e.ComplexityRoot.ScoreReport.PredictionsScored == nil {
 			break
@@ -986,6 +1008,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScoreReport.Remaining(childComplexity), true
+	case "ScoreReport.scoredMatches":
+		if e.ComplexityRoot.ScoreReport.ScoredMatches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScoreReport.ScoredMatches(childComplexity), true
 	case "ScoreReport.standingsChanged":
 		if e.ComplexityRoot.ScoreReport.StandingsChanged == nil {
 			break
@@ -1295,6 +1323,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_matches(ctx, field)
 	case "leaderboard":
 		return ec.fieldContext_Event_leaderboard(ctx, field)
+	case "scoredMatches":
+		return ec.fieldContext_Event_scoredMatches(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -1367,6 +1397,8 @@ func (ec *executionContext) childFields_Match(ctx context.Context, field graphql
 		return ec.fieldContext_Match_teams(ctx, field)
 	case "result":
 		return ec.fieldContext_Match_result(ctx, field)
+	case "pickCounts":
+		return ec.fieldContext_Match_pickCounts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Match", field.Name)
 }
@@ -1459,6 +1491,10 @@ func (ec *executionContext) childFields_ScoreReport(ctx context.Context, field g
 		return ec.fieldContext_ScoreReport_transactions(ctx, field)
 	case "complete":
 		return ec.fieldContext_ScoreReport_complete(ctx, field)
+	case "scoredMatches":
+		return ec.fieldContext_ScoreReport_scoredMatches(ctx, field)
+	case "final":
+		return ec.fieldContext_ScoreReport_final(ctx, field)
 	case "remaining":
 		return ec.fieldContext_ScoreReport_remaining(ctx, field)
 	}
@@ -2595,6 +2631,13 @@ func (ec *executionContext) fieldContext_Event_leaderboard(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_scoredMatches(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.ScoredMatches) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_Event_scoredMatches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2943,6 +2986,29 @@ func (ec *executionContext) fieldContext_Match_result(_ context.Context, field g
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Match_pickCounts(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Match_pickCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PickCounts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalOInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Match_pickCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Match", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _MatchResult_outcome(ctx context.Context, field graphql.CollectedField, obj *domain.MatchResult) (ret graphql.Marshaler) {
@@ -4498,6 +4564,20 @@ func (ec *executionContext) _ScoreReport_complete(ctx context.Context, field gra
 	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Complete) // gqlpost: plain field, infallible marshaller
 }
 func (ec *executionContext) fieldContext_ScoreReport_complete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ScoreReport_scoredMatches(ctx context.Context, field graphql.CollectedField, obj *domain.ScoreReport) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.ScoredMatches) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_ScoreReport_scoredMatches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ScoreReport_final(ctx context.Context, field graphql.CollectedField, obj *domain.ScoreReport) (ret graphql.Marshaler) {
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Final) // gqlpost: plain field, infallible marshaller
+}
+func (ec *executionContext) fieldContext_ScoreReport_final(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -6393,6 +6473,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "scoredMatches":
+			out.Values[i] = ec._Event_scoredMatches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6662,6 +6747,11 @@ func (ec *executionContext) _Match(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "result":
 			out.Values[i] = ec._Match_result(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pickCounts":
+			out.Values[i] = ec._Match_pickCounts(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -7339,6 +7429,16 @@ func (ec *executionContext) _ScoreReport(ctx context.Context, sel ast.SelectionS
 			}
 		case "complete":
 			out.Values[i] = ec._ScoreReport_complete(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scoredMatches":
+			out.Values[i] = ec._ScoreReport_scoredMatches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "final":
+			out.Values[i] = ec._ScoreReport_final(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8795,6 +8895,41 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {

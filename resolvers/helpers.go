@@ -9,6 +9,7 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/graph/model"
+	"github.com/pickem/api/internal/cachehint"
 )
 
 // requireUser returns the caller, or UNAUTHENTICATED when signed out.
@@ -50,6 +51,17 @@ func (r *Resolver) event(e domain.Event, leaderboard *model.FirstPage[domain.Pre
 	v := model.NewEvent(e, r.now())
 	v.Leaderboard = leaderboard
 	return &v
+}
+
+// liveEvent is event for a response that shows one event (event(id)): a live one (state
+// BROADCAST: results and live scoring passes coming) shortens how long a shared cache may
+// keep the answer (cachehint.Live), so that polling screens follow the show.
+func (r *Resolver) liveEvent(ctx context.Context, e domain.Event, leaderboard *model.FirstPage[domain.Prediction]) *model.Event {
+	v := r.event(e, leaderboard)
+	if v.State == domain.StateBroadcast {
+		cachehint.Cap(ctx, cachehint.Live)
+	}
+	return v
 }
 
 func deref(s *string) string {

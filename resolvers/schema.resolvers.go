@@ -34,7 +34,7 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	if deref(after) == "" && obj.Leaderboard.Serves(n) {
 		return predictionConnection(obj.Leaderboard.Page), nil
 	}
-	if obj.Stored != domain.StateScored {
+	if !obj.LeaderboardVisible() {
 		return predictionConnection(domain.Page[domain.Prediction]{}), nil
 	}
 	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after))
@@ -332,7 +332,7 @@ func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, err
 		if e == nil {
 			return nil, err
 		}
-		return r.event(*e, nil), nil
+		return r.liveEvent(ctx, *e, nil), nil
 	}
 	e, page, err := r.Store.GetEventWithLeaderboard(ctx, id, first)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
@@ -341,7 +341,7 @@ func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, err
 	if err != nil {
 		return nil, err
 	}
-	return r.event(e, &model.FirstPage[domain.Prediction]{Page: page, First: first}), nil
+	return r.liveEvent(ctx, e, &model.FirstPage[domain.Prediction]{Page: page, First: first}), nil
 }
 
 // Prediction is the resolver for the prediction field.

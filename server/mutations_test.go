@@ -781,8 +781,8 @@ func TestMutationScoreEvent(t *testing.T) {
 		wantCode(t, errs, "BAD_USER_INPUT")
 	})
 	e.clock.Set(start.Add(time.Hour))
-	t.Run("MissingResultsIsBadInput", func(t *testing.T) {
-		e.setWinners(t, ev, 0, 1) // the third match has no result yet
+	t.Run("NoResultIsBadInput", func(t *testing.T) {
+		// Some results score live (TestLiveScoringAPI); none at all is refused.
 		for _, dry := range []bool{true, false} {
 			_, errs := score(t, ev.ID, dry)
 			wantCode(t, errs, "BAD_USER_INPUT")

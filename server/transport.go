@@ -20,6 +20,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/cachehint"
 )
 
 // CodeBadRequest is the code of a request that is not a GraphQL request this API serves:
@@ -134,12 +135,13 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	if ctx.Err() != nil {
 		return
 	}
+	ctx, hint := cachehint.New(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
 	if resp == nil { // the client left during execution
 		return
 	}
-	w.Header().Set("Cache-Control", t.cacheControl(r, params, resp))
+	w.Header().Set("Cache-Control", t.cacheControl(r, params, resp, hint))
 	writeResponse(w, ctype, http.StatusOK, resp) // response.go: data is not re-encoded
 }
 
@@ -163,12 +165,14 @@ const noStore = "no-store"
 //   - a query (GET runs nothing else) whose answer has no error (an error may be
 //     transient: UNAVAILABLE).
 //
-// Every other answer is "no-store".
-func (t Transport) cacheControl(r *http.Request, params *graphql.RawParams, resp *graphql.Response) string {
+// Every other answer is "no-store". N is PublicMaxAge, lowered by what the resolvers asked
+// (hint): an answer showing a live (BROADCAST) event gets at most cachehint.Live.
+func (t Transport) cacheControl(r *http.Request, params *graphql.RawParams, resp *graphql.Response, hint *cachehint.Hint) string {
 	maxAge := t.PublicMaxAge
 	if maxAge == 0 {
 		maxAge = DefaultPublicMaxAge
 	}
+	maxAge = hint.MaxAge(maxAge)
 	_, persisted := params.Extensions["persistedQuery"]
 	id := auth.FromContext(r.Context())
 	if r.Method != http.MethodGet || maxAge < time.Second || !persisted || len(resp.Errors) > 0 ||

@@ -1,0 +1,19 @@
+package dynamo
+
+import "github.com/pickem/api/domain"
+
+// Live scoring. scoreEvent runs on a locked event with at least one result: a pass scores
+// every prediction against the card as it is — matches without a result count nothing yet
+// (domain.ScorePicks), so points are provisional — and standings move by the difference,
+// exactly as for a correction. A pass completes like a final one (markScored): the event
+// row records the matches it counted (scoredMatches) and its card version (scoredVersion),
+// the rank tables are summarized (provisional ranks), and the card gets its pick counts
+// (pickcounts.go). Only with every result set does the pass make the event SCORED; until
+// then it stays BROADCAST, and every further result or correction is a new card version
+// whose pass applies only the difference.
+
+// passMarked reports whether ev's row already records a complete pass of its card version:
+// SCORED, or (a live pass, final false) scoredVersion at the card version.
+func passMarked(ev domain.Event, final bool) bool {
+	return ev.Stored == domain.StateScored || (!final && ev.ScoredVersion == ev.CardVersion)
+}

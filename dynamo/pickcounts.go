@@ -1,0 +1,136 @@
+package dynamo
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/domain"
+)
+
+// Pick counts (Match.pickCounts): how many predictions picked each team of each match.
+// Scoring counts them as it writes the predictions of a pass, in the same transactions:
+// each shard's checkpoint (checkpointRow.Picks, keyed by pickKey) sums the picks of the
+// predictions written for its card version, and Picked says how many predictions that sum
+// covers. Every prediction is written once per card version and the checkpoint moves only
+// from the state it was read in, so at the end of a pass a shard whose Picked equals its
+// Done has counted each of its predictions exactly once, whatever the budgeted calls,
+// concurrent runs and retries. The pass's last step (markScored) sums the shards and writes
+// the totals onto the card's match items, in its transaction conditioned on the card
+// version; card edits carry the counts over and are conditioned on them (putMatch), so an
+// edit never wipes counts written after it read the card. A pass whose counts do not cover
+// every prediction (Picked ≠ Done: predictions counted done by admin migrate, or a deleted
+// account's) writes none; the card keeps what it had.
+
+// pickKey is the checkpoint's key of a team of a match.
+func pickKey(matchID string, team int) string { return matchID + "#" + strconv.Itoa(team) }
+
+// withPicks is the move with the picks of batch (the predictions its transaction writes)
+// added to the counts of the checkpoint it moves to: the picks of matches on ev's card,
+// for teams the match has.
+func (m checkpointMove) withPicks(ev domain.Event, batch []*scoreJob) checkpointMove {
+	picks := make(map[string]int, len(m.to.Picks))
+	for k, n := range m.to.Picks {
+		picks[k] = n
+	}
+	teams := make(map[string]int, len(ev.Matches))
+	for _, mt := range ev.Matches {
+		teams[mt.ID] = len(mt.Teams)
+	}
+	for _, j := range batch {
+		for _, p := range j.row.Picks {
+			if p.Team >= 0 && p.Team < teams[p.MatchID] {
+				picks[pickKey(p.MatchID, p.Team)]++
+			}
+		}
+	}
+	m.to.Picks = picks
+	m.to.Picked += len(batch)
+	return m
+}
+
+// pickCountItems are the updates of the card's match items with the pick counts summed
+// over cps (the shards' checkpoints at the end of a complete pass of card version ev's),
+// or nil if some shard's counts do not cover all its predictions (see above).
+func (s *Store) pickCountItems(ev domain.Event, cps []checkpointRow) ([]types.TransactWriteItem, error) {
+	for _, cp := range cps {
+		if cp.Done > 0 && (cp.CardVersion != ev.CardVersion || cp.Picked != cp.Done) {
+			return nil, nil
+		}
+	}
+	eid := eventID(ev.ID)
+	items := make([]types.TransactWriteItem, 0, len(ev.Matches))
+	for _, m := range ev.Matches {
+		counts := make([]int, len(m.Teams))
+		for team := range counts {
+			for _, cp := range cps {
+				if cp.Done > 0 {
+					counts[team] += cp.Picks[pickKey(m.ID, team)]
+				}
+			}
+		}
+		expr, err := expression.NewBuilder().
+			WithUpdate(expression.Set(expression.Name("pickCounts"), expression.Value(counts))).
+			WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)
+		}
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}})
+	}
+	return items, nil
+}
+
+// putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
+// The match's pick counts as read (m.PickCounts) are carried over, and a Put over an
+// existing match is conditioned on them still being what is stored: scoring writes them
+// without moving the card version, so a card edit that read the card before they were
+// written fails (CONFLICT: read again) rather than wiping them.
+func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
+	row := newMatchRow(eid, m)
+	if !mustExist {
+		return s.put(row, false)
+	}
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	same := expression.AttributeNotExists(expression.Name("pickCounts"))
+	if row.PickCounts != nil {
+		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
+	}
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK)).And(same)).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// pickCountsOnDelete are the SET actions taking deleted prediction p's picks out of the
+// counts of checkpoint cp, which counted p (its version is p's scoredWith): one per pick
+// cp has a count for (the others were not counted: matches no longer on the card). It
+// adds the names and values it uses to names and values.
+func pickCountsOnDelete(p predictionRow, cp checkpointRow, names map[string]string, values map[string]types.AttributeValue) []string {
+	var sets []string
+	for i, pk := range p.Picks {
+		k := pickKey(pk.MatchID, pk.Team)
+		if cp.Picks[k] <= 0 {
+			continue
+		}
+		n := fmt.Sprintf("#pk%d", i)
+		names["#picks"], names[n] = "picks", k
+		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+		sets = append(sets, fmt.Sprintf("#picks.%s = #picks.%s - :one", n, n))
+	}
+	return sets
+}
