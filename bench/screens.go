@@ -95,6 +95,43 @@ func ranked(data json.RawMessage, want int) error {
 	return nil
 }
 
+// pickCounted checks the pick counts on an event answer's card: null on every match unless
+// counted; when counted, on every match, at most predictions in all (each prediction picks
+// a match at most once) and at least predictions over the card (each has a pick).
+func pickCounted(data json.RawMessage, predictions int, counted bool) error {
+	v, err := path(data, "event", "matches")
+	if err != nil {
+		return err
+	}
+	matches, _ := v.([]any)
+	total := 0
+	for i, m := range matches {
+		counts, _ := m.(map[string]any)["pickCounts"].([]any)
+		if !counted {
+			if counts != nil {
+				return fmt.Errorf("match %d has pickCounts %v before any scoring pass", i, counts)
+			}
+			continue
+		}
+		if counts == nil {
+			return fmt.Errorf("match %d has no pickCounts after a scoring pass", i)
+		}
+		n := 0
+		for _, c := range counts {
+			x, _ := c.(float64)
+			n += int(x)
+		}
+		if n > predictions {
+			return fmt.Errorf("match %d: %d picks counted of %d predictions", i, n, predictions)
+		}
+		total += n
+	}
+	if counted && total < predictions {
+		return fmt.Errorf("%d picks counted over the card, fewer than its %d predictions", total, predictions)
+	}
+	return nil
+}
+
 func all(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
@@ -130,7 +167,7 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 			request: fixed(request(frontend.EventCard, map[string]any{"id": ev.id}), viewerToken),
 			check: func(d json.RawMessage) error {
 				return all(count(d, len(ev.matches), "event", "matches"), count(d, len(ev.matches), "prediction", "picks"),
-					equal(d, "UPCOMING", "event", "state"))
+					equal(d, "UPCOMING", "event", "state"), pickCounted(d, size, false))
 			},
 			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorCard(ctx, ev.id, playerID(viewer))
@@ -147,7 +184,7 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 			request: fixed(request(frontend.ScoredEvent, map[string]any{"id": ev.id, "first": first}), viewerToken),
 			check: func(d json.RawMessage) error {
 				return all(count(d, len(ev.matches), "event", "matches"), count(d, min(first, size), "event", "leaderboard", "edges"),
-					equal(d, "SCORED", "event", "state"))
+					equal(d, "SCORED", "event", "state"), pickCounted(d, size, true))
 			},
 			floor: func(ctx context.Context, _ int) (int, error) {
 				return e.floorScored(ctx, ev.id, first)

@@ -24,11 +24,12 @@ const EventList = `query EventList($first: Int) {
 // rank once scored).
 const EventCard = `query EventCard($id: ID!) {
   event(id: $id) {
-    id name startsAt season state locked
+    id name startsAt season state locked scoredMatches
     matches {
       id position name points preshow championships
       teams { name members champion }
       result { outcome winner }
+      pickCounts
     }
   }
   prediction(eventId: $id) { eventId picks { matchId team correct } points correct rank updatedAt }
@@ -38,11 +39,12 @@ const EventCard = `query EventCard($id: ID!) {
 // leaderboard.
 const ScoredEvent = `query ScoredEvent($id: ID!, $first: Int) {
   event(id: $id) {
-    id name startsAt season state locked
+    id name startsAt season state locked scoredMatches
     matches {
       id position name points preshow championships
       teams { name members champion }
       result { outcome winner }
+      pickCounts
     }
     leaderboard(first: $first) {
       edges { cursor node { rank user { id name } points correct } }

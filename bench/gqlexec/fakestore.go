@@ -57,6 +57,11 @@ func card(eventID string, n int, withResults bool) []domain.Match {
 		}
 		if withResults {
 			m.Result = &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(i % len(teams))}
+			m.PickCounts = make([]int, len(teams)) // 100 predictions, counted by scoring
+			for t := range m.PickCounts {
+				m.PickCounts[t] = 100 / len(teams)
+			}
+			m.PickCounts[0] += 100 % len(teams)
 		}
 		ms[i] = m
 	}
@@ -93,6 +98,7 @@ func NewStore() *Store {
 		User: domain.UserRef{ID: "u00003", Name: "Player 3"}, Picks: picks(s.card.Matches, false), UpdatedAt: start.AddDate(0, 0, -1)}
 	s.scored = s.events[2]
 	s.scored.Matches = card(s.scored.ID, 10, true)
+	s.scored.ScoredMatches = len(s.scored.Matches)
 	for i := range domain.MaxPageSize {
 		s.leaderboard = append(s.leaderboard, domain.Prediction{EventID: s.scored.ID,
 			Event: domain.EventRef{ID: s.scored.ID, Name: s.scored.Name, StartsAt: s.scored.StartsAt},
