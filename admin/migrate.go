@@ -27,12 +27,12 @@ func migrateCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) erro
 		rep, err := dynamo.New(db, name).Migrate(ctx, func(format string, args ...any) {
 			fmt.Fprintf(out, format+"\n", args...)
 		})
-		fmt.Fprintf(out, "migrated table %s: %d standings of %d seasons and %d predictions moved to their shards; %d of %d events moved to the sharded layout\n",
-			name, rep.Standings, rep.Seasons, rep.Predictions, rep.EventsMoved, rep.Events)
+		fmt.Fprintf(out, "migrated table %s: %d standings of %d seasons and %d predictions moved to their shards; %d of %d events moved to the sharded layout; %d league member rows given copies of their standings\n",
+			name, rep.Standings, rep.Seasons, rep.Predictions, rep.EventsMoved, rep.Events, rep.LeagueCopies)
 		if err != nil {
 			return fmt.Errorf("%w (run admin migrate again: it goes on where it stopped)", err)
 		}
-		if rep.EventsMoved == 0 && rep.Standings == 0 {
+		if rep.EventsMoved == 0 && rep.Standings == 0 && rep.LeagueCopies == 0 {
 			fmt.Fprintln(out, "  (nothing to do: the table is in the current layout)")
 		}
 		return nil

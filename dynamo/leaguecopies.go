@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -257,4 +258,97 @@ func tooManyLeaguesIn(reasons []types.CancellationReason, i int) bool {
 	}
 	row, err := decodeLeagues(reasons[i].Item)
 	return err == nil && row.Leagues >= domain.MaxLeaguesPerPlayer
+}
+
+// MigrateLeagueCopies gives the member rows written before copies existed (no `copies`
+// attribute) their copies, as a join would (admin migrate): it Scans the table for them,
+// and for each reads the member's league item and standings (readJoinerCopies) and writes,
+// in one transaction, the copies and the marker onto the row (conditioned on it still
+// existing without the marker), the moves of the standings' versions and of the league
+// item's rev (conditioned on what was read: a scoring transaction in between cancels one
+// of the two; this one reads again). Idempotent and resumable; returns how many rows it
+// gave copies.
+func (s *Store) MigrateLeagueCopies(ctx context.Context) (int, error) {
+	in := &dynamodb.ScanInput{
+		TableName:                 aws.String(s.table),
+		FilterExpression:          aws.String("#t = :member AND attribute_not_exists(copies)"),
+		ExpressionAttributeNames:  map[string]string{"#t": attrType},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":member": str(typeMember)},
+		ConsistentRead:            aws.Bool(true),
+	}
+	done := 0
+	for {
+		out, err := s.db.Scan(ctx, in)
+		if err != nil {
+			return done, fmt.Errorf("dynamo: migrate league copies: %w", err)
+		}
+		for _, item := range out.Items {
+			m, err := decodeMember(item)
+			if err != nil {
+				return done, fmt.Errorf("dynamo: migrate league copies: %w", err)
+			}
+			if err := s.copyOntoMember(ctx, m); err != nil {
+				return done, err
+			}
+			done++
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return done, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// copyOntoMember gives one member row without copies its copies (MigrateLeagueCopies).
+func (s *Store) copyOntoMember(ctx context.Context, m memberRow) error {
+	uid := userID(m.UserID)
+	wrap := func(err error) error { return fmt.Errorf("dynamo: migrate league copies of %s in %s: %w", uid, m.LeagueID, err) }
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		var leagues *leaguesRow
+		err := s.batchGetItems(ctx, []map[string]types.AttributeValue{pkKey(userPK(uid), leagueCountSK)}, true,
+			func(item map[string]types.AttributeValue) (err error) {
+				leagues, err = decodeLeagues(item)
+				return err
+			})
+		if err != nil {
+			return wrap(err)
+		}
+		copies, err := s.readJoinerCopies(ctx, uid, leagues)
+		if err != nil {
+			return wrap(err)
+		}
+		set := "SET copies = :t"
+		values := map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}
+		names := map[string]string{}
+		i := 0
+		for attr, v := range copies.seasons {
+			set += fmt.Sprintf(", #s%d = :s%d", i, i)
+			names[fmt.Sprintf("#s%d", i)], values[fmt.Sprintf(":s%d", i)] = attr, v
+			i++
+		}
+		if len(names) == 0 {
+			names = nil
+		}
+		cond, revValues := leaguesRevIs(copies.rev)
+		revValues[":t"], revValues[":zero"], revValues[":one"] = str(typeLeagueCount), num(0), num(1)
+		items := []types.TransactWriteItem{
+			s.txUpdate(pkKey(m.PK, m.SK), set, "attribute_exists(PK) AND attribute_not_exists(copies)", names, values),
+			s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one", cond,
+				map[string]string{"#t": attrType}, revValues),
+		}
+		err = s.transactRetry(ctx, append(items, copies.bumps...))
+		reasons, cancelled := cancellationReasons(err)
+		switch {
+		case err == nil:
+			return nil
+		case !cancelled:
+			return wrap(err)
+		case failed(reasons, 0):
+			return nil // left, or copied meanwhile
+		}
+		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			return err
+		}
+	}
+	return wrap(domain.Errorf(domain.CodeConflict, "the player's standings kept changing; run admin migrate again"))
 }

@@ -410,3 +410,43 @@ func TestLeagueCopiesAtTheMemberCap(t *testing.T) {
 		after = page.EndCursor()
 	}
 }
+
+// TestMigrateLeagueCopies: member rows written before copies existed get them from admin
+// migrate (then a league's standings are one Query again); a second run finds none.
+func TestMigrateLeagueCopies(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	show := f.createEvent("2030-03-02-spring-show", 20, standardCard())
+	for i, u := range []string{"ann", "ben", "cat"} {
+		f.submit(u, show, i%2, 0, 1)
+	}
+	l := f.createLeague("ann", "Old League")
+	f.join("ben", l.InviteCode)
+	f.join("cat", l.InviteCode)
+	f.clock.Set(t0.Add(30 * 24 * time.Hour))
+	f.lockAndResult(show, 0, 0, 1)
+	f.score(show)
+	f.stripCopies(l.ID, "ann", "ben", "cat")
+	f.putRaw([]map[string]types.AttributeValue{standingItem(t, "ben", 2029, 7, 0)}) // a season scored before the league
+
+	n, err := f.s.MigrateLeagueCopies(ctxT(t))
+	mustOK(t, err)
+	if n != 3 {
+		t.Fatalf("%d rows migrated, want 3", n)
+	}
+	if got := f.checkCopies(); got != 4 {
+		t.Fatalf("%d copies compared, want 4", got)
+	}
+	ops := costOf(t, func(ctx context.Context) {
+		withMembers, _, err := f.s.GetLeague(ctx, l.ID, "ann", true)
+		mustOK(t, err)
+		_, err = f.s.LeagueStandings(ctx, withMembers, 2030, 50, "")
+		mustOK(t, err)
+	})
+	wantOps(t, ops, map[string]int{"Query": 1})
+	n, err = f.s.MigrateLeagueCopies(ctxT(t))
+	mustOK(t, err)
+	if n != 0 {
+		t.Fatalf("a second run migrated %d rows", n)
+	}
+}

@@ -49,6 +49,9 @@ type MigrateReport struct {
 	Events      int // events looked at
 	EventsMoved int // events brought to the sharded layout by this run
 	Predictions int // predictions moved to their shards (and counted on their lock copies)
+	// LeagueCopies: member rows of leagues joined before copies existed that got copies of
+	// their members' standings (MigrateLeagueCopies).
+	LeagueCopies int
 }
 
 // migrateBatch is the most predictions moved in one transaction: with at most 4 lock
@@ -95,6 +98,14 @@ func (s *Store) Migrate(ctx context.Context, log func(format string, args ...any
 		}
 		rep.EventsMoved++
 		log("event %s: %d predictions moved to their shards; sharded", r.ID, n)
+	}
+	n, err := s.MigrateLeagueCopies(ctx)
+	rep.LeagueCopies = n
+	if err != nil {
+		return rep, err
+	}
+	if n > 0 {
+		log("leagues: %d member rows got copies of their standings", n)
 	}
 	return rep, nil
 }
