@@ -302,7 +302,9 @@ func (s *Store) MigrateLeagueCopies(ctx context.Context) (int, error) {
 // copyOntoMember gives one member row without copies its copies (MigrateLeagueCopies).
 func (s *Store) copyOntoMember(ctx context.Context, m memberRow) error {
 	uid := userID(m.UserID)
-	wrap := func(err error) error { return fmt.Errorf("dynamo: migrate league copies of %s in %s: %w", uid, m.LeagueID, err) }
+	wrap := func(err error) error {
+		return fmt.Errorf("dynamo: migrate league copies of %s in %s: %w", uid, m.LeagueID, err)
+	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var leagues *leaguesRow
 		err := s.batchGetItems(ctx, []map[string]types.AttributeValue{pkKey(userPK(uid), leagueCountSK)}, true,
