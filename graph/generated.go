@@ -2902,23 +2902,7 @@ func (ec *executionContext) fieldContext_Match_preshow(_ context.Context, field 
 }
 
 func (ec *executionContext) _Match_championships(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Match_championships(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Championships, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Championships) // gqlpost: plain field, infallible marshaller
 }
 func (ec *executionContext) fieldContext_Match_championships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Match", field, false, false, errors.New("field of type String does not have child fields"))
@@ -2989,23 +2973,7 @@ func (ec *executionContext) fieldContext_Match_result(_ context.Context, field g
 }
 
 func (ec *executionContext) _Match_pickCounts(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Match_pickCounts(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PickCounts, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
-			return ec.marshalOInt2ᚕintᚄ(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚕintᚄ(ctx, field.Selections, obj.PickCounts) // gqlpost: plain field, infallible marshaller
 }
 func (ec *executionContext) fieldContext_Match_pickCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Match", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -4766,23 +4734,7 @@ func (ec *executionContext) fieldContext_Team_name(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Team_members(ctx context.Context, field graphql.CollectedField, obj *domain.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_members(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Members, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Members) // gqlpost: plain field, infallible marshaller
 }
 func (ec *executionContext) fieldContext_Team_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))

@@ -80,7 +80,7 @@ var leafField = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) (_[\pL\p
 			return obj((?:\.\w+)+), nil
 		\},
 		nil,
-		func\(ctx context\.Context, selections ast\.SelectionSet, v (\*?[\w.]+)\) graphql\.Marshaler \{
+		func\(ctx context\.Context, selections ast\.SelectionSet, v (\*?(?:\[\])?[\w.]+)\) graphql\.Marshaler \{
 			return ec\.(marshal[\pL\pN_]+)\(ctx, selections, v\)
 		\},
 		true,
@@ -113,6 +113,28 @@ $`)
 }
 $`)
 )
+
+// listMarshaller is gqlgen's marshaller of a list of scalars or enums, nullable (the nil
+// check) or not: one element marshaller per element, and graphql.Null if an element is
+// null. Group 2 is the element marshaller: when it is infallible (nonNullMarshaller), no
+// element is ever null and the list's marshaller cannot fail either.
+var listMarshaller = regexp.MustCompile(`^(	if v == nil \{
+		return graphql\.Null
+	\}
+)?	ret := make\(graphql\.Array, len\(v\)\)
+	for i := range v \{
+		ret\[i\] = ec\.(marshalN[\pL\pN_]+)\(ctx, sel, v\[i\]\)
+	\}
+
+	for _, e := range ret \{
+		if e == graphql\.Null \{
+			return graphql\.Null
+		\}
+	\}
+
+	return ret
+}
+$`)
 
 // plainFieldContext is the field context gqlgen builds for a field that is neither a
 // method nor a resolver.
@@ -151,7 +173,7 @@ func leafFastPath(s string) (string, int, error) {
 		if body == "" && problem == nil {
 			problem = fmt.Errorf("%s: marshaller %s(ctx, sel, v %s) not found: gqlgen's output changed", name, marshal, valueType)
 		}
-		if !nonNullMarshaller.MatchString(body) && !nullableMarshaller.MatchString(body) {
+		if !infallible(s, body, valueType) {
 			return fn // may report an error or marshal an object: keep the field context
 		}
 		n++
@@ -159,6 +181,18 @@ func leafFastPath(s string) (string, int, error) {
 			"\treturn ec.%s(ctx, field.Selections, obj%s) // gqlpost: plain field, infallible marshaller\n}\n", name, objType, marshal, path)
 	})
 	return out, n, problem
+}
+
+// infallible reports whether a marshaller body (of a value of valueType) can never report
+// an error: a scalar or enum marshaller of one of the two infallible shapes, or a list of
+// such scalars or enums.
+func infallible(s, body, valueType string) bool {
+	if nonNullMarshaller.MatchString(body) || nullableMarshaller.MatchString(body) {
+		return true
+	}
+	m := listMarshaller.FindStringSubmatch(body)
+	elem, isList := strings.CutPrefix(valueType, "[]")
+	return m != nil && isList && nonNullMarshaller.MatchString(marshallerBody(s, m[2], elem))
 }
 
 // marshallerBody returns the body of gqlgen's marshaller name (after its first line), or
