@@ -211,3 +211,37 @@ func (e *scEnv) checkPickCounts(t testing.TB, id string, snap scSnapshot) {
 		t.FailNow()
 	}
 }
+
+// TestPickCountsAfterAccountDeletion: a deleted account's picks leave the pass's counts
+// (its shard's checkpoint, in the deletion's transaction), and the next scoreEvent call —
+// which has no prediction to write — puts the recount on the card; a call stopped by its
+// budget, re-runs and a live pass keep the counts equal to a recount throughout.
+func TestPickCountsAfterAccountDeletion(t *testing.T) {
+	t.Parallel()
+	e := newScEnv(t)
+	ctx := scCtx(t)
+	ev := e.createEvent("2025-05-17-counted-show", scCard())
+	entries := scGenEntries(40, scTeamCounts(ev), 5)
+	e.submit(ev, entries...)
+	budgeted := New(e.client, e.table, WithClock(func() time.Time { return scAfter }), WithScoringBudget(time.Nanosecond))
+	ev = e.setResults(ev, scResults()[:2]) // live: two results
+	for rep := scScoreRun(t, budgeted, ev.ID, false); !rep.Complete; rep = scScoreRun(t, budgeted, ev.ID, false) {
+	}
+	e.checkPickCounts(t, ev.ID, e.snapshot())
+	scOK(t, e.after.DeleteUser(ctx, entries[3].User))
+	rep := scScoreRun(t, e.after, ev.ID, false)
+	if !rep.Complete || rep.PredictionsScored != 0 {
+		t.Fatalf("the call after the deletion: %+v", rep)
+	}
+	snap := e.snapshot()
+	snap.checkSums(t)
+	e.checkPickCounts(t, ev.ID, snap)
+	// The rest of the results: the final pass counts the same.
+	ev = e.setResults(ev, scResults())
+	for rep := scScoreRun(t, budgeted, ev.ID, false); !rep.Complete; rep = scScoreRun(t, budgeted, ev.ID, false) {
+	}
+	if got := e.eventRow(t, ev.ID); got.State != string(domain.StateScored) || got.ScoredMatches != len(ev.Matches) {
+		t.Fatalf("event row %+v after the final pass", got)
+	}
+	e.checkPickCounts(t, ev.ID, e.snapshot())
+}

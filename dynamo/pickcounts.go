@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,28 +54,57 @@ func (m checkpointMove) withPicks(ev domain.Event, batch []*scoreJob) checkpoint
 	return m
 }
 
-// pickCountItems are the updates of the card's match items with the pick counts summed
-// over cps (the shards' checkpoints at the end of a complete pass of card version ev's),
-// or nil if some shard's counts do not cover all its predictions (see above).
-func (s *Store) pickCountItems(ev domain.Event, cps []checkpointRow) ([]types.TransactWriteItem, error) {
+// pickSums are the pick counts of ev's matches (by card position, then team) summed over
+// cps, the shards' checkpoints at the end of a complete pass of ev's card version; ok is
+// false if some shard's counts do not cover all its predictions (see above).
+func pickSums(ev domain.Event, cps []checkpointRow) (sums [][]int, ok bool) {
 	for _, cp := range cps {
 		if cp.Done > 0 && (cp.CardVersion != ev.CardVersion || cp.Picked != cp.Done) {
-			return nil, nil
+			return nil, false
 		}
 	}
-	eid := eventID(ev.ID)
-	items := make([]types.TransactWriteItem, 0, len(ev.Matches))
-	for _, m := range ev.Matches {
-		counts := make([]int, len(m.Teams))
-		for team := range counts {
+	sums = make([][]int, len(ev.Matches))
+	for i, m := range ev.Matches {
+		sums[i] = make([]int, len(m.Teams))
+		for team := range sums[i] {
 			for _, cp := range cps {
 				if cp.Done > 0 {
-					counts[team] += cp.Picks[pickKey(m.ID, team)]
+					sums[i][team] += cp.Picks[pickKey(m.ID, team)]
 				}
 			}
 		}
+	}
+	return sums, true
+}
+
+// pickCountsCurrent reports whether ev's card already shows the pick counts of the pass
+// (or the pass has none to show): a run that writes nothing need not complete the pass
+// again — unless the counts moved without a prediction write (an account deleted).
+func pickCountsCurrent(ev domain.Event, cps []checkpointRow) bool {
+	sums, ok := pickSums(ev, cps)
+	if !ok {
+		return true
+	}
+	for i, m := range ev.Matches {
+		if !slices.Equal(m.PickCounts, sums[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pickCountItems are the updates of the card's match items with the pass's pick counts
+// (pickSums), or nil if it has none.
+func (s *Store) pickCountItems(ev domain.Event, cps []checkpointRow) ([]types.TransactWriteItem, error) {
+	sums, ok := pickSums(ev, cps)
+	if !ok {
+		return nil, nil
+	}
+	eid := eventID(ev.ID)
+	items := make([]types.TransactWriteItem, 0, len(ev.Matches))
+	for i, m := range ev.Matches {
 		expr, err := expression.NewBuilder().
-			WithUpdate(expression.Set(expression.Name("pickCounts"), expression.Value(counts))).
+			WithUpdate(expression.Set(expression.Name("pickCounts"), expression.Value(sums[i]))).
 			WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)

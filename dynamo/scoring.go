@@ -166,7 +166,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		report.Complete = report.Remaining == 0 && passMarked(ev, report.Final)
 		return report, nil
 	}
-	if !passMarked(ev, report.Final) || run.wrote.Load() > 0 {
+	if !passMarked(ev, report.Final) || run.wrote.Load() > 0 || !pickCountsCurrent(ev, run.cps) {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
 		// The counts once more (defence in depth: none can have grown since the prologue,

@@ -938,6 +938,7 @@ func TestScoreEventConcurrentRunsOneEvent(t *testing.T) {
 	if snap.state(ev.ID) != domain.StateScored {
 		t.Errorf("event state %s, want SCORED", snap.state(ev.ID))
 	}
+	e.checkPickCounts(t, ev.ID, snap) // concurrent runs count each prediction's picks once
 }
 
 func TestScoreEventConcurrentEventsOneSeason(t *testing.T) {
@@ -1042,6 +1043,7 @@ func TestScoreEventInterruptedRunFinishes(t *testing.T) {
 			if !maps.Equal(gk, wk) {
 				t.Errorf("index keys differ from an uninterrupted run")
 			}
+			e.checkPickCounts(t, ev.ev.ID, got) // a run cut off halfway counts nothing twice
 		})
 	}
 }
