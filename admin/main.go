@@ -113,7 +113,7 @@ var commands = []command{
 	{"events", "list events, newest first", eventsCmd},
 	{"lock", "lock an event for picks (state BROADCAST)", lockCmd},
 	{"set-result", "set, correct or clear a match result", setResultCmd},
-	{"score", "score a locked event whose matches all have results (calls the API until complete)", scoreCmd},
+	{"score", "score a locked event with results (all: final, SCORED; some: a live pass) until complete", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
 	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
 	{"leagues", "list a player's leagues (their ids, for the moderation commands)", leaguesCmd},
