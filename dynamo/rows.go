@@ -363,6 +363,9 @@ type checkpointRow struct {
 	// many), Picked how many predictions those are (pickcounts.go).
 	Picks  map[string]int `dynamodbav:"picks,omitempty"`
 	Picked int            `dynamodbav:"picked"`
+	// By marks the scoring transaction that wrote it last (random per attempt), so that an
+	// attempt whose answer was lost can tell it committed (batchCommitted).
+	By string `dynamodbav:"by,omitempty"`
 }
 
 func nonNil[T any](s []T) []T {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -416,9 +417,10 @@ func (r *scoringRun) dryBatch(page []*scoreJob) {
 
 // checkpointMove is a checkpoint update in a scoring transaction: from is the checkpoint
 // as read (zero: none exists), to where it goes; its count grows by the predictions the
-// transaction writes.
+// transaction writes. by, if set, is written as the checkpoint's By: which attempt wrote it.
 type checkpointMove struct {
 	from, to checkpointRow
+	by       string
 }
 
 // item is the update of the checkpoint to to, plus written predictions, conditioned on
@@ -441,6 +443,10 @@ func (m *checkpointMove) item(table string, written int) (types.TransactWriteIte
 		upd = upd.Set(expression.Name("picks"), expression.Value(to.Picks))
 	} else {
 		upd = upd.Remove(expression.Name("picks"))
+	}
+	if m.by != "" {
+		to.By = m.by
+		upd = upd.Set(expression.Name("by"), expression.Value(m.by))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
@@ -581,7 +587,10 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			}
 			continue
 		}
+		// Each attempt marks the checkpoint it writes, so that an attempt whose answer is
+		// lost (a timeout after DynamoDB applied it) can tell it committed (batchCommitted).
 		mv := move.withPicks(ev, batch) // pickcounts.go
+		mv.by = fmt.Sprintf("%016x", rand.Uint64())
 		cpItem, moved, err := mv.item(s.table, len(batch))
 		if err != nil {
 			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
@@ -609,6 +618,9 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			return report, nil, nil // leagues joined since the page was split: read it again
 		}
 		err = s.transact(ctx, items)
+		if _, cancelled := cancellationReasons(err); err != nil && !cancelled && s.batchCommitted(ctx, moved) {
+			err = nil // applied, its answer lost: it is this call's to report
+		}
 		if err == nil {
 			if len(batch) > 0 {
 				report.PredictionsScored += len(batch)
@@ -656,6 +668,28 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			return report, nil, err
 		}
 	}
+}
+
+// batchCommitted reports whether the checkpoint holds what a batch's transaction wrote to
+// it (to, with its By mark): after an error that does not say whether the transaction was
+// applied (a timeout, a reset connection, the SDK's retries spent), a consistent read of the
+// checkpoint tells — no other attempt writes that mark. It reads even if ctx is done (for a
+// few seconds), so that a batch committed just as the call's deadline struck is still
+// reported by the call that wrote it. false if the read fails.
+func (s *Store) batchCommitted(ctx context.Context, to checkpointRow) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: pkKey(to.PK, to.SK), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil || out.Item == nil {
+		return false
+	}
+	var cp checkpointRow
+	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
+		return false
+	}
+	return cp.By == to.By && cp.CardVersion == to.CardVersion && cp.After == to.After && cp.Done == to.Done
 }
 
 // scoreItems builds a job's prediction update, conditioned on the version read, and, if
