@@ -437,7 +437,8 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 // matches of equal points, so some predictions keep their points and correct count but not
 // their correct picks. Before the fix the scoring condition did not cover the correct
 // picks: each of 8 concurrent runs rewrote those predictions and reported them. Now each
-// prediction is written once in all, and the runs' reports add up to exactly that.
+// prediction is written once in all, and the runs' reports (and those of the calls that
+// complete it after a run answered UNAVAILABLE) add up to exactly that.
 func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 	t.Parallel()
 	e, _ := newFaithfulScEnv(t)
@@ -474,10 +475,32 @@ func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 	close(start)
 	wg.Wait()
 	var scored, standings int
+	unavailable := 0
 	for i := range runs {
-		scOK(t, errs[i])
+		// Eight runs on the same items under AWS's conflict rule: a run may run out of
+		// retries (UNAVAILABLE: run it again); what it wrote before is in its report.
+		if domain.ErrorCode(errs[i]) == domain.CodeUnavailable {
+			unavailable++
+		} else {
+			scOK(t, errs[i])
+		}
 		scored += reports[i].PredictionsScored
 		standings += reports[i].StandingsChanged
+	}
+	if unavailable > 0 {
+		// What the admin does after UNAVAILABLE: run it again until complete.
+		for calls := 0; ; calls++ {
+			if calls == 5 {
+				t.Fatalf("not complete after %d more calls", calls)
+			}
+			rep := scScoreRun(t, e.after, ev.ID, false)
+			scored += rep.PredictionsScored
+			standings += rep.StandingsChanged
+			if rep.Complete {
+				break
+			}
+		}
+		t.Logf("%d of %d runs answered UNAVAILABLE; completed by a later call", unavailable, runs)
 	}
 	after := e.snapshot()
 	written := 0
