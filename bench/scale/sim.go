@@ -39,6 +39,22 @@ type Params struct {
 	// JobCap is how much virtual time the scoring job gets (0: DefaultJobCap); one that
 	// has not finished by then is reported unfinished (Complete false, Seconds = JobCap).
 	JobCap time.Duration `json:"jobCap,omitempty"`
+	// AccountAPIRate and AccountAPIBurst are the account's API Gateway throttle in the
+	// region (0: AWS's default, AccountAPIRate/AccountAPIBurst): a quota raise's what-if.
+	AccountAPIRate  float64 `json:"accountApiRate,omitempty"`
+	AccountAPIBurst int     `json:"accountApiBurst,omitempty"`
+}
+
+// account is the account's API throttle the run applies.
+func (p Params) account() Throttle {
+	t := Throttle{Rate: AccountAPIRate, Burst: AccountAPIBurst}
+	if p.AccountAPIRate > 0 {
+		t.Rate = p.AccountAPIRate
+	}
+	if p.AccountAPIBurst > 0 {
+		t.Burst = p.AccountAPIBurst
+	}
+	return t
 }
 
 const µsPerSecond = 1_000_000
@@ -635,7 +651,7 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 	if t, ok := fd.Routes[Screens[load].Route]; ok {
 		route = t
 	}
-	stage, account := newBucket(route), newBucket(Throttle{Rate: AccountAPIRate, Burst: AccountAPIBurst})
+	stage, account := newBucket(route), newBucket(s.p.account())
 	timeout := int64(fd.TimeoutSeconds) * µsPerSecond
 	if timeout <= 0 || timeout > GatewayTimeoutSeconds*µsPerSecond {
 		timeout = GatewayTimeoutSeconds * µsPerSecond

@@ -51,6 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
 	template := fs.String("template", "deploy/template.yaml", "the SAM template (front door settings)")
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
+	accountRate := fs.Float64("account-api-rate", 0, "the account's API Gateway throttle, requests/s (default: AWS's default, 10,000): what a quota raise buys")
+	accountBurst := fs.Int("account-api-burst", 0, "the account's API Gateway burst (default: AWS's default, 5,000)")
 	lat := scale.DefaultLatency
 	fs.Float64Var(&lat.ItemMs, "item-ms", lat.ItemMs, "assumed latency of GetItem/PutItem/UpdateItem/DeleteItem")
 	fs.Float64Var(&lat.ReadMs, "read-ms", lat.ReadMs, "assumed latency of Query/BatchGetItem, plus -per-mb-ms per MB")
@@ -61,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	params := scale.Params{Latency: lat, Seed: *seed}
+	params := scale.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
 	began := time.Now()
 
 	var afterRecs []*scale.Recording
