@@ -201,7 +201,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		}},
 		userItem,
 	}
-	err = s.transactRetry(ctx, items)
+	err = s.transactAttempts(ctx, items, maxSubmitAttempts)
 	if reasons, cancelled := cancellationReasons(err); cancelled {
 		switch {
 		case reasonCode(reasons, 0) == "ConditionalCheckFailed":
