@@ -350,9 +350,14 @@ func (e *scEnv) snapshot() scSnapshot {
 		for _, item := range out.Items {
 			// Audit entries record calls (when, by whom), not state: a run cut off and
 			// resumed makes other calls than one that was not, with the same result.
-			if itemType(item) != typeAudit {
-				s.items = append(s.items, item)
+			if itemType(item) == typeAudit {
+				continue
 			}
+			// Likewise a checkpoint's By: which attempt wrote it last.
+			if itemType(item) == typeCheckpoint {
+				delete(item, "by")
+			}
+			s.items = append(s.items, item)
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			break

@@ -133,7 +133,8 @@ func (s *Store) transactAttempts(ctx context.Context, items []types.TransactWrit
 			return &domain.Error{Code: domain.CodeUnavailable, Message: "the database is busy with other writes to the same items; try again", Err: err}
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {
-			return err
+			// The request's deadline came while waiting to try again.
+			return &domain.Error{Code: domain.CodeUnavailable, Message: "the database is busy with other writes to the same items; try again", Err: err}
 		}
 	}
 }
