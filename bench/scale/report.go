@@ -392,7 +392,13 @@ func (r *Report) targets(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
 	}
-	b.WriteString("\n")
+	acct := r.Params.account()
+	fmt.Fprintf(b, "\n**Front door: sized by an account quota raise** (README \"Front door\"). The card, standings and "+
+		"leaderboard rushes (1M views in 5 minutes, the peak minute 5×) peak at %s requests/s, over the account's API "+
+		"Gateway throttle, which caps every stage of the account in the region (AWS's default: %s/s, bursts of %s; this "+
+		"run: %s/s, bursts of %s) — whatever the stage throttle says. The quota raise's what-if: `go run ./bench/cmd/scale "+
+		"-account-api-rate 20000 -account-api-burst 10000 -template <the template with the stage throttle at 20,000>`.\n\n",
+		num(float64(r.Players)/300*5), num(AccountAPIRate), num(AccountAPIBurst), num(acct.Rate), num(float64(acct.Burst)))
 }
 
 func recordingSource(d *DesignReport) string {
