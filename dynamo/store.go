@@ -117,8 +117,8 @@ func (s *Store) transactRetry(ctx context.Context, items []types.TransactWriteIt
 // transactions', because at the show's peak minute (~2,800 submits/s over an event's 256
 // lock copies) a few submits meet a busy copy many times in a row: the partition-throughput
 // model (make scale) found 1 submit in a million reaching its player as UNAVAILABLE after 8
-// attempts (bench/results/scale.md has the run with 12). The four more wait at most 4 s
-// more, only for those few.
+// attempts, none after 12 (bench/results/scale.md). The four more wait at most 4 s more,
+// only for those few.
 const maxSubmitAttempts = 12
 
 // transactAttempts is transactRetry with at most attempts attempts.
