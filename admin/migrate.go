@@ -10,7 +10,7 @@ import (
 	"github.com/pickem/api/dynamo"
 )
 
-// migrateCmd brings a table written before issue 12 (one index partition per event and
+// migrateCmd brings a table written in the unsharded layout (one index partition per event and
 // per season) to the sharded layout (dynamo.Store.Migrate). Unlike the other commands it
 // talks to DynamoDB, not to the API: -table (default $TABLE_NAME, else pickem) at
 // -endpoint (default $DYNAMODB_ENDPOINT; empty: AWS, with AWS_REGION and the credentials
