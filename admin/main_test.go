@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -216,12 +217,14 @@ func TestAdminWorkflow(t *testing.T) {
 	}
 	tx := strconv.Itoa(len(shards))
 	t.Run("ScoreDryRun", func(t *testing.T) {
-		e.admin(t, "score", "-event", cardID, "-dry-run").ok(t).has(t, "dry run of "+cardID, "predictions to score  3", "standings to change   3", "transactions needed   "+tx)
+		e.admin(t, "score", "-event", cardID, "-dry-run").ok(t).has(t, "dry run of "+cardID, "predictions to score  3", "standings to change   3", "transactions needed   "+tx,
+			fmt.Sprintf("matches counted       %d (final: every match has a result, scoring makes the event SCORED)", len(actual)))
 		e.admin(t, "standings", "-season", "2025").ok(t).has(t, "no scored events yet")
 	})
 
 	t.Run("Score", func(t *testing.T) {
-		e.admin(t, "score", "-event", cardID).ok(t).has(t, "scored "+cardID, "predictions scored  3", "standings changed   3", "transactions        "+tx)
+		e.admin(t, "score", "-event", cardID).ok(t).has(t, "scored "+cardID, "predictions scored  3", "standings changed   3", "transactions        "+tx,
+			fmt.Sprintf("matches counted     %d (final: every match has a result, the event is SCORED)", len(actual)))
 		e.admin(t, "score", "-event", cardID).ok(t).has(t, "predictions scored  0", "already up to date")
 	})
 

@@ -20,10 +20,12 @@ type scoreReport struct {
 	Transactions      int    `json:"transactions"`
 	Complete          bool   `json:"complete"`
 	Remaining         int    `json:"remaining"`
+	ScoredMatches     int    `json:"scoredMatches"`
+	Final             bool   `json:"final"`
 }
 
 const scoreOp = `mutation Score($id: ID!, $dryRun: Boolean) {
-	scoreEvent(eventId: $id, dryRun: $dryRun) { eventId dryRun predictionsScored standingsChanged transactions complete remaining } }`
+	scoreEvent(eventId: $id, dryRun: $dryRun) { eventId dryRun predictionsScored standingsChanged transactions complete remaining scoredMatches final } }`
 
 // Limits of the score loop. A call that writes nothing yet is not complete is waiting for
 // the index to show predictions it has not seen yet (typically well under a second on
@@ -51,8 +53,8 @@ func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 				return err
 			}
 			fmt.Fprintf(out, "dry run of %s: nothing written\n", r.EventID)
-			fmt.Fprintf(out, "  predictions to score  %d\n  standings to change   %d\n  transactions needed   %d\n  complete              %v\n",
-				r.PredictionsScored, r.StandingsChanged, r.Transactions, r.Complete)
+			fmt.Fprintf(out, "  predictions to score  %d\n  standings to change   %d\n  transactions needed   %d\n  complete              %v\n  matches counted       %d (%s)\n",
+				r.PredictionsScored, r.StandingsChanged, r.Transactions, r.Complete, r.ScoredMatches, dryPassKind(r.Final))
 			return nil
 		}
 		return scoreUntilComplete(ctx, c, *id, out, isTerminal(out))
@@ -90,7 +92,7 @@ func scoreUntilComplete(ctx context.Context, c *client, id string, out io.Writer
 			return err
 		}
 		failed = 0
-		total.EventID = r.EventID
+		total.EventID, total.ScoredMatches, total.Final = r.EventID, r.ScoredMatches, r.Final
 		total.PredictionsScored += r.PredictionsScored
 		total.StandingsChanged += r.StandingsChanged
 		total.Transactions += r.Transactions
@@ -122,12 +124,28 @@ func scoreUntilComplete(ctx context.Context, c *client, id string, out io.Writer
 		fmt.Fprintln(out)
 	}
 	fmt.Fprintf(out, "scored %s\n", total.EventID)
-	fmt.Fprintf(out, "  predictions scored  %d\n  standings changed   %d\n  transactions        %d\n  calls               %d\n",
-		total.PredictionsScored, total.StandingsChanged, total.Transactions, calls)
+	fmt.Fprintf(out, "  predictions scored  %d\n  standings changed   %d\n  transactions        %d\n  calls               %d\n  matches counted     %d (%s)\n",
+		total.PredictionsScored, total.StandingsChanged, total.Transactions, calls, total.ScoredMatches, passKind(total.Final))
 	if total.PredictionsScored == 0 {
 		fmt.Fprintln(out, "  (nothing changed: already up to date)")
 	}
 	return nil
+}
+
+// passKind says what a pass counting every match with a result means for the event.
+func passKind(final bool) string {
+	if final {
+		return "final: every match has a result, the event is SCORED"
+	}
+	return "provisional: matches without a result remain, the event stays BROADCAST"
+}
+
+// dryPassKind is passKind for a dry run, which changes nothing.
+func dryPassKind(final bool) string {
+	if final {
+		return "final: every match has a result, scoring makes the event SCORED"
+	}
+	return "provisional: matches without a result remain, the event would stay BROADCAST"
 }
 
 // progressLine prints msg on its own line (on a terminal, clearing the bar first).

@@ -36,7 +36,7 @@ func TestScoreCallsUntilComplete(t *testing.T) {
 	scoreIdleWait = time.Millisecond
 	defer func() { scoreIdleWait = old }()
 	rep := func(scored, remaining int, complete bool) scoreReport {
-		return scoreReport{EventID: "2026-01-01-e", PredictionsScored: scored, StandingsChanged: scored, Transactions: (scored + 49) / 50, Remaining: remaining, Complete: complete}
+		return scoreReport{EventID: "2026-01-01-e", PredictionsScored: scored, StandingsChanged: scored, Transactions: (scored + 49) / 50, Remaining: remaining, Complete: complete, ScoredMatches: 3}
 	}
 	answers := []any{rep(100, 150, false), "CONFLICT", rep(100, 50, false), rep(0, 50, false), rep(50, 0, true)}
 
@@ -53,6 +53,7 @@ func TestScoreCallsUntilComplete(t *testing.T) {
 			"call 2: CONFLICT: busy: calling again\n",
 			"call 5: wrote 50 predictions and 50 standings in 1 transactions; 0 remaining\n",
 			"  predictions scored  250\n", "  calls               5\n",
+			"  matches counted     3 (provisional: matches without a result remain, the event stays BROADCAST)\n",
 		} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("output lacks %q:\n%s", want, out.String())
