@@ -385,6 +385,24 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	return user, page, nil
 }
 
+// GetProfile returns a user's profile alone (id and name; no standings, no predictions):
+// one eventually consistent GetItem of the profile item, for a selection that asks for
+// nothing else (`me { id name }`). NOT_FOUND if the user never registered, as GetUser.
+func (s *Store) GetProfile(ctx context.Context, id string) (domain.User, error) {
+	uid, err := parseUserID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	row, err := s.getUserRow(ctx, uid, false)
+	if err != nil {
+		return domain.User{}, err
+	}
+	if row == nil {
+		return domain.User{}, domain.Errorf(domain.CodeNotFound, "user %q not found", id)
+	}
+	return domain.User{ID: id, Name: row.Name, Standings: []domain.Standing{}}, nil
+}
+
 // UserPredictions returns the page of a user's predictions (newest event first) after
 // cursor after, ranked as in GetUser. Predictions of events still open for picks are left
 // out unless own, as in GetUser.

@@ -16,10 +16,11 @@ import (
 // maxAttempts bounds optimistic-concurrency retries of one operation.
 const maxAttempts = 8
 
-// getUserRow reads a user item consistently; nil if the user never registered.
-func (s *Store) getUserRow(ctx context.Context, uid userID) (*userRow, error) {
+// getUserRow reads a user item, strongly consistent when it decides a write; nil if the user
+// never registered.
+func (s *Store) getUserRow(ctx context.Context, uid userID, consistent bool) (*userRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK), ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
@@ -69,7 +70,7 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 // one transaction of the update and audit(the old name).
 func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit func(old string) (types.TransactWriteItem, error)) (userRow, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, err := s.getUserRow(ctx, uid)
+		cur, err := s.getUserRow(ctx, uid, true)
 		if err != nil {
 			return userRow{}, err
 		}

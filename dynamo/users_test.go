@@ -104,6 +104,17 @@ func TestRegister(t *testing.T) {
 		if got.Name != "Rhea" {
 			t.Errorf("stored name %q", got.Name)
 		}
+		profile, err := s.GetProfile(ctx, "r-create")
+		mustOK(t, err)
+		if profile.ID != "r-create" || profile.Name != "Rhea" || profile.Standings == nil {
+			t.Errorf("GetProfile = %+v", profile)
+		}
+		if _, err := s.GetProfile(ctx, "r-nobody"); domain.ErrorCode(err) != domain.CodeNotFound {
+			t.Errorf("GetProfile of an unregistered user: %v, want NOT_FOUND", err)
+		}
+		if _, err := s.GetProfile(ctx, strings.Repeat("x", 300)); domain.ErrorCode(err) != domain.CodeBadUserInput {
+			t.Errorf("GetProfile of a malformed id: %v, want BAD_USER_INPUT", err)
+		}
 		again, err := s.Register(ctx, "r-create", "Rhea")
 		mustOK(t, err)
 		if again.Name != "Rhea" {

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -85,6 +86,22 @@ func predictionConnection(p domain.Page[domain.Prediction]) *model.PredictionCon
 		c.Edges[i] = model.PredictionEdge{Cursor: p.Cursors[i], Node: &p.Items[i]}
 	}
 	return c
+}
+
+// selectsAny reports whether the current field's selection (fragments on the field's type
+// included) has a field named one of names; true when it cannot tell (no field context).
+func selectsAny(ctx context.Context, names ...string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) || fc.Field.Definition == nil {
+		return true
+	}
+	satisfies := []string{fc.Field.Definition.Type.Name()}
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, satisfies) {
+		if slices.Contains(names, f.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // selectedChild reports whether the current field selects a child field named name, and

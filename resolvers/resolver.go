@@ -21,6 +21,8 @@ type Store interface {
 	GetEventState(ctx context.Context, id string) (domain.Event, error)
 	Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error)
 	GetUser(ctx context.Context, id string, first int, own bool) (domain.User, domain.Page[domain.Prediction], error)
+	// GetProfile is a user's id and name alone (no standings, no predictions, no ranks).
+	GetProfile(ctx context.Context, id string) (domain.User, error)
 	UserPredictions(ctx context.Context, id string, first int, after string, own bool) (domain.Page[domain.Prediction], error)
 
 	Register(ctx context.Context, id, name string) (domain.User, error)

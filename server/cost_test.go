@@ -77,6 +77,12 @@ func TestCostExtension(t *testing.T) {
 		// p-ace predicted that are dated today or later (have they locked?).
 		{"UserProfile", "", userOp, map[string]any{"id": "p-ace"}, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
 		{"Me", ace, meOp, nil, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		// Neither standings nor predictions: the profile item alone.
+		{"MeNameOnly", ace, `{ me { id name } }`, nil, 1, map[string]int{"GetItem": 1}},
+		{"UserNameOnly", "", `{ user(id: "p-ace") { id __typename name } }`, nil, 1, map[string]int{"GetItem": 1}},
+		// Standings asked for through a fragment: the partition and the ranks, as ever.
+		{"MeStandingsInFragment", ace, `{ me { id ...F } } fragment F on User { standings { season rank } }`, nil, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{"MeStandingsInInlineFragment", ace, `{ me { id ... on User { standings { rank } } } }`, nil, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},
 		{"MissingEventIsOneCall", "", `{ event(id: "2030-01-01-nothing") { id } }`, nil, 1, map[string]int{"Query": 1}},
 		{"MalformedIDIsNoCall", "", `{ event(id: "nothing") { id } }`, nil, 0, map[string]int{}},
 		{"SignedOutPredictionIsNoCall", "", `query($id: ID!) { prediction(eventId: $id) { points } }`, map[string]any{"id": open.ID}, 0, map[string]int{}},

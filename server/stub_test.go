@@ -32,6 +32,10 @@ func (s failingStore) ListEvents(context.Context, *int, int, string) (domain.Pag
 	s.fail("ListEvents")
 	return domain.Page[domain.Event]{}, errStub
 }
+func (s failingStore) GetProfile(context.Context, string) (domain.User, error) {
+	s.fail("GetProfile")
+	return domain.User{}, errStub
+}
 func (s failingStore) GetEvent(context.Context, string) (domain.Event, error) {
 	s.fail("GetEvent")
 	return domain.Event{}, errStub
