@@ -20,9 +20,14 @@ import (
 // resolvers that do no I/O.
 func marshalSliceInOrder(ctx context.Context, length int, marshalElement func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
 	ret := make(graphql.Array, length)
+	// The elements' field contexts and indexes, allocated once for the list.
+	contexts := make([]graphql.FieldContext, length)
+	indexes := make([]int, length)
 	panicked := false
 	for i := range length {
-		childCtx := graphql.WithFieldContext(ctx, &graphql.FieldContext{Index: &i})
+		indexes[i] = i
+		contexts[i].Index = &indexes[i]
+		childCtx := graphql.WithFieldContext(ctx, &contexts[i])
 		func() {
 			defer func() {
 				if r := recover(); r != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/graph"
 	"github.com/pickem/api/internal/cachehint"
 )
 
@@ -188,16 +189,7 @@ const maxNameLen = 128
 // validOperationName reports whether s is empty or a GraphQL name ([_A-Za-z][_0-9A-Za-z]*)
 // of at most maxNameLen characters: gqlgen quotes it unescaped in "operation … not found".
 func validOperationName(s string) bool {
-	if len(s) > maxNameLen {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return len(s) <= maxNameLen && (s == "" || graph.IsName(s))
 }
 
 // postBody is the JSON body of a GraphQL POST.
