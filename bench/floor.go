@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/domain"
 )
 
 // The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the same
@@ -151,11 +153,15 @@ func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dy
 	return n, err
 }
 
-// floorProfile is screen 5: Query PK = USER#<uid> newest first: the user, their
-// standings, then their predictions (1 + 4 + 20 + 1 items); then the rank tables of the
-// scored predictions shown and of the seasons (eventually consistent BatchGetItem of
-// PK = EVENT#<eid> or STANDINGS#<season>, SK = RANKS): a rank outside a page cannot be
-// known without them. It returns the Query's items and the rank tables found apart.
+// floorProfile is screen 5, viewed by another player: Query PK = USER#<uid> newest first:
+// the user, their standings, then their predictions (1 + 4 + 20 + 1 items); then, in one
+// BatchGetItem, the rank tables of the scored predictions shown and of the seasons (PK =
+// EVENT#<eid> or STANDINGS#<season>, SK = RANKS: a rank outside a page cannot be known
+// without them) and the event rows of the unscored predictions whose event is dated today or
+// later (whether its picks are visible yet: started or BROADCAST). With such rows the read is
+// strongly consistent: a stale event row could show picks of an event whose start was moved
+// later (dynamo/visibility.go). It returns the items read besides the rank tables, and the
+// rank tables found.
 func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, tables int, err error) {
 	limit := 1 + seasonsPerProfile + first + 1
 	rows, err := e.query(ctx, &dynamodb.QueryInput{
@@ -170,7 +176,7 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, t
 		return len(rows), 0, err
 	}
 	var keys []map[string]types.AttributeValue
-	shown := 0
+	shown, pending := 0, 0
 	for _, it := range rows {
 		switch t, _ := it["type"].(*types.AttributeValueMemberS); {
 		case t == nil:
@@ -182,13 +188,19 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, t
 			shown++
 			eid, _ := it["eventId"].(*types.AttributeValueMemberS)
 			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(eventGSIPK(eid.Value)), attrSK: sv(ranksSK)})
+		case t.Value == "prediction" && it["points"] == nil:
+			eid, _ := it["eventId"].(*types.AttributeValueMemberS)
+			if !domain.LockedByDate(eid.Value, e.now) {
+				pending++
+				keys = append(keys, map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(eid.Value))})
+			}
 		}
 	}
 	if len(keys) == 0 {
 		return len(rows), 0, nil
 	}
 	out, err := e.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-		RequestItems: map[string]types.KeysAndAttributes{e.table: {Keys: keys}},
+		RequestItems: map[string]types.KeysAndAttributes{e.table: {Keys: keys, ConsistentRead: aws.Bool(pending > 0)}},
 	})
 	if err != nil {
 		return len(rows), 0, err
@@ -196,7 +208,13 @@ func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, t
 	if len(out.UnprocessedKeys) > 0 {
 		return len(rows), 0, fmt.Errorf("rank tables: %d keys unprocessed", len(out.UnprocessedKeys[e.table].Keys))
 	}
-	return len(rows), len(out.Responses[e.table]), nil
+	found := out.Responses[e.table]
+	for _, it := range found {
+		if sk, _ := it[attrSK].(*types.AttributeValueMemberS); sk != nil && sk.Value == ranksSK {
+			tables++
+		}
+	}
+	return len(rows) + len(found) - tables, tables, nil
 }
 
 // floorSubmit is screen 6: read the card (to validate the picks) and, in parallel, the

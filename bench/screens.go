@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/domain"
 )
 
 // Who the screens are sent as: a signed-in player looking at their card, another
@@ -205,18 +206,22 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 		})
 	}
 
-	scored, items := 0, 2 // the user item and one standing
+	scored, items, pending := 0, 2, 0 // the user item and one standing
 	for _, ev := range l.events {
 		if ev.size > profile {
 			items++
-			if ev.past() {
+			switch {
+			case ev.past():
 				scored++
+			case !domain.LockedByDate(ev.id, e.now):
+				pending++ // its row is read: are its picks visible yet?
 			}
 		}
 	}
 	// The rank tables the profile's page can show: those scoring has written (none for a
 	// list not scored since rank tables exist). Every one found gives one rank, on the
-	// season's standing or on the one prediction of the event.
+	// season's standing or on the one prediction of the event. The viewer is another player:
+	// the rows of events not yet locked by their date are read too (floorProfile).
 	_, tables, err := e.floorProfile(ctx, playerID(profile), 20)
 	if err != nil {
 		return nil, fmt.Errorf("screen 5: %w", err)
@@ -232,7 +237,7 @@ func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
 			items, tables, err := e.floorProfile(ctx, playerID(profile), 20)
 			return items + tables, err
 		},
-		floorRows: min(items, 1+seasonsPerProfile+20+1) + tables,
+		floorRows: min(items, 1+seasonsPerProfile+20+1) + pending + tables,
 	})
 
 	sub := l.event(roleSubmit, 0)

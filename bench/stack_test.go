@@ -16,7 +16,7 @@ import (
 	"github.com/pickem/api/bench/gqlexec"
 )
 
-// BenchmarkStack measures what one request of screens 1 and 2 costs this process on
+// BenchmarkStack measures what one request of screens 1, 2 and 5 costs this process on
 // DynamoDB Local (a separate process, so its work is not counted): the floor (the bare SDK
 // calls), the API's handler called in-process (middleware, GraphQL, store, SDK; no HTTP),
 // and the whole stack over HTTP on loopback as make bench sends it (client included).
@@ -51,7 +51,7 @@ func BenchmarkStack(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	names := map[int]string{1: "Screen1EventList20", 2: "Screen2EventCardMyPicks"}
+	names := map[int]string{1: "Screen1EventList20", 2: "Screen2EventCardMyPicks", 5: "Screen5Profile"}
 	for _, p := range probes {
 		name, ok := names[p.screen]
 		if !ok || p.predictions > l.sizes[0] {

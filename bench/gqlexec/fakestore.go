@@ -174,6 +174,11 @@ func (s *Store) GetUser(_ context.Context, _ string, first int, _ bool) (domain.
 	return s.user, page(s.profile, first, "predictions"), nil
 }
 
+// GetProfile implements resolvers.Store.
+func (s *Store) GetProfile(context.Context, string) (domain.User, error) {
+	return domain.User{ID: s.user.ID, Name: s.user.Name, Standings: []domain.Standing{}}, nil
+}
+
 // UserPredictions implements resolvers.Store.
 func (s *Store) UserPredictions(_ context.Context, _ string, first int, _ string, _ bool) (domain.Page[domain.Prediction], error) {
 	return page(s.profile, first, "predictions"), nil
