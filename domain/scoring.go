@@ -80,15 +80,17 @@ func ResultedMatches(card []Match) int {
 // CheckScorable returns BAD_USER_INPUT unless ev can be scored at now: locked, with at
 // least one match and at least one result. With every result set the pass is final (the
 // event becomes SCORED); with some, it is live scoring: the resulted matches count,
-// provisionally, and the event stays BROADCAST.
-func CheckScorable(ev Event, now time.Time) error {
+// provisionally, and the event stays BROADCAST. scoredBefore says that predictions of ev
+// already carry points of an earlier pass (complete or not): then a card whose results
+// were all cleared is scored too, and that pass takes those provisional points back.
+func CheckScorable(ev Event, now time.Time, scoredBefore bool) error {
 	if !ev.Locked(now) {
 		return BadInput("event %q is still open for picks: it locks at %s or with updateEvent(state: BROADCAST)", ev.ID, ev.StartsAt.UTC().Format(time.RFC3339))
 	}
 	if len(ev.Matches) == 0 {
 		return BadInput("event %q has no matches", ev.ID)
 	}
-	if ResultedMatches(ev.Matches) == 0 {
+	if ResultedMatches(ev.Matches) == 0 && !scoredBefore {
 		return BadInput("event %q has no result yet: set at least one (setResult) before scoring; no result for %s", ev.ID, strings.Join(MissingResults(ev.Matches), ", "))
 	}
 	return nil

@@ -2,7 +2,8 @@ package dynamo
 
 import "github.com/pickem/api/domain"
 
-// Live scoring. scoreEvent runs on a locked event with at least one result: a pass scores
+// Live scoring. scoreEvent runs on a locked event with at least one result (or none left
+// after earlier passes wrote points: results cleared): a pass scores
 // every prediction against the card as it is — matches without a result count nothing yet
 // (domain.ScorePicks), so points are provisional — and standings move by the difference,
 // exactly as for a correction. A pass completes like a final one (markScored): the event
@@ -16,4 +17,15 @@ import "github.com/pickem/api/domain"
 // SCORED, or (a live pass, final false) scoredVersion at the card version.
 func passMarked(ev domain.Event, final bool) bool {
 	return ev.Stored == domain.StateScored || (!final && ev.ScoredVersion == ev.CardVersion)
+}
+
+// anyScored reports whether a pass (of any card version, complete or not) has written
+// points on some prediction of the event: a shard's checkpoint has moved.
+func (c cardRead) anyScored() bool {
+	for _, cp := range c.checkpoints {
+		if cp.Done > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -55,21 +55,24 @@ func TestLiveScoring(t *testing.T) {
 	type step struct {
 		name   string
 		match  int
-		result domain.MatchResult
+		result *domain.MatchResult // nil: cleared
 	}
+	res := func(r domain.MatchResult) *domain.MatchResult { return &r }
 	steps := []step{
-		{"OpenerWin", 0, scWin(0)},
-		{"TagDrawVoids", 2, scDraw},
-		{"OpenerCorrected", 0, scWin(1)},
-		{"FourWayWin", 1, scWin(3)},
-		{"GrudgeNoContest", 3, scNoContest},
-		{"MainEventWinIsFinal", 4, scWin(1)},
+		{"OpenerWin", 0, res(scWin(0))},
+		// The only result cleared: the pass takes the provisional points back.
+		{"OpenerClearedTakesPointsBack", 0, nil},
+		{"OpenerWinAgain", 0, res(scWin(0))},
+		{"TagDrawVoids", 2, res(scDraw)},
+		{"OpenerCorrected", 0, res(scWin(1))},
+		{"FourWayWin", 1, res(scWin(3))},
+		{"GrudgeNoContest", 3, res(scNoContest)},
+		{"MainEventWinIsFinal", 4, res(scWin(1))},
 	}
 	scoredMatches := 0
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			r := st.result
-			_, err := budgeted.SetResult(ctx, ev.ID, ev.Matches[st.match].ID, &r)
+			_, err := budgeted.SetResult(ctx, ev.ID, ev.Matches[st.match].ID, st.result)
 			scOK(t, err)
 			card, err := e.after.GetEvent(ctx, ev.ID)
 			scOK(t, err)
@@ -164,6 +167,13 @@ func (e *scEnv) checkLeaderboard(t *testing.T, ev domain.Event, snap scSnapshot)
 	sort.Sort(sort.Reverse(sort.IntSlice(points)))
 	got, page, err := e.after.GetEventWithLeaderboard(scCtx(t), ev.ID, 100)
 	scOK(t, err)
+	if domain.ResultedMatches(ev.Matches) == 0 {
+		// Every result cleared: the pass counted none, as before the first one.
+		if got.LeaderboardVisible() || len(page.Items) != 0 {
+			t.Fatalf("event %+v with no result counted shows a leaderboard of %d rows", got, len(page.Items))
+		}
+		return
+	}
 	if !got.LeaderboardVisible() {
 		t.Fatalf("event %+v shows no leaderboard after a complete pass", got)
 	}

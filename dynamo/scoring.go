@@ -124,7 +124,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if card.row.Layout != layoutSharded {
 		return report, domain.Errorf(domain.CodeUnavailable, "event %q is still being moved to the current table layout: run admin migrate until it completes, then score", event)
 	}
-	if err := domain.CheckScorable(ev, s.now()); err != nil {
+	if err := domain.CheckScorable(ev, s.now(), ev.ScoredMatches > 0 || card.anyScored()); err != nil {
 		return report, err
 	}
 	// Every copy locked like the event row before the counts are trusted: a copy a cut-off
