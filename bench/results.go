@@ -394,7 +394,7 @@ func (r *Results) Markdown() string {
 		p(" DynamoDB Local ran with `%s`.", r.Machine.DynamoDBLocalJavaOpts)
 	}
 	if r.Machine.GC != "" {
-		p(" The process ran with `%s`.", r.Machine.GC)
+		p(" Go's GC settings: %s.", r.Machine.GC)
 	}
 	p("\n\n")
 	p("Every screen is the frontend's query (bench/frontend) sent over HTTP (127.0.0.1, keep-alive) to the real handler (`server.New`, cost extension on) as a signed-in player; ")

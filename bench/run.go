@@ -64,6 +64,9 @@ type Options struct {
 	// Answers, when set, is a directory where the first answer of every screen is written
 	// (<engine>-screen<N>-<size>.json), to compare two versions of the API byte for byte.
 	Answers string `json:"-"`
+	// GC, by engine key, sets the process's GC for that engine's run and returns what
+	// restores it (none: the process's settings as they are).
+	GC map[string]func() (restore func()) `json:"-"`
 }
 
 // DefaultOptions is the full run of `make bench`. DynamoDB Local gets issue 5's league
@@ -110,6 +113,9 @@ func Run(ctx context.Context, opts Options, log io.Writer) (*Results, error) {
 }
 
 func runEngine(ctx context.Context, key string, opts Options, res *Results, logf func(string, ...any)) error {
+	if apply := opts.GC[key]; apply != nil {
+		defer apply()()
+	}
 	t := time.Now()
 	eng, err := startEngine(key)
 	if err != nil {
