@@ -149,3 +149,165 @@ func partitionKeys(sorted []string, hash string, hasRange bool) []string {
 
 	return rest[:hi]
 }
+
+// nativeKeyMatch returns a Go function equivalent to the key condition of input when both
+// keys of ks are strings and the condition is `<hash> = :v` with at most one sort-key
+// condition of the forms DynamoDB allows (`<sort> op :a` with op one of = < <= > >= or
+// its mirror `:a op <sort>`, `<sort> BETWEEN :a AND :b`, `begins_with(<sort>, :a)`), every
+// value a string, in either order around AND: the interpreter's string comparisons are
+// Go's, so the answer is the same, without converting each key to interpreter objects and
+// evaluating the expression (pickem patch). Anything else returns false: the interpreter
+// then evaluates it, and reports what is wrong with it.
+//
+// The function answers whether an item is in the condition's partition (the walk skips
+// partitions whose key starts with this one's and a separator) and whether it matches.
+func nativeKeyMatch(input QueryInput, ks keySchema, attrs map[string]string) (func(item map[string]*types.Item) (inPartition, matched bool), bool) {
+	if input.KeyConditionExpression == "" || attrs[ks.HashKey] != "S" || (ks.RangeKey != "" && attrs[ks.RangeKey] != "S") {
+		return nil, false
+	}
+
+	var toks []language.Token
+
+	l := language.NewLexer(input.KeyConditionExpression)
+	for tok := l.NextToken(); tok.Type != language.EOF; tok = l.NextToken() {
+		if tok.Type == language.ILLEGAL {
+			return nil, false
+		}
+
+		toks = append(toks, tok)
+	}
+
+	is := func(tok language.Token, attr string) bool {
+		return attr != "" && tok.Type == language.IDENT && attributeName(tok.Literal, input.Aliases) == attr
+	}
+	str := func(tok language.Token) (string, bool) {
+		if !isValueRef(tok) {
+			return "", false
+		}
+
+		v, ok := input.ExpressionAttributeValues[tok.Literal]
+		if !ok || v == nil || v.S == nil {
+			return "", false
+		}
+
+		return *v.S, true
+	}
+
+	// hashAt matches `<hash> = :v` or `:v = <hash>` at toks[at:at+3].
+	hashAt := func(at int) (string, bool) {
+		if at+3 > len(toks) || toks[at+1].Type != language.EQ {
+			return "", false
+		}
+
+		if is(toks[at], ks.HashKey) {
+			return str(toks[at+2])
+		}
+
+		if is(toks[at+2], ks.HashKey) {
+			return str(toks[at])
+		}
+
+		return "", false
+	}
+
+	// sortAt matches one sort-key condition that takes all of toks[at:end].
+	sortAt := func(at, end int) (func(string) bool, bool) {
+		t := toks[at:end]
+		switch {
+		case len(t) == 3 && is(t[0], ks.RangeKey):
+			a, ok := str(t[2])
+			return compareWith(t[1].Type, a), ok && compareWith(t[1].Type, a) != nil
+		case len(t) == 3 && is(t[2], ks.RangeKey):
+			a, ok := str(t[0])
+			op := mirror(t[1].Type)
+			return compareWith(op, a), ok && compareWith(op, a) != nil
+		case len(t) == 5 && is(t[0], ks.RangeKey) && t[1].Type == language.BETWEEN && t[3].Type == language.AND:
+			lo, ok1 := str(t[2])
+			hi, ok2 := str(t[4])
+			return func(sk string) bool { return lo <= sk && sk <= hi }, ok1 && ok2
+		case len(t) == 6 && t[0].Type == language.IDENT && t[0].Literal == "begins_with" && t[1].Type == language.LPAREN &&
+			is(t[2], ks.RangeKey) && t[3].Type == language.COMMA && t[5].Type == language.RPAREN:
+			p, ok := str(t[4])
+			return func(sk string) bool { return strings.HasPrefix(sk, p) }, ok
+		}
+
+		return nil, false
+	}
+
+	var (
+		hash   string
+		onSort func(string) bool
+		ok     bool
+	)
+
+	switch {
+	case len(toks) == 3:
+		hash, ok = hashAt(0)
+	case len(toks) > 4:
+		// `<hash> = :v AND <sort condition>`, else `<sort condition> AND <hash> = :v`.
+		if toks[3].Type == language.AND {
+			if hash, ok = hashAt(0); ok {
+				onSort, ok = sortAt(4, len(toks))
+			}
+		}
+
+		if !ok && toks[len(toks)-4].Type == language.AND {
+			if hash, ok = hashAt(len(toks) - 3); ok {
+				onSort, ok = sortAt(0, len(toks)-4)
+			}
+		}
+	}
+
+	if !ok {
+		return nil, false
+	}
+
+	return func(item map[string]*types.Item) (inPartition, matched bool) {
+		h, found := item[ks.HashKey]
+		if !found || h.S == nil || *h.S != hash {
+			return false, false
+		}
+
+		if onSort == nil {
+			return true, true
+		}
+
+		s, found := item[ks.RangeKey]
+
+		return true, found && s.S != nil && onSort(*s.S)
+	}, true
+}
+
+// compareWith returns `sk op a` for a comparison token type, nil for any other token.
+func compareWith(op language.TokenType, a string) func(string) bool {
+	switch op {
+	case language.EQ:
+		return func(sk string) bool { return sk == a }
+	case language.LT:
+		return func(sk string) bool { return sk < a }
+	case language.LTE:
+		return func(sk string) bool { return sk <= a }
+	case language.GT:
+		return func(sk string) bool { return sk > a }
+	case language.GTE:
+		return func(sk string) bool { return sk >= a }
+	}
+
+	return nil
+}
+
+// mirror turns `:a op <sort>` into `<sort> op' :a`.
+func mirror(op language.TokenType) language.TokenType {
+	switch op {
+	case language.LT:
+		return language.GT
+	case language.LTE:
+		return language.GTE
+	case language.GT:
+		return language.LT
+	case language.GTE:
+		return language.LTE
+	}
+
+	return op
+}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/truora/minidyn/interpreter"
 	"github.com/truora/minidyn/types"
 )
 
@@ -252,4 +253,59 @@ func TestRestoreItemPutsTheItemAndItsIndexEntryBack(t *testing.T) {
 	c.Equal([]string{"1.x"}, table.SortedKeys)
 	c.Equal("a", *table.Data["1.x"]["gsk"].S)
 	c.Equal([]indexEntry{{indexKey: "g.a", pk: "1.x"}}, table.Indexes["gsi"].entries)
+}
+
+// TestNativeKeyMatchIsTheInterpreters: every key condition nativeKeyMatch takes answers
+// what the interpreter answers, on keys around each bound; the forms it must leave to the
+// interpreter are refused.
+func TestNativeKeyMatchIsTheInterpreters(t *testing.T) {
+	table := createKeyValueTable(t)
+	ks := table.KeySchema
+	s := func(v string) *types.Item { return &types.Item{S: new(v)} }
+	values := map[string]*types.Item{":p": s("P#1"), ":a": s("b"), ":b": s("d"), ":n": {N: new("3")}}
+	aliases := map[string]string{"#p": "pk", "#s": "sk"}
+
+	taken := []string{
+		"pk = :p", ":p = pk", "#p = :p",
+		"#p = :p AND #s = :a", "#p = :p AND #s < :a", "#p = :p AND #s <= :a", "#p = :p AND #s > :a", "#p = :p AND #s >= :a",
+		"#p = :p AND :a < #s", "#p = :p AND :a <= #s", "#p = :p AND :a > #s", "#p = :p AND :a >= #s", "#p = :p AND :a = #s",
+		"#p = :p AND #s BETWEEN :a AND :b", "#p = :p AND begins_with(#s, :a)",
+		"#s > :a AND #p = :p", "#s BETWEEN :a AND :b AND #p = :p", "begins_with(#s, :a) AND :p = #p",
+	}
+	refused := []string{
+		"", "#p = :p OR #s = :a", "(#p = :p)", "#p = :p AND (#s = :a)", "#p = :p AND #s = :n", "#p = :n",
+		"#p = :p AND #s <> :a", "#p = :p AND #p = :p", "#s = :a", "#p = :p AND begins_with(#p, :a)",
+		"#p = :p AND #s = :missing", "#p = :p AND size(#s) > :a",
+	}
+
+	var items []map[string]*types.Item
+	for _, pk := range []string{"P#1", "P#2", "P#1.x"} {
+		for _, sk := range []string{"", "a", "b", "b0", "bz", "c", "d", "d0", "e"} {
+			items = append(items, map[string]*types.Item{"pk": s(pk), "sk": s(sk)})
+		}
+	}
+
+	for _, expr := range taken {
+		input := QueryInput{KeyConditionExpression: expr, Aliases: aliases, ExpressionAttributeValues: values}
+
+		native, ok := nativeKeyMatch(input, ks, table.AttributesDef)
+		require.True(t, ok, expr)
+
+		for _, item := range items {
+			want, err := table.InterpreterMatch(interpreter.MatchInput{
+				TableName: table.Name, Expression: expr, ExpressionType: interpreter.ExpressionTypeKey,
+				Item: item, Aliases: aliases, Attributes: values,
+			})
+			require.NoError(t, err, expr)
+
+			inPartition, got := native(item)
+			require.Equal(t, want, got, "%s on %s/%s", expr, *item["pk"].S, *item["sk"].S)
+			require.Equal(t, *item["pk"].S == "P#1", inPartition, expr)
+		}
+	}
+
+	for _, expr := range refused {
+		_, ok := nativeKeyMatch(QueryInput{KeyConditionExpression: expr, Aliases: aliases, ExpressionAttributeValues: values}, ks, table.AttributesDef)
+		require.False(t, ok, expr)
+	}
 }

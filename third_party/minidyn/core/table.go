@@ -387,6 +387,11 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 	// it, so the keys matching a key condition are one contiguous run.
 	stopAfterRun := keys.partitioned && ks.RangeKey != "" && t.AttributesDef[ks.RangeKey] == "S"
 
+	var native func(map[string]*types.Item) (bool, bool)
+	if !input.Scan {
+		native, _ = nativeKeyMatch(input, ks, t.AttributesDef)
+	}
+
 	startKey := t.parseStartKey(t.KeySchema, input.ExclusiveStartKey)
 	started := startKey == ""
 	items := []map[string]*types.Item{}
@@ -410,15 +415,23 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 
 		stored := t.Data[pk]
 
-		if keys.partitioned {
+		nativeMatched := false
+
+		if native != nil {
+			// The whole key condition in Go (partition and sort key): see nativeKeyMatch.
+			var inPartition bool
+			if inPartition, nativeMatched = native(stored); !inPartition {
+				continue // another partition, as below
+			}
+		} else if keys.partitioned {
 			if h, ok := t.hashValue(ks, stored); !ok || h != keys.hash {
 				continue // a partition whose key starts with this one's key and a separator
 			}
 		}
 
-		keyMatched := input.Scan
+		keyMatched := input.Scan || nativeMatched
 
-		if input.KeyConditionExpression != "" {
+		if input.KeyConditionExpression != "" && native == nil {
 			var err error
 
 			keyMatched, err = t.InterpreterMatch(interpreter.MatchInput{

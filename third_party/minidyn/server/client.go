@@ -477,6 +477,33 @@ func (c *Client) Query(ctx context.Context, input *QueryInput) (*QueryOutput, er
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
+	a, err := c.query(input)
+	if err != nil {
+		return nil, err
+	}
+
+	return a.output(), nil
+}
+
+// queryJSON is Query's answer as the JSON of its QueryOutput, written without converting
+// it (see queryAnswer). Like Query's conversion, the writing happens under c.mu: the answer
+// shares the nested values of the table's items, which writes may change once it is
+// released.
+func (c *Client) queryJSON(input *QueryInput) (rawJSON, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	a, err := c.query(input)
+	if err != nil {
+		return nil, err
+	}
+
+	return a.appendJSON(make([]byte, 0, 4096))
+}
+
+// query is Query's answer before its conversion; c.mu is held.
+func (c *Client) query(input *QueryInput) (*queryAnswer, error) {
+
 	if ferr := c.failureErrFor(aws.ToString(input.TableName), aws.ToString(input.IndexName)); ferr != nil {
 		return nil, ferr
 	}
@@ -515,13 +542,7 @@ func (c *Client) Query(ctx context.Context, input *QueryInput) (*QueryOutput, er
 		return nil, mapKnownError(err)
 	}
 
-	count := int32(len(items))
-
-	return &QueryOutput{
-		Items:            mapTypesSliceToAttributeValue(items),
-		Count:            count,
-		LastEvaluatedKey: mapTypesMapToAttributeValue(last),
-	}, nil
+	return &queryAnswer{items: items, count: int32(len(items)), last: last}, nil
 }
 
 // Scan iterates items (optionally filtered) and returns a page of results.
