@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -99,9 +100,12 @@ func (e *env) floorCard(ctx context.Context, eid, uid string) (int, error) {
 
 // floorScored is screen 3: the card's Query and, at once, one ascending Query of each of
 // the event's score shards between "SCORE#" and "SCORE$", first+1 rows each (any one shard
-// may hold the whole page): scoreShards+1 calls in one round trip.
+// may hold the whole page): scoreShards+1 calls in one round trip. The screen does not
+// show the rows' picks, so the shards are read with only what a row shows (and its score
+// key, to merge them).
 func (e *env) floorScored(ctx context.Context, eid string, first int) (int, error) {
-	return e.shardFloor(ctx, shardPKs(eid), first, e.cardQuery(eid))
+	return e.shardFloor(ctx, shardPKs(eid), first, e.cardQuery(eid),
+		attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt")
 }
 
 // floorStandings is screen 4: one Query of each of the season's score shards, first+1 rows
@@ -114,12 +118,12 @@ func (e *env) floorStandings(ctx context.Context, season, first int) (int, error
 	return e.shardFloor(ctx, pks, first, nil)
 }
 
-// shardFloor reads the score rows of partitions pks, first+1 at most from each, and extra
-// (if not nil), all at once; it returns the items read.
-func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dynamodb.QueryInput) (int, error) {
+// shardFloor reads the score rows of partitions pks, first+1 at most from each (only the
+// attributes attrs, if any), and extra (if not nil), all at once; it returns the items read.
+func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dynamodb.QueryInput, attrs ...string) (int, error) {
 	qs := make([]*dynamodb.QueryInput, 0, len(pks)+1)
 	for _, pk := range pks {
-		qs = append(qs, &dynamodb.QueryInput{
+		q := &dynamodb.QueryInput{
 			TableName:                 aws.String(e.table),
 			IndexName:                 aws.String(indexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
@@ -127,7 +131,16 @@ func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dy
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":lo": sv(scorePrefix), ":hi": sv(scoreUpper)},
 			ScanIndexForward:          aws.Bool(true),
 			Limit:                     aws.Int32(int32(first + 1)),
-		})
+		}
+		if len(attrs) > 0 {
+			refs := make([]string, len(attrs))
+			for i, a := range attrs {
+				refs[i] = fmt.Sprintf("#a%d", i)
+				q.ExpressionAttributeNames[refs[i]] = a
+			}
+			q.ProjectionExpression = aws.String(strings.Join(refs, ", "))
+		}
+		qs = append(qs, q)
 	}
 	if extra != nil {
 		qs = append(qs, extra)

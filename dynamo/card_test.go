@@ -296,7 +296,7 @@ func TestUpdateEvent(t *testing.T) {
 		if got.Stored != domain.StateScored || got.Name != "Scored Renamed" {
 			t.Errorf("renamed scored event %+v", got)
 		}
-		e, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10)
+		e, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10, true)
 		mustOK(t, err)
 		if e.Stored != domain.StateScored || len(lb.Items) != 1 || lb.Items[0].Event.Name != "Scored Renamed" || pointsOf(lb.Items[0]) != "18" {
 			t.Errorf("after rename: state %s leaderboard %+v", e.Stored, lb.Items)

@@ -140,7 +140,7 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 	board := func(first int) CostSnapshot {
 		t.Helper()
 		cctx, cost := WithCost(ctx)
-		_, page, err := f.s.GetEventWithLeaderboard(cctx, ev.ID, first)
+		_, page, err := f.s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
 		mustOK(t, err)
 		if len(page.Items) != first || !page.HasNext {
 			t.Fatalf("first %d: %d rows, hasNext %v", first, len(page.Items), page.HasNext)
@@ -212,9 +212,9 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 		if m := rcost.Snapshot().MaxTransactionItems; m > maxTransactItems || m == 0 {
 			t.Errorf("largest rename transaction had %d items", m)
 		}
-		_, lb, err := s.GetEventWithLeaderboard(ctx, ev.ID, 100)
+		_, lb, err := s.GetEventWithLeaderboard(ctx, ev.ID, 100, true)
 		mustOK(t, err)
-		more, err := s.Leaderboard(ctx, ev.ID, 100, lb.EndCursor())
+		more, err := s.Leaderboard(ctx, ev.ID, 100, lb.EndCursor(), true)
 		mustOK(t, err)
 		for _, p := range append(lb.Items, more.Items...) {
 			if p.Event.Name != "Many Players Renamed" {

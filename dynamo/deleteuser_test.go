@@ -59,7 +59,7 @@ func TestDeleteUser(t *testing.T) {
 	if got.Owner.ID != "stay" || got.MemberCount != 1 {
 		t.Fatalf("league after the owner's account went: %+v", got)
 	}
-	_, board, err := f.s.GetEventWithLeaderboard(ctx, scored.ID, 10)
+	_, board, err := f.s.GetEventWithLeaderboard(ctx, scored.ID, 10, true)
 	mustOK(t, err)
 	if users, ranks := predUsers(board.Items), predRanks(board.Items); !slices.Equal(users, []string{"stay", "also"}) || !slices.Equal(ranks, []int{1, 2}) {
 		t.Fatalf("leaderboard %v ranks %v", users, ranks)

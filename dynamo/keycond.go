@@ -1,6 +1,9 @@
 package dynamo
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -93,4 +96,18 @@ func (s *Store) query(index string, k keyCond, limit int, forward bool) *dynamod
 		q.Limit = aws.Int32(int32(limit))
 	}
 	return q
+}
+
+// project makes q read only attrs (all attributes when attrs is empty), named through
+// ExpressionAttributeNames (#a0, #a1, …) so that no reserved word needs care.
+func project(q *dynamodb.QueryInput, attrs []string) {
+	if len(attrs) == 0 {
+		return
+	}
+	refs := make([]string, len(attrs))
+	for i, a := range attrs {
+		refs[i] = "#a" + strconv.Itoa(i)
+		q.ExpressionAttributeNames[refs[i]] = a
+	}
+	q.ProjectionExpression = aws.String(strings.Join(refs, ", "))
 }

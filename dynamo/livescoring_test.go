@@ -165,7 +165,7 @@ func (e *scEnv) checkLeaderboard(t *testing.T, ev domain.Event, snap scSnapshot)
 		}
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(points)))
-	got, page, err := e.after.GetEventWithLeaderboard(scCtx(t), ev.ID, 100)
+	got, page, err := e.after.GetEventWithLeaderboard(scCtx(t), ev.ID, 100, true)
 	scOK(t, err)
 	if domain.ResultedMatches(ev.Matches) == 0 {
 		// Every result cleared: the pass counted none, as before the first one.

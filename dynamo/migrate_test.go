@@ -80,7 +80,7 @@ func (l *league) screens(t *testing.T, s *Store) string {
 	t.Helper()
 	ctx := ctxT(t)
 	var b strings.Builder
-	ev, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 50)
+	ev, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 50, true)
 	mustOK(t, err)
 	fmt.Fprintf(&b, "%s %s\n", ev.ID, ev.Stored)
 	for _, p := range lb.Items {
@@ -228,7 +228,7 @@ func TestMigrate(t *testing.T) {
 		if !r.Complete || r.PredictionsScored != 2 {
 			t.Fatalf("scoring the migrated open event: %+v", r)
 		}
-		_, lb, err := l.s.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10)
+		_, lb, err := l.s.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10, true)
 		mustOK(t, err)
 		if len(lb.Items) != 2 || lb.Items[0].User.ID != "p-new" || *lb.Items[0].Points != 18 || *lb.Items[1].Points != 0 {
 			t.Errorf("leaderboard %+v", lb.Items)

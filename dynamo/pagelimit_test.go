@@ -110,7 +110,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 
 		// The first page of 100 rows is 1.2 MB: one Query page cannot hold it.
 		lctx, lcost := WithCost(ctx)
-		e, page, err := s.GetEventWithLeaderboard(lctx, ev.ID, 100)
+		e, page, err := s.GetEventWithLeaderboard(lctx, ev.ID, 100, true)
 		mustOK(t, err)
 		if e.Stored != domain.StateScored || len(e.Matches) != 3 {
 			t.Fatalf("event %s with %d matches", e.Stored, len(e.Matches))
@@ -122,7 +122,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		if !page.HasNext || len(got) != 100 {
 			t.Fatalf("first page: %d rows, hasNext %v", len(got), page.HasNext)
 		}
-		rest, err := s.Leaderboard(ctx, ev.ID, 100, page.EndCursor())
+		rest, err := s.Leaderboard(ctx, ev.ID, 100, page.EndCursor(), true)
 		mustOK(t, err)
 		if rest.HasNext {
 			t.Error("hasNext after the last row")

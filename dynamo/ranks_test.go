@@ -88,7 +88,7 @@ func TestRanks(t *testing.T) {
 		}
 	}
 	t.Run("SameAsTheLeaderboard", func(t *testing.T) {
-		_, lb, err := l.s.GetEventWithLeaderboard(ctx, ev.ID, 50)
+		_, lb, err := l.s.GetEventWithLeaderboard(ctx, ev.ID, 50, true)
 		mustOK(t, err)
 		st, err := l.s.Standings(ctx, 2030, 50, "")
 		mustOK(t, err)

@@ -19,7 +19,8 @@ import (
 //
 //	key                         what                                      filled by
 //	card|<eid>                  an event with its card                    GetEvent, GetEventWithLeaderboard
-//	lb|<eid>|<first>            a leaderboard's first page of first rows  GetEventWithLeaderboard, Leaderboard
+//	lb|<eid>|<first>[|rows]     a leaderboard's first page of first rows  GetEventWithLeaderboard, Leaderboard
+//	                            (|rows: without their picks)
 //	st|<season>|<first>         a season's first standings page           Standings
 //	rk|e|<eid>, rk|s|<season>   an event's or a season's rank table       ranks on predictions and profiles (ranks.go)
 //
@@ -142,8 +143,12 @@ func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(cont
 
 // Cache keys (see the table above).
 func cardCacheKey(e eventID) string { return "card|" + string(e) }
-func leaderboardCacheKey(e eventID, first int) string {
-	return "lb|" + string(e) + "|" + strconv.Itoa(first)
+func leaderboardCacheKey(e eventID, first int, picks bool) string {
+	k := "lb|" + string(e) + "|" + strconv.Itoa(first)
+	if !picks {
+		k += "|rows"
+	}
+	return k
 }
 func standingsCacheKey(season, first int) string {
 	return "st|" + strconv.Itoa(season) + "|" + strconv.Itoa(first)

@@ -105,7 +105,7 @@ func TestReadCache(t *testing.T) {
 		}
 		for range 2 {
 			n := calls(t, func(ctx context.Context) {
-				_, lb, err := cached.GetEventWithLeaderboard(ctx, l.spring.ID, 50)
+				_, lb, err := cached.GetEventWithLeaderboard(ctx, l.spring.ID, 50, true)
 				mustOK(t, err)
 				if len(lb.Items) != 4 {
 					t.Fatalf("leaderboard: %d rows", len(lb.Items))
@@ -120,7 +120,7 @@ func TestReadCache(t *testing.T) {
 	t.Run("ScoringDropsTheSeasonAndTheEvent", func(t *testing.T) {
 		_, err := cached.Standings(ctxT(t), 2030, 10, "")
 		mustOK(t, err)
-		_, _, err = cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10)
+		_, _, err = cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10, true)
 		mustOK(t, err)
 		mar := card(t, ctxT(t))
 		l.on(t).submit("p-new", mar, 0, 0, 0, 0)
@@ -142,7 +142,7 @@ func TestReadCache(t *testing.T) {
 		for _, s := range st.Items {
 			found = found || s.User.ID == "p-new"
 		}
-		e, lb, err := cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10)
+		e, lb, err := cached.GetEventWithLeaderboard(ctxT(t), l.mar.ID, 10, true)
 		mustOK(t, err)
 		if !found || e.Stored != domain.StateScored || len(lb.Items) == 0 {
 			t.Fatalf("after scoring through the store: p-new in standings %v, event %s, %d leaderboard rows", found, e.Stored, len(lb.Items))
@@ -152,7 +152,7 @@ func TestReadCache(t *testing.T) {
 	t.Run("CardAndLeaderboardKeptApart", func(t *testing.T) {
 		cacheClock.Advance(time.Minute)
 		withPage := func(ctx context.Context, id string) (domain.Event, domain.Page[domain.Prediction]) {
-			e, lb, err := cached.GetEventWithLeaderboard(ctx, id, 3)
+			e, lb, err := cached.GetEventWithLeaderboard(ctx, id, 3, true)
 			mustOK(t, err)
 			return e, lb
 		}
@@ -169,13 +169,38 @@ func TestReadCache(t *testing.T) {
 			t.Fatalf("again: %d calls, %d rows", n, len(lb.Items))
 		}
 		if n := calls(t, func(ctx context.Context) {
-			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "")
+			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "", true)
 			mustOK(t, err)
 			if page.EndCursor() != lb.EndCursor() {
 				t.Fatal("Leaderboard's first page differs from GetEventWithLeaderboard's")
 			}
 		}); n != 0 {
 			t.Fatalf("Leaderboard's first page: %d calls, want the cached page", n)
+		}
+		// The page without picks is an entry of its own: it is read, then served, and
+		// neither serves the other.
+		if n := calls(t, func(ctx context.Context) {
+			_, lean, err := cached.GetEventWithLeaderboard(ctx, l.spring.ID, 3, false)
+			mustOK(t, err)
+			if len(lean.Items) != 3 || len(lean.Items[0].Picks) != 0 {
+				t.Fatalf("page without picks: %d rows, %d picks", len(lean.Items), len(lean.Items[0].Picks))
+			}
+		}); n != scoreShards {
+			t.Fatalf("the page without picks after the one with: %d calls, want %d (its shards)", n, scoreShards)
+		}
+		if n := calls(t, func(ctx context.Context) {
+			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "", false)
+			mustOK(t, err)
+			if len(page.Items[0].Picks) != 0 {
+				t.Fatal("the cached page without picks has picks")
+			}
+			page, err = cached.Leaderboard(ctx, l.spring.ID, 3, "", true)
+			mustOK(t, err)
+			if len(page.Items[0].Picks) == 0 {
+				t.Fatal("the cached page with picks has none")
+			}
+		}); n != 0 {
+			t.Fatalf("both pages again: %d calls, want 0", n)
 		}
 		// A cached card of an event that is not scored: no shard is read.
 		_, err := cached.GetEvent(ctxT(t), l.apr.ID)
@@ -189,7 +214,7 @@ func TestReadCache(t *testing.T) {
 			t.Fatalf("uncached card: %d calls, want 1", n)
 		}
 		if n := calls(t, func(ctx context.Context) {
-			_, lb, err := other.GetEventWithLeaderboard(ctx, l.spring.ID, 3)
+			_, lb, err := other.GetEventWithLeaderboard(ctx, l.spring.ID, 3, true)
 			mustOK(t, err)
 			if len(lb.Items) != 3 {
 				t.Fatalf("uncached leaderboard: %d rows", len(lb.Items))
@@ -245,7 +270,7 @@ func TestReadCacheWeight(t *testing.T) {
 	for name, read := range map[string]func(z *sized) (any, error){
 		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
 		"leaderboard": func(z *sized) (any, error) {
-			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), 50, nil, z)
+			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), 50, nil, true, z)
 		},
 		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {

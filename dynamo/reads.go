@@ -188,8 +188,10 @@ func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (dom
 // page's scoreShards Queries (shardmerge.go) at the same time, one round trip of at most
 // scoreShards+1 calls. With the read cache on, the card and the page are kept apart (the
 // card under GetEvent's entry) and each may be up to its TTL old; a cached card without a
-// leaderboard costs no shard Query. Returns NOT_FOUND if there is no such event.
-func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
+// leaderboard costs no shard Query. Without picks the page's rows are read without their
+// picks (Picks empty): the caller does not show them. Returns NOT_FOUND if there is no such
+// event.
+func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
 	if err != nil {
@@ -200,7 +202,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 		if !e.LeaderboardVisible() {
 			return e, none, nil
 		}
-		page, err := s.firstLeaderboardPage(ctx, eid, first)
+		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
 		return e, page, err
 	}
 	var e domain.Event
@@ -211,7 +213,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 		return err
 	})
 	g.Go(func() (err error) {
-		page, err = s.firstLeaderboardPage(gctx, eid, first)
+		page, err = s.firstLeaderboardPage(gctx, eid, first, picks)
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -224,30 +226,31 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 }
 
 // firstLeaderboardPage is the first page of first rows of an event's leaderboard, whatever
-// the event's state (callers check it is SCORED): scoreShards Queries, or the read cache.
-func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int) (domain.Page[domain.Prediction], error) {
-	return cachedRead(ctx, s, leaderboardCacheKey(eid, first), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
-		return s.leaderboardShards(ctx, eid, first, nil, z)
+// the event's state (callers check it is SCORED): scoreShards Queries, or the read cache
+// (which keeps the page with picks and the page without apart).
+func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
+	return cachedRead(ctx, s, leaderboardCacheKey(eid, first, picks), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
+		return s.leaderboardShards(ctx, eid, first, nil, picks, z)
 	})
 }
 
 // Leaderboard returns the page of a scored event's leaderboard after cursor after (the
 // first page when after is empty, kept by the read cache as in GetEventWithLeaderboard):
-// scoreShards Queries (shardmerge.go). It does not read the event: callers check it is
-// SCORED.
-func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error) {
+// scoreShards Queries (shardmerge.go); without picks, rows without them as in
+// GetEventWithLeaderboard. It does not read the event: callers check it is SCORED.
+func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
 	eid, err := parseEventID(id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
 	if after == "" {
-		return s.firstLeaderboardPage(ctx, eid, first)
+		return s.firstLeaderboardPage(ctx, eid, first, picks)
 	}
 	c, err := s.cursors.decode(after, cursorLeaderboard, id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
-	return s.leaderboardShards(ctx, eid, first, &c, nil)
+	return s.leaderboardShards(ctx, eid, first, &c, picks, nil)
 }
 
 func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {

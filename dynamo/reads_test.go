@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -223,7 +224,7 @@ func TestReads(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				_, err := s.GetEvent(ctx, tt.id)
 				wantCode(t, err, tt.code)
-				_, _, err = s.GetEventWithLeaderboard(ctx, tt.id, 10)
+				_, _, err = s.GetEventWithLeaderboard(ctx, tt.id, 10, true)
 				wantCode(t, err, tt.code)
 			})
 		}
@@ -232,14 +233,14 @@ func TestReads(t *testing.T) {
 	t.Run("Leaderboard", func(t *testing.T) {
 		t.Parallel()
 		t.Run("EmptyUntilScored", func(t *testing.T) {
-			e, lb, err := s.GetEventWithLeaderboard(ctx, l.mar.ID, 10)
+			e, lb, err := s.GetEventWithLeaderboard(ctx, l.mar.ID, 10, true)
 			mustOK(t, err)
 			if len(e.Matches) != 3 || len(lb.Items) != 0 || lb.HasNext {
 				t.Errorf("upcoming event with a prediction: %d matches, leaderboard %v hasNext %v", len(e.Matches), predUsers(lb.Items), lb.HasNext)
 			}
 		})
 		t.Run("HighestFirstTiesByUserIDSharedRanks", func(t *testing.T) {
-			e, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 50)
+			e, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 50, true)
 			mustOK(t, err)
 			if got := matchIDs(e.Matches); !slices.Equal(got, matchIDs(l.spring.Matches)) {
 				t.Errorf("card %v", got)
@@ -260,14 +261,14 @@ func TestReads(t *testing.T) {
 		})
 		for _, first := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("PagesContinueRanks/first=%d", first), func(t *testing.T) {
-				_, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, first)
+				_, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, first, true)
 				mustOK(t, err)
 				users, ranks := predUsers(lb.Items), predRanks(lb.Items)
 				for pages := 1; lb.HasNext; pages++ {
 					if len(lb.Items) != first || pages > 4 {
 						t.Fatalf("page %d has %d items (first %d)", pages, len(lb.Items), first)
 					}
-					lb, err = s.Leaderboard(ctx, l.spring.ID, first, lb.EndCursor())
+					lb, err = s.Leaderboard(ctx, l.spring.ID, first, lb.EndCursor(), true)
 					mustOK(t, err)
 					users, ranks = append(users, predUsers(lb.Items)...), append(ranks, predRanks(lb.Items)...)
 				}
@@ -279,14 +280,49 @@ func TestReads(t *testing.T) {
 				}
 			})
 		}
+		t.Run("RowsWithoutPicks", func(t *testing.T) {
+			// Read without picks: the same rows, points, ranks and cursors, no picks; and the
+			// pages chain across the two forms (a cursor is the same).
+			for _, first := range []int{2, 50} {
+				e, full, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, first, true)
+				mustOK(t, err)
+				_, lean, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, first, false)
+				mustOK(t, err)
+				if len(full.Items) == 0 || len(full.Items) != len(lean.Items) || full.HasNext != lean.HasNext || len(e.Matches) == 0 {
+					t.Fatalf("first %d: %d full rows, %d without picks", first, len(full.Items), len(lean.Items))
+				}
+				for i, p := range lean.Items {
+					f := full.Items[i]
+					if len(f.Picks) == 0 {
+						t.Fatalf("row %d read with its picks has none", i)
+					}
+					if len(p.Picks) != 0 {
+						t.Errorf("row %d read without picks has %d", i, len(p.Picks))
+					}
+					f.Picks, p.Picks = nil, nil
+					if !reflect.DeepEqual(f, p) || full.Cursors[i] != lean.Cursors[i] {
+						t.Errorf("row %d: %+v without picks, %+v with", i, p, f)
+					}
+				}
+				if full.HasNext {
+					next, err := s.Leaderboard(ctx, l.spring.ID, first, lean.EndCursor(), true)
+					mustOK(t, err)
+					leanNext, err := s.Leaderboard(ctx, l.spring.ID, first, full.EndCursor(), false)
+					mustOK(t, err)
+					if got, want := predUsers(leanNext.Items), predUsers(next.Items); !slices.Equal(got, want) || len(next.Items[0].Picks) == 0 || len(leanNext.Items[0].Picks) != 0 {
+						t.Errorf("next page without picks %v, with %v", got, want)
+					}
+				}
+			}
+		})
 		t.Run("OtherEventScoredToo", func(t *testing.T) {
-			_, lb, err := s.GetEventWithLeaderboard(ctx, l.winter.ID, 10)
+			_, lb, err := s.GetEventWithLeaderboard(ctx, l.winter.ID, 10, true)
 			mustOK(t, err)
 			if got, want := predUsers(lb.Items), []string{"p-top", "p-low"}; !slices.Equal(got, want) {
 				t.Errorf("leaderboard %v, want %v", got, want)
 			}
 		})
-		_, springLB, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 1)
+		_, springLB, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 1, true)
 		mustOK(t, err)
 		standings, err := s.Standings(ctx, 2030, 1, "")
 		mustOK(t, err)
@@ -299,12 +335,12 @@ func TestReads(t *testing.T) {
 		}
 		for _, tt := range rejects {
 			t.Run("Rejects"+tt.name, func(t *testing.T) {
-				_, err := s.Leaderboard(ctx, tt.event, 2, tt.after)
+				_, err := s.Leaderboard(ctx, tt.event, 2, tt.after, true)
 				wantCode(t, err, domain.CodeBadUserInput)
 			})
 		}
 		t.Run("EmptyCursorIsTheFirstPage", func(t *testing.T) {
-			got, err := s.Leaderboard(ctx, l.spring.ID, 1, "")
+			got, err := s.Leaderboard(ctx, l.spring.ID, 1, "", true)
 			mustOK(t, err)
 			if len(got.Items) != 1 || got.Items[0].User.ID != springLB.Items[0].User.ID || *got.Items[0].Rank != 1 || got.EndCursor() != springLB.EndCursor() {
 				t.Fatalf("first page %+v, want %+v", got, springLB)
@@ -373,7 +409,7 @@ func TestReads(t *testing.T) {
 		mustOK(t, err)
 		events, err := s.ListEvents(ctx, ptr(2030), 1, "")
 		mustOK(t, err)
-		_, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 1)
+		_, lb, err := s.GetEventWithLeaderboard(ctx, l.spring.ID, 1, true)
 		mustOK(t, err)
 		rejects := []struct {
 			name   string

@@ -1157,7 +1157,7 @@ func TestScoreEventStandingsOrderAndRanks(t *testing.T) {
 		})
 	}
 	t.Run("Leaderboard", func(t *testing.T) {
-		got, page, err := e.after.GetEventWithLeaderboard(scCtx(t), ev.ID, 10)
+		got, page, err := e.after.GetEventWithLeaderboard(scCtx(t), ev.ID, 10, true)
 		scOK(t, err)
 		if got.Stored != domain.StateScored || len(got.Matches) != 2 {
 			t.Fatalf("event %s with %d matches", got.Stored, len(got.Matches))

@@ -57,7 +57,7 @@ type scoredItem struct {
 // top) from the index partitions pks, in score-key order. One Query per partition, run at
 // once; each reads at most n score rows and stops at the first key that is not a score key
 // (unscored predictions sort after the scored ones). z (may be nil) weighs what was read.
-func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, z *sized) ([]map[string]types.AttributeValue, error) {
+func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, attrs []string, z *sized) ([]map[string]types.AttributeValue, error) {
 	perShard := make([][]scoredItem, len(pks))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range pks {
@@ -67,6 +67,7 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 				key = partitionIs(attrGSIPK, pk).greater(attrGSISK, after)
 			}
 			q := s.query(IndexName, key, n, true)
+			project(q, attrs)
 			var rows []scoredItem
 			err := s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
@@ -106,14 +107,25 @@ func cursorPosition(c *cursor) (string, domain.Ranker, error) {
 	return sk, c.ranker(), nil
 }
 
+// leaderboardRowAttrs are what a leaderboard row without its picks is read with
+// (shardPage's merge, predictionRow.decode and toDomain, leaderboardPage): a prediction's
+// picks and correctIds are most of its size, and DynamoDB sends only what is projected (it
+// bills the whole item either way).
+var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}
+
 // leaderboardShards returns the page of first rows of event eid's leaderboard after cursor
-// c (nil: the first page): scoreShards Queries.
-func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c *cursor, z *sized) (domain.Page[domain.Prediction], error) {
+// c (nil: the first page): scoreShards Queries. Without picks the rows are read without
+// them (leaderboardRowAttrs): their Picks are empty.
+func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c *cursor, picks bool, z *sized) (domain.Page[domain.Prediction], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
-	items, err := s.shardPage(ctx, eventShardPKs(eid), after, first+1, z)
+	var attrs []string
+	if !picks {
+		attrs = leaderboardRowAttrs
+	}
+	items, err := s.shardPage(ctx, eventShardPKs(eid), after, first+1, attrs, z)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 	}
@@ -134,7 +146,7 @@ func (s *Store) standingsShards(ctx context.Context, season, first int, c *curso
 	if err != nil {
 		return page, err
 	}
-	items, err := s.shardPage(ctx, seasonShardPKs(season), after, first+1, z)
+	items, err := s.shardPage(ctx, seasonShardPKs(season), after, first+1, nil, z)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}

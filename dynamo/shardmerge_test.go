@@ -114,7 +114,7 @@ func TestShardPages(t *testing.T) {
 				mustOK(t, err)
 				c = &d
 			}
-			p, err := f.s.leaderboardShards(ctx, eid, first, c, nil)
+			p, err := f.s.leaderboardShards(ctx, eid, first, c, true, nil)
 			mustOK(t, err)
 			var rows []ranked
 			for _, it := range p.Items {

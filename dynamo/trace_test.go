@@ -86,7 +86,7 @@ func TestRecorderUnitsMatchDynamoDBLocal(t *testing.T) {
 	mustOK(t, err)
 	_, err = f.s.Standings(rctx, 2030, 20, "")
 	mustOK(t, err)
-	_, _, err = f.s.GetEventWithLeaderboard(rctx, ev.ID, 20)
+	_, _, err = f.s.GetEventWithLeaderboard(rctx, ev.ID, 20, true)
 	mustOK(t, err)
 
 	compared := 0

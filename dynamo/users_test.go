@@ -145,7 +145,7 @@ func TestRegister(t *testing.T) {
 				t.Errorf("standing name %q", row.User.Name)
 			}
 		}
-		_, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10)
+		_, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10, true)
 		mustOK(t, err)
 		for _, row := range lb.Items {
 			if row.User.ID == "r-rename" && row.User.Name != "New Name" {

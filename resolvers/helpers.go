@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
@@ -98,6 +99,29 @@ func selectsAny(ctx context.Context, names ...string) bool {
 	satisfies := []string{fc.Field.Definition.Type.Name()}
 	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, satisfies) {
 		if slices.Contains(names, f.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectsPath reports whether the current field's selection reaches a field through the
+// field names of path (fragments included, any alias: `edges`, `node`, `picks` from a
+// leaderboard); true when it cannot tell (no field context).
+func selectsPath(ctx context.Context, path ...string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return true
+	}
+	return reaches(graphql.GetOperationContext(ctx), fc.Field.Selections, path)
+}
+
+func reaches(oc *graphql.OperationContext, sel ast.SelectionSet, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	for _, f := range graphql.CollectFields(oc, sel, nil) {
+		if f.Name == path[0] && reaches(oc, f.Selections, path[1:]) {
 			return true
 		}
 	}

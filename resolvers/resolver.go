@@ -14,8 +14,10 @@ import (
 type Store interface {
 	ListEvents(ctx context.Context, season *int, first int, after string) (domain.Page[domain.Event], error)
 	GetEvent(ctx context.Context, id string) (domain.Event, error)
-	GetEventWithLeaderboard(ctx context.Context, id string, first int) (domain.Event, domain.Page[domain.Prediction], error)
-	Leaderboard(ctx context.Context, id string, first int, after string) (domain.Page[domain.Prediction], error)
+	// GetEventWithLeaderboard and Leaderboard read the rows without their picks (Picks
+	// empty) unless picks is set.
+	GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error)
+	Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error)
 	GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error)
 	// GetEventState is an event without its card from a consistent read (who may see picks).
 	GetEventState(ctx context.Context, id string) (domain.Event, error)

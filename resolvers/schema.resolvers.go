@@ -31,13 +31,14 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	if obj.Matches == nil {
 		return nil, domain.BadInput("leaderboard is not part of list rows: query event(id)")
 	}
-	if deref(after) == "" && obj.Leaderboard.Serves(n) {
+	picks := selectsPath(ctx, "edges", "node", "picks")
+	if deref(after) == "" && obj.Leaderboard.Serves(n) && (!picks || !obj.Leaderboard.Lean) {
 		return predictionConnection(obj.Leaderboard.Page), nil
 	}
 	if !obj.LeaderboardVisible() {
 		return predictionConnection(domain.Page[domain.Prediction]{}), nil
 	}
-	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after))
+	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after), picks)
 	if err != nil {
 		return nil, err
 	}
@@ -334,14 +335,16 @@ func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, err
 		}
 		return r.liveEvent(ctx, *e, nil), nil
 	}
-	e, page, err := r.Store.GetEventWithLeaderboard(ctx, id, first)
+	// The rows' picks are read only if some leaderboard of the selection shows them.
+	picks := selectsPath(ctx, "leaderboard", "edges", "node", "picks")
+	e, page, err := r.Store.GetEventWithLeaderboard(ctx, id, first, picks)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return r.liveEvent(ctx, e, &model.FirstPage[domain.Prediction]{Page: page, First: first}), nil
+	return r.liveEvent(ctx, e, &model.FirstPage[domain.Prediction]{Page: page, First: first, Lean: !picks}), nil
 }
 
 // Prediction is the resolver for the prediction field.

@@ -1,11 +1,18 @@
 package server_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/resolvers"
+	"github.com/pickem/api/server"
 )
 
 // allCode fails unless errs is non-empty and every error has code.
@@ -200,9 +207,44 @@ func TestQueryEvents(t *testing.T) {
 	})
 }
 
+// picksSpy records whether each leaderboard read asked for the rows' picks.
+type picksSpy struct {
+	resolvers.Store
+	mu    sync.Mutex
+	picks []bool
+}
+
+func (s *picksSpy) wrap(cfg *server.Config) { s.Store, cfg.Store = cfg.Store, s }
+
+func (s *picksSpy) GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
+	s.note(picks)
+	return s.Store.GetEventWithLeaderboard(ctx, id, first, picks)
+}
+
+func (s *picksSpy) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
+	s.note(picks)
+	return s.Store.Leaderboard(ctx, id, first, after, picks)
+}
+
+func (s *picksSpy) note(picks bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.picks = append(s.picks, picks)
+}
+
+// reads returns what the reads since the last call asked for.
+func (s *picksSpy) reads() []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.picks
+	s.picks = nil
+	return r
+}
+
 func TestQueryEvent(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	spy := &picksSpy{}
+	e := newEnv(t, spy.wrap)
 	f := newScoredFixture(t, e, "Full Gear")
 	upcoming := e.createEvent(t, "Worlds End", e.clock.Now().Add(48*time.Hour), threeMatchCard()...)
 
@@ -275,6 +317,59 @@ func TestQueryEvent(t *testing.T) {
 			want := p.MatchID != f.ev.Matches[2].ID
 			if p.Correct == nil || *p.Correct != want {
 				t.Fatalf("Bea's pick %s correct = %v, want %v", p.MatchID, deref(p.Correct), want)
+			}
+		}
+	})
+	t.Run("LeaderboardRowsWithAndWithoutPicks", func(t *testing.T) {
+		// The rows are read without picks unless a leaderboard of the selection shows them
+		// (here through a fragment on one alias): each alias gets what it asks for, and the
+		// rows, points and ranks are the same either way, on a first and a later page.
+		type board struct {
+			Edges []struct {
+				Cursor string
+				Node   struct {
+					User   struct{ ID string }
+					Points int
+					Rank   int
+					Picks  []struct{ MatchID string }
+				}
+			}
+		}
+		const both = `query($id: ID!) { event(id: $id) {
+			lean: leaderboard(first: 4) { edges { cursor node { user { id } points rank } } }
+			full: leaderboard(first: 4) { edges { cursor node { user { id } points rank ...P } } } } }
+			fragment P on Prediction { picks { matchId } }`
+		const leanOnly = `query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor node { user { id } points rank } } } } }`
+		spy.reads()
+		d := mustGQL[struct{ Event struct{ Lean, Full board } }](t, e, "", both, map[string]any{"id": f.ev.ID})
+		if got := spy.reads(); !slices.Equal(got, []bool{true}) {
+			t.Fatalf("leaderboard reads asked for picks %v, want one read with them", got)
+		}
+		lean, full := d.Event.Lean.Edges, d.Event.Full.Edges
+		if len(full) != 4 || len(lean) != 4 {
+			t.Fatalf("%d rows with picks, %d without", len(full), len(lean))
+		}
+		for i := range full {
+			if len(full[i].Node.Picks) != 3 || len(lean[i].Node.Picks) != 0 {
+				t.Fatalf("row %d: %d picks with, %d without", i, len(full[i].Node.Picks), len(lean[i].Node.Picks))
+			}
+			full[i].Node.Picks = nil
+			if !reflect.DeepEqual(full[i], lean[i]) {
+				t.Fatalf("row %d: %+v with picks, %+v without", i, full[i], lean[i])
+			}
+		}
+		first := mustGQL[struct{ Event struct{ Leaderboard board } }](t, e, "", leanOnly, map[string]any{"id": f.ev.ID})
+		after := mustGQL[struct{ Event struct{ Leaderboard board } }](t, e, "", leanOnly, map[string]any{"id": f.ev.ID, "after": first.Event.Leaderboard.Edges[1].Cursor})
+		if got := spy.reads(); !slices.Equal(got, []bool{false, false}) {
+			t.Fatalf("leaderboard reads without picks selected asked for picks %v, want two reads without", got)
+		}
+		got := append(first.Event.Leaderboard.Edges, after.Event.Leaderboard.Edges...)
+		if len(got) != 4 {
+			t.Fatalf("%d rows in two pages without picks", len(got))
+		}
+		for i := range got {
+			if !reflect.DeepEqual(got[i], lean[i]) {
+				t.Fatalf("row %d of the pages without picks: %+v, want %+v", i, got[i], lean[i])
 			}
 		}
 	})

@@ -40,11 +40,11 @@ func (s failingStore) GetEvent(context.Context, string) (domain.Event, error) {
 	s.fail("GetEvent")
 	return domain.Event{}, errStub
 }
-func (s failingStore) GetEventWithLeaderboard(context.Context, string, int) (domain.Event, domain.Page[domain.Prediction], error) {
+func (s failingStore) GetEventWithLeaderboard(context.Context, string, int, bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	s.fail("GetEventWithLeaderboard")
 	return domain.Event{}, domain.Page[domain.Prediction]{}, errStub
 }
-func (s failingStore) Leaderboard(context.Context, string, int, string) (domain.Page[domain.Prediction], error) {
+func (s failingStore) Leaderboard(context.Context, string, int, string, bool) (domain.Page[domain.Prediction], error) {
 	s.fail("Leaderboard")
 	return domain.Page[domain.Prediction]{}, errStub
 }

@@ -142,13 +142,14 @@ func (s *Store) GetEvent(_ context.Context, id string) (domain.Event, error) {
 	return s.card, nil
 }
 
-// GetEventWithLeaderboard implements resolvers.Store.
-func (s *Store) GetEventWithLeaderboard(_ context.Context, _ string, first int) (domain.Event, domain.Page[domain.Prediction], error) {
+// GetEventWithLeaderboard implements resolvers.Store (rows with their picks either way:
+// execution never reads what the selection does not ask for).
+func (s *Store) GetEventWithLeaderboard(_ context.Context, _ string, first int, _ bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	return s.scored, page(s.leaderboard, first, "leaderboard"), nil
 }
 
 // Leaderboard implements resolvers.Store.
-func (s *Store) Leaderboard(_ context.Context, _ string, first int, _ string) (domain.Page[domain.Prediction], error) {
+func (s *Store) Leaderboard(_ context.Context, _ string, first int, _ string, _ bool) (domain.Page[domain.Prediction], error) {
 	return page(s.leaderboard, first, "leaderboard"), nil
 }
 

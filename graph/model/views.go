@@ -48,6 +48,9 @@ type FirstPage[T any] struct {
 	// without a profile item, whose list is empty): no other page exists, so a cursor is
 	// never valid for it.
 	Whole bool
+	// Lean reports that the rows were read without their heavy parts (a leaderboard's
+	// picks): it serves only a selection that does not ask for them.
+	Lean bool
 }
 
 // Serves reports whether p answers a request for the first page of first rows.
