@@ -102,6 +102,18 @@ func (i *index) ProjectItem(item map[string]*types.Item) map[string]*types.Item 
 	}
 }
 
+// projectsAll reports whether the index shows every attribute of its items (ALL, or no
+// projection given).
+func (i *index) projectsAll() bool {
+	if i == nil || i.projection == nil || i.projection.ProjectionType == nil {
+		return true
+	}
+
+	pt := *i.projection.ProjectionType
+
+	return pt == "" || pt == "ALL"
+}
+
 func (i *index) projectKeysOnly(item map[string]*types.Item) map[string]*types.Item {
 	out := make(map[string]*types.Item)
 	maps.Copy(out, i.Table.KeySchema.getKeyItem(item))

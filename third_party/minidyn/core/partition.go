@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -310,4 +311,54 @@ func mirror(op language.TokenType) language.TokenType {
 	}
 
 	return op
+}
+
+// nativeProjection returns the attribute names a projection expression lists when it is a
+// plain list of top-level names (`a, #b, c`: names, or aliases declared for names; no
+// nested path, no duplicate, no reserved word), else false (pickem patch). Projecting such
+// a list is taking those attributes of the item, which searchResult then does without the
+// interpreter (that parsed the expression and converted every attribute of every item
+// returned); anything else is left to the interpreter, which reports what is wrong with it.
+func nativeProjection(expr string, aliases map[string]string) ([]string, bool) {
+	if expr == "" {
+		return nil, false
+	}
+
+	var names []string
+
+	l := language.NewLexer(expr)
+	for n, tok := 0, l.NextToken(); tok.Type != language.EOF; n, tok = n+1, l.NextToken() {
+		if n%2 == 1 {
+			if tok.Type != language.COMMA {
+				return nil, false
+			}
+
+			continue
+		}
+
+		if tok.Type != language.IDENT || strings.ContainsAny(tok.Literal, ".[]") {
+			return nil, false
+		}
+
+		name := tok.Literal
+		if strings.HasPrefix(name, "#") {
+			if name = aliases[name]; name == "" {
+				return nil, false
+			}
+		} else if strings.HasPrefix(name, ":") || language.IsReservedWord(strings.ToUpper(name)) {
+			return nil, false
+		}
+
+		if slices.Contains(names, name) {
+			return nil, false
+		}
+
+		names = append(names, name)
+	}
+
+	if len(names) == 0 || strings.HasSuffix(strings.TrimSpace(expr), ",") {
+		return nil, false
+	}
+
+	return names, true
 }

@@ -309,3 +309,48 @@ func TestNativeKeyMatchIsTheInterpreters(t *testing.T) {
 		require.False(t, ok, expr)
 	}
 }
+
+// TestNativeProjectionIsTheInterpreters: a plain list of top-level names projects what the
+// interpreter projects, from the table and from an index, attributes missing or nested
+// included; other projection expressions are left to the interpreter.
+func TestNativeProjectionIsTheInterpreters(t *testing.T) {
+	table := createKeyValueTable(t)
+	aliases := map[string]string{"#p": "pk", "#n": "nested", "#l": "list"}
+	s := func(v string) *types.Item { return &types.Item{S: new(v)} }
+
+	putKV(t, table, "pk", "a", "sk", "1", "gpk", "g", "gsk", "1", "x", "one")
+	_, err := table.Put(&types.PutItemInput{TableName: new(table.Name), Item: map[string]*types.Item{
+		"pk": s("a"), "sk": s("2"), "gpk": s("g"), "gsk": s("2"), "x": s("two"),
+		"nested": {M: map[string]*types.Item{"k": s("v"), "n": {N: new("3")}}},
+		"list":   {L: []*types.Item{s("e1"), {M: map[string]*types.Item{"z": s("w")}}}},
+	}})
+	require.NoError(t, err)
+
+	taken := []string{"x", "#p, x", "#n", "#l, sk, absent", "gsk, #p, #n, #l, x, sk"}
+	refused := []string{"", "x,", ", x", "x x", "#n.k", "#l[0]", "#undeclared", "x, x", ":v", "size", "missing"}
+
+	for _, expr := range taken {
+		names, ok := nativeProjection(expr, aliases)
+		require.True(t, ok, expr)
+
+		for _, idx := range []*index{nil, table.Indexes["gsi"]} {
+			for _, stored := range table.Data {
+				native := QueryInput{ProjectionExpression: expr, Aliases: aliases, projected: names}
+				got, matched, err := table.searchResult(native, idx, stored)
+				require.NoError(t, err)
+				require.True(t, matched)
+
+				interpreted := native
+				interpreted.projected = nil
+				want, _, err := table.searchResult(interpreted, idx, stored)
+				require.NoError(t, err, expr)
+				require.Equal(t, want, got, expr)
+			}
+		}
+	}
+
+	for _, expr := range refused {
+		_, ok := nativeProjection(expr, aliases)
+		require.False(t, ok, expr)
+	}
+}

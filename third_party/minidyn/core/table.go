@@ -28,6 +28,9 @@ type QueryInput struct {
 	Aliases                   map[string]string
 	ScanIndexForward          bool
 	Scan                      bool
+
+	// projected is what nativeProjection made of ProjectionExpression (set by SearchData).
+	projected []string
 }
 
 // Table struct to mock a dynamodb table
@@ -387,6 +390,8 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 	// it, so the keys matching a key condition are one contiguous run.
 	stopAfterRun := keys.partitioned && ks.RangeKey != "" && t.AttributesDef[ks.RangeKey] == "S"
 
+	input.projected, _ = nativeProjection(input.ProjectionExpression, input.Aliases)
+
 	var native func(map[string]*types.Item) (bool, bool)
 	if !input.Scan {
 		native, _ = nativeKeyMatch(input, ks, t.AttributesDef)
@@ -508,6 +513,24 @@ func (t *Table) searchResult(input QueryInput, idx *index, stored map[string]*ty
 		if err != nil || !matched {
 			return nil, false, err
 		}
+	}
+
+	if input.projected != nil {
+		// A plain list of top-level names (nativeProjection): those attributes of what the
+		// index shows of the item.
+		base := stored
+		if idx != nil && !idx.projectsAll() {
+			base = idx.ProjectItem(stored)
+		}
+
+		projected := make(map[string]*types.Item, len(input.projected))
+		for _, name := range input.projected {
+			if v, ok := base[name]; ok {
+				projected[name] = v
+			}
+		}
+
+		return projected, true, nil
 	}
 
 	base := stored
