@@ -18,8 +18,11 @@ import (
 
 // The access log: one line per request, at info, written when the response is done:
 //
-//	msg=request method=POST path=/graphql operation=Card status=200 durationMs=3.1 dynamodbCalls=2 caller=demo-player
+//	msg=request method=POST path=/graphql operation=Card status=200 durationMs=3.1 dynamodbCalls=2 readCapacityUnits=1.5 writeCapacityUnits=0 caller=p1
 //
+// readCapacityUnits and writeCapacityUnits are the capacity DynamoDB reported for the
+// request's calls (every call asks for it), left out when no call reported any (none made,
+// or the embedded engine);
 // operation is the GraphQL operation's name, or for an anonymous one its type and
 // top-level fields ("query {events}"), cut to maxNameLen bytes (a document may name its
 // operation with most of a 64 KiB body); caller is the signed-in user's id, "anonymous", or
@@ -51,6 +54,7 @@ func accessLog(log *slog.Logger, extra func(*http.Request) []slog.Attr, next htt
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 
+		spent := cost.Snapshot()
 		ri.mu.Lock()
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
@@ -58,9 +62,13 @@ func accessLog(log *slog.Logger, extra func(*http.Request) []slog.Attr, next htt
 			slog.String("operation", ri.operation),
 			slog.Int("status", sw.code()),
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
-			slog.Int("dynamodbCalls", cost.Snapshot().Calls),
-			slog.String("caller", ri.caller),
+			slog.Int("dynamodbCalls", spent.Calls),
 		}
+		if spent.ReadCapacityUnits != nil { // as DynamoDB reported them (the embedded engine does not)
+			attrs = append(attrs, slog.Float64("readCapacityUnits", *spent.ReadCapacityUnits),
+				slog.Float64("writeCapacityUnits", *spent.WriteCapacityUnits))
+		}
+		attrs = append(attrs, slog.String("caller", ri.caller))
 		ri.mu.Unlock()
 		if extra != nil {
 			attrs = append(attrs, extra(r)...)

@@ -50,6 +50,8 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 		// quotes 128 bytes of it, not the 60 KB.
 		{"LongOperationName", "", "query " + strings.Repeat("N", 60_000) + " { __typename }", strings.Repeat("N", 128) + "…", 200, 0, "anonymous"},
 	}
+	// DynamoDB Local reports capacity: a line with calls carries what they consumed (reads
+	// here), a line without calls leaves the capacity out.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e.request(t, tt.token, tt.query, map[string]any{"id": ev.ID})
@@ -62,6 +64,11 @@ func TestAccessLogOneLinePerRequest(t *testing.T) {
 				l["status"] != float64(tt.wantStatus) || l["dynamodbCalls"] != float64(tt.wantDDB) || l["caller"] != tt.wantCaller {
 				t.Errorf("access-log line %v; want operation %q status %d dynamodbCalls %d caller %q",
 					l, tt.wantOperation, tt.wantStatus, tt.wantDDB, tt.wantCaller)
+			}
+			rcu, hasRCU := l["readCapacityUnits"].(float64)
+			wcu, hasWCU := l["writeCapacityUnits"].(float64)
+			if tt.wantDDB > 0 && (!hasRCU || rcu <= 0 || !hasWCU || wcu != 0) || tt.wantDDB == 0 && (hasRCU || hasWCU) {
+				t.Errorf("access-log line %v: capacity %v/%v for %d calls", l, l["readCapacityUnits"], l["writeCapacityUnits"], tt.wantDDB)
 			}
 			if ms, ok := l["durationMs"].(float64); !ok || ms < 0 {
 				t.Errorf("durationMs = %v", l["durationMs"])
