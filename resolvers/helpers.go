@@ -89,20 +89,10 @@ func predictionConnection(p domain.Page[domain.Prediction]) *model.PredictionCon
 	return c
 }
 
-// selectsAny reports whether the current field's selection (fragments on the field's type
-// included) has a field named one of names; true when it cannot tell (no field context).
+// selectsAny reports whether the current field's selection (fragments included) has a
+// field named one of names; true when it cannot tell (no field context).
 func selectsAny(ctx context.Context, names ...string) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || !graphql.HasOperationContext(ctx) || fc.Field.Definition == nil {
-		return true
-	}
-	satisfies := []string{fc.Field.Definition.Type.Name()}
-	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, satisfies) {
-		if slices.Contains(names, f.Name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(names, func(name string) bool { return selectsPath(ctx, name) })
 }
 
 // selectsPath reports whether the current field's selection reaches a field through the
