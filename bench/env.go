@@ -24,9 +24,12 @@ import (
 // env is one engine with the API served over it: the store, the real handler on an
 // httptest server on 127.0.0.1, and an HTTP client with keep-alive.
 type env struct {
-	eng    *engine
-	table  string
-	db     *dynamodb.Client // dynamo.NewClient: the store's client; the floors and the loader use it too
+	eng   *engine
+	table string
+	// db is the floors' and the loader's client: dynamo.NewClient's options (cost
+	// accounting, retries) with the SDK's own decoding of answers — the bare SDK. The
+	// store's client is dynamo.NewClient's, which decodes with internal/ddbjson.
+	db     *dynamodb.Client
 	store  *dynamo.Store
 	srv    *httptest.Server
 	http   *http.Client
@@ -38,13 +41,15 @@ type env struct {
 }
 
 func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
-	db, err := dynamo.NewClient(ctx, eng.endpoint)
+	api, err := dynamo.NewClient(ctx, eng.endpoint)
 	if err != nil {
 		return nil, err
 	}
-	e := &env{eng: eng, table: "pickem_bench", db: db, now: now, tokens: map[string]string{}}
+	// dynamodb.New sets the SDK's protocol again before applying options: the floors
+	// decode as the SDK does.
+	e := &env{eng: eng, table: "pickem_bench", db: dynamodb.New(api.Options()), now: now, tokens: map[string]string{}}
 	clock := func() time.Time { return now }
-	e.store = dynamo.New(db, e.table, dynamo.WithClock(clock))
+	e.store = dynamo.New(api, e.table, dynamo.WithClock(clock))
 	e.secret = make([]byte, 32)
 	_, _ = rand.Read(e.secret)
 	h, err := server.New(server.Config{

@@ -14,10 +14,13 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pickem/api/internal/ddbjson"
 )
 
-// NewClient returns a DynamoDB client with the cost-counting option and the fault handling
-// of RetryOption (per-attempt timeout, retry budget) installed, configured
+// NewClient returns a DynamoDB client with the cost-counting option, the fault handling
+// of RetryOption (per-attempt timeout, retry budget) and the API's decoder of GetItem,
+// Query and BatchGetItem answers (internal/ddbjson) installed, configured
 // from the environment only: the region from AWS_REGION (or AWS_DEFAULT_REGION), the
 // credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, which is
 // how Lambda hands a function its role's credentials. The SDK's default chain (shared
@@ -49,7 +52,7 @@ func NewClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 		}
 		cfg.Region = "us-east-1"
 	}
-	return dynamodb.NewFromConfig(cfg, CostOption, RetryOption, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(cfg, CostOption, RetryOption, ddbjson.Option, func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 			o.DisableValidateResponseChecksum = true
