@@ -17,8 +17,9 @@ type decoder struct {
 	i int
 	// names interns attribute names: the items of one answer repeat them.
 	names map[string]string
-	// hint is the size of the last item map, for the next one's allocation.
-	hint int
+	// hints are the sizes of the last maps read at each depth (items, their maps, …), for
+	// the next one's allocation.
+	hints [4]int
 	// slabs hand out the most common attribute values without an allocation each.
 	strs []types.AttributeValueMemberS
 	nums []types.AttributeValueMemberN
@@ -304,7 +305,8 @@ func (d *decoder) item() (map[string]types.AttributeValue, bool) {
 	if !d.next('{') {
 		return nil, false
 	}
-	m := make(map[string]types.AttributeValue, max(d.hint, 1))
+	h := &d.hints[min(d.depth, len(d.hints)-1)]
+	m := make(map[string]types.AttributeValue, max(*h, 1))
 	if d.next('}') {
 		return m, true
 	}
@@ -333,7 +335,7 @@ func (d *decoder) item() (map[string]types.AttributeValue, bool) {
 		if !d.next('}') {
 			return nil, false
 		}
-		d.hint = len(m)
+		*h = len(m)
 		return m, true
 	}
 }
@@ -392,9 +394,7 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 		}
 		v = &types.AttributeValueMemberNULL{Value: b}
 	case "M":
-		hint := d.hint
 		m, ok := d.item()
-		d.hint = hint
 		if !ok {
 			return nil, false
 		}
