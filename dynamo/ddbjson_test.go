@@ -50,7 +50,7 @@ func TestClientDecodesAnswersWithDDBJSON(t *testing.T) {
 		}
 		q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &f.table, KeyConditionExpression: aws.String("PK = :p"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "DDBJSON"}},
-			Limit: aws.Int32(1), ReturnConsumedCapacity: total})
+			Limit:                     aws.Int32(1), ReturnConsumedCapacity: total})
 		if err != nil {
 			t.Fatal(err)
 		}
