@@ -48,9 +48,13 @@ func TestClientDecodesAnswersWithDDBJSON(t *testing.T) {
 				t.Fatalf("GetItem %s: item %v, capacity %v", sk, g.Item, g.ConsumedCapacity)
 			}
 		}
-		q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &f.table, KeyConditionExpression: aws.String("PK = :p"),
+		q, err := db.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 &f.table,
+			KeyConditionExpression:    aws.String("PK = :p"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "DDBJSON"}},
-			Limit:                     aws.Int32(1), ReturnConsumedCapacity: total})
+			Limit:                     aws.Int32(1),
+			ReturnConsumedCapacity:    total,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
