@@ -36,8 +36,8 @@ type fix struct {
 	start, end int
 }
 
-// defer_ copies a string value's bytes for *dst, set when the item ends.
-func (d *decoder) defer_(dst *string, b []byte) {
+// later copies a string value's bytes for *dst, set when the item ends.
+func (d *decoder) later(dst *string, b []byte) {
 	start := len(d.vals)
 	d.vals = append(d.vals, b...)
 	d.fixes = append(d.fixes, fix{dst: dst, start: start, end: len(d.vals)})
@@ -361,7 +361,7 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 		}
 		av := &d.strs[0]
 		d.strs = d.strs[1:]
-		d.defer_(&av.Value, b)
+		d.later(&av.Value, b)
 		v = av
 	case "N":
 		b, ok := d.rawString()
@@ -373,7 +373,7 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 		}
 		av := &d.nums[0]
 		d.nums = d.nums[1:]
-		d.defer_(&av.Value, b)
+		d.later(&av.Value, b)
 		v = av
 	case "B":
 		b, ok := d.binary()
