@@ -127,16 +127,19 @@ func (d *decoder) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := d.i
+	ascii := true
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
 			s := d.b[start:d.i]
 			d.i++
-			if !utf8.Valid(s) {
+			if !ascii && !utf8.Valid(s) {
 				return nil, false
 			}
 			return s, true
+		case c >= utf8.RuneSelf:
+			ascii = false
 		case c == '\\':
 			return d.escaped(start)
 		case c < 0x20:
