@@ -147,12 +147,7 @@ func (d *decoder) query(o *dynamodb.QueryOutput) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "Items":
-			items := []map[string]types.AttributeValue{}
-			ok := d.array(func() bool {
-				m, ok := d.item()
-				items = append(items, m)
-				return ok
-			})
+			items, ok := d.items()
 			o.Items = items
 			return ok
 		case "Count":
@@ -198,12 +193,7 @@ func (d *decoder) batchGetItem(o *dynamodb.BatchGetItemOutput) bool {
 		case "Responses":
 			r := map[string][]map[string]types.AttributeValue{}
 			ok := d.object(func(table []byte) bool {
-				items := []map[string]types.AttributeValue{}
-				ok := d.array(func() bool {
-					m, ok := d.item()
-					items = append(items, m)
-					return ok
-				})
+				items, ok := d.items()
 				r[string(table)] = items
 				return ok
 			})
@@ -226,6 +216,17 @@ func (d *decoder) batchGetItem(o *dynamodb.BatchGetItemOutput) bool {
 		}
 		return false
 	})
+}
+
+// items reads a list of items (never nil, as the SDK's).
+func (d *decoder) items() ([]map[string]types.AttributeValue, bool) {
+	items := []map[string]types.AttributeValue{}
+	ok := d.array(func() bool {
+		m, ok := d.item()
+		items = append(items, m)
+		return ok
+	})
+	return items, ok
 }
 
 // capacity reads a ConsumedCapacity with a total only (ReturnConsumedCapacity TOTAL).
