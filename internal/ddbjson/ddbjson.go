@@ -110,7 +110,8 @@ func (p protocol) DeserializeResponse(ctx context.Context, schema *smithy.Operat
 	// output the failed attempt may have half filled.
 	Delegated.Add(1)
 	resetOutput(out)
-	resp.Body = io.NopCloser(bytes.NewReader(bytes.Clone(buf.Bytes())))
+	// Closing it closes the body that arrived (the SDK's CRC32 check runs on Close).
+	resp.Body = readCloser{Reader: bytes.NewReader(bytes.Clone(buf.Bytes())), Closer: resp.Body}
 	return p.ClientProtocol.DeserializeResponse(ctx, schema, reg, resp, out)
 }
 
@@ -128,6 +129,11 @@ func (p protocol) check(ctx context.Context, schema *smithy.OperationSchema, reg
 	if !reflect.DeepEqual(want, got) {
 		p.verify(fmt.Sprintf("ddbjson and the SDK decode differently: %.500s\nSDK:     %#v\nddbjson: %#v", body, want, got))
 	}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 func resetOutput(out smithy.Deserializable) {
