@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -284,26 +285,21 @@ func FuzzDecode(f *testing.F) {
 }
 
 // BenchmarkQuery decodes a page of 20 event rows (screen 1's answer, 17 attributes
-// each) with the SDK alone and with this package, HTTP excluded.
+// each: testdata/query20.json) with the SDK alone and with this package, HTTP excluded.
 //
-//	go test ./internal/ddbjson -run '^$' -bench Query -benchmem
+//	go test ./internal/ddbjson -run '^$' -bench . -benchmem
 func BenchmarkQuery(b *testing.B) {
-	var body strings.Builder
-	body.WriteString(`{"Count":20,"Items":[`)
-	for i := range 20 {
-		if i > 0 {
-			body.WriteByte(',')
-		}
-		fmt.Fprintf(&body, `{"PK":{"S":"EVENTS"},"SK":{"S":"EVENT#2026-11-%02dT20:00:00Z#01JB%022d"},"GSI1PK":{"S":"EVENT#01JB%022d"},"GSI1SK":{"S":"EVENT"},"type":{"S":"event"},"id":{"S":"01JB%022d"},"name":{"S":"Survivor Series %d"},"startsAt":{"S":"2026-11-%02dT20:00:00Z"},"season":{"N":"2026"},"state":{"S":"SCORED"},"cardVersion":{"N":"12"},"cardHash":{"S":"abcdef0123456789abcdef0123456789"},"rev":{"N":"17"},"layout":{"N":"2"},"lockCopies":{"N":"16"},"scoredMatches":{"N":"9"},"scoredVersion":{"N":"12"}}`, i%28+1, i, i, i, i, i%28+1)
+	body, err := os.ReadFile("testdata/query20.json")
+	if err != nil {
+		b.Fatal(err)
 	}
-	body.WriteString(`],"ScannedCount":20,"ConsumedCapacity":{"TableName":"t","CapacityUnits":1.0}}`)
 	for _, fast := range []bool{false, true} {
 		name := "SDK"
 		if fast {
 			name = "ddbjson"
 		}
 		b.Run(name, func(b *testing.B) {
-			c := client(&canned{status: 200, body: []byte(body.String())}, fast)
+			c := client(&canned{status: 200, body: body}, fast)
 			in := &dynamodb.QueryInput{TableName: aws.String("t")}
 			b.ReportAllocs()
 			for b.Loop() {

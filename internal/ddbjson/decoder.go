@@ -15,8 +15,11 @@ import (
 type decoder struct {
 	b []byte
 	i int
-	// names interns attribute names: the items of one answer repeat them.
+	// names interns attribute names: the items of one answer repeat them. order is the
+	// names of the last top-level item in order: the next item's k-th name is most often
+	// the same, found without hashing.
 	names map[string]string
+	order []string
 	// hints are the sizes of the last maps read at each depth (items, their maps, …), for
 	// the next one's allocation.
 	hints [4]int
@@ -129,8 +132,13 @@ func (d *decoder) rawString() ([]byte, bool) {
 	start := d.i
 	ascii := true
 	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
+		for d.i < len(d.b) && !special[d.b[d.i]] {
+			d.i++
+		}
+		if d.i == len(d.b) {
+			break
+		}
+		switch c := d.b[d.i]; {
 		case c == '"':
 			s := d.b[start:d.i]
 			d.i++
@@ -140,15 +148,24 @@ func (d *decoder) rawString() ([]byte, bool) {
 			return s, true
 		case c >= utf8.RuneSelf:
 			ascii = false
+			d.i++
 		case c == '\\':
 			return d.escaped(start)
-		case c < 0x20:
+		default: // a control character
 			return nil, false
 		}
-		d.i++
 	}
 	return nil, false
 }
+
+// special marks the bytes rawString stops at: the quote, the backslash, control
+// characters and the bytes of non-ASCII characters (which need a UTF-8 check).
+var special = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // escaped finishes a string that has an escape at d.i, started at start.
 func (d *decoder) escaped(start int) ([]byte, bool) {
@@ -240,20 +257,31 @@ func (d *decoder) str() (string, bool) {
 	return string(b), ok
 }
 
-// name reads an attribute name, interned.
-func (d *decoder) name() (string, bool) {
+// name reads the k-th attribute name of a map, interned.
+func (d *decoder) name(k int) (string, bool) {
 	b, ok := d.rawString()
 	if !ok {
 		return "", false
 	}
-	if s, ok := d.names[string(b)]; ok {
-		return s, true
+	top := d.depth == 1
+	if top && k < len(d.order) && d.order[k] == string(b) {
+		return d.order[k], true
 	}
-	if d.names == nil {
-		d.names = make(map[string]string, 32)
+	s, ok := d.names[string(b)]
+	if !ok {
+		if d.names == nil {
+			d.names = make(map[string]string, 32)
+		}
+		s = string(b)
+		d.names[s] = s
 	}
-	s := string(b)
-	d.names[s] = s
+	if top {
+		if k < len(d.order) {
+			d.order[k] = s
+		} else if k == len(d.order) {
+			d.order = append(d.order, s)
+		}
+	}
 	return s, true
 }
 
@@ -319,8 +347,8 @@ func (d *decoder) item() (map[string]types.AttributeValue, bool) {
 			d.flush()
 		}
 	}()
-	for {
-		k, ok := d.name()
+	for i := 0; ; i++ {
+		k, ok := d.name(i)
 		if !ok || !d.next(':') {
 			return nil, false
 		}
@@ -328,10 +356,11 @@ func (d *decoder) item() (map[string]types.AttributeValue, bool) {
 		if !ok {
 			return nil, false
 		}
-		if _, dup := m[k]; dup { // the SDK keeps the last; not worth matching
+		n := len(m)
+		m[k] = v
+		if len(m) == n { // a name twice: left to the SDK
 			return nil, false
 		}
-		m[k] = v
 		if d.next(',') {
 			continue
 		}
