@@ -39,11 +39,26 @@ type fix struct {
 	start, end int
 }
 
-// later copies a string value's bytes for *dst, set when the item ends.
-func (d *decoder) later(dst *string, b []byte) {
+// later reads a string value and copies its bytes for *dst, set when the item ends.
+func (d *decoder) later(dst *string) bool {
+	b, ok := d.rawString()
+	if !ok {
+		return false
+	}
 	start := len(d.vals)
 	d.vals = append(d.vals, b...)
 	d.fixes = append(d.fixes, fix{dst: dst, start: start, end: len(d.vals)})
+	return true
+}
+
+// take hands out the next element of a slab, refilled with slab elements when empty.
+func take[T any](s *[]T) *T {
+	if len(*s) == 0 {
+		*s = make([]T, slab)
+	}
+	p := &(*s)[0]
+	*s = (*s)[1:]
+	return p
 }
 
 func (d *decoder) flush() {
@@ -384,28 +399,16 @@ func (d *decoder) value() (types.AttributeValue, bool) {
 	var v types.AttributeValue
 	switch string(tag) {
 	case "S":
-		b, ok := d.rawString()
-		if !ok {
+		av := take(&d.strs)
+		if !d.later(&av.Value) {
 			return nil, false
 		}
-		if len(d.strs) == 0 {
-			d.strs = make([]types.AttributeValueMemberS, slab)
-		}
-		av := &d.strs[0]
-		d.strs = d.strs[1:]
-		d.later(&av.Value, b)
 		v = av
 	case "N":
-		b, ok := d.rawString()
-		if !ok {
+		av := take(&d.nums)
+		if !d.later(&av.Value) {
 			return nil, false
 		}
-		if len(d.nums) == 0 {
-			d.nums = make([]types.AttributeValueMemberN, slab)
-		}
-		av := &d.nums[0]
-		d.nums = d.nums[1:]
-		d.later(&av.Value, b)
 		v = av
 	case "B":
 		b, ok := d.binary()
