@@ -60,6 +60,15 @@ const maxPooledResponse = 256 << 10
 
 var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// needsHTMLEscape reports whether data holds a byte json.HTMLEscape changes: <, > or &,
+// or 0xE2, the first byte of U+2028 and U+2029 (and of other characters, which
+// HTMLEscape then copies unchanged). Most answers hold none, and bytes.IndexByte scans
+// for one far faster than HTMLEscape's loop copies byte by byte.
+func needsHTMLEscape(data []byte) bool {
+	return bytes.IndexByte(data, '<') >= 0 || bytes.IndexByte(data, '>') >= 0 ||
+		bytes.IndexByte(data, '&') >= 0 || bytes.IndexByte(data, 0xE2) >= 0
+}
+
 // appendResponse encodes resp (without incremental-delivery fields) into b, reset first.
 func appendResponse(b *bytes.Buffer, resp *graphql.Response) (*bytes.Buffer, error) {
 	b.Reset()
@@ -82,8 +91,10 @@ func appendResponse(b *bytes.Buffer, resp *graphql.Response) (*bytes.Buffer, err
 		b.WriteString("null")
 	case len(resp.Data) == 0:
 		return b, errors.New("server: empty data") // json.Marshal fails on it too
-	default:
+	case needsHTMLEscape(resp.Data):
 		json.HTMLEscape(b, resp.Data)
+	default:
+		b.Write(resp.Data)
 	}
 	if len(resp.Extensions) > 0 {
 		ext, err := json.Marshal(resp.Extensions)

@@ -94,3 +94,32 @@ func BenchmarkWriteResponse(b *testing.B) {
 		})
 	}
 }
+
+// TestNeedsHTMLEscape: data without a byte HTMLEscape changes is written as it is, and
+// data with one (each of them, alone, at either end) is escaped as json.HTMLEscape does.
+func TestNeedsHTMLEscape(t *testing.T) {
+	plain := `{"a":"Tom and Jerry","b":"é 😀 \"q\" \\","n":1}`
+	if needsHTMLEscape([]byte(plain)) {
+		t.Fatalf("%s needs no escaping", plain)
+	}
+	for _, s := range []string{"<", ">", "&", "\u2028", "\u2029", "\u20ac"} {
+		for _, data := range []string{`{"a":"` + s + `"}`, `"` + s + `"`} {
+			if !needsHTMLEscape([]byte(data)) {
+				t.Errorf("%q: not escaped", data)
+			}
+			var b bytes.Buffer
+			if _, err := appendResponse(&b, &graphql.Response{Data: json.RawMessage(data)}); err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(struct {
+				Data json.RawMessage `json:"data"`
+			}{json.RawMessage(data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%q: got %s, want %s", data, b.String(), want)
+			}
+		}
+	}
+}
