@@ -104,6 +104,7 @@ type Engine struct {
 	tables  map[string]*table
 	holds   []*Hold
 	gates   []*TxGate
+	hooks   []*txHook
 	delays  []*answerDelay
 	seq     uint64
 	rng     *rand.Rand

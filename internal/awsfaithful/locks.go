@@ -2,6 +2,7 @@ package awsfaithful
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -134,6 +135,44 @@ type TxGate struct {
 	paused                  chan struct{} // closed when the first matching transaction pauses
 	release                 chan struct{}
 	pausedOnce, releaseOnce sync.Once
+}
+
+// txHook is a function OnTransaction runs.
+type txHook struct {
+	match func(Tx) bool
+	fn    func(Tx)
+}
+
+// OnTransaction calls fn with every TransactWriteItems that match accepts, when it
+// arrives: before it takes its items and before anything of it is evaluated, so that what
+// fn writes lands between the caller's reads and its transaction (a write of another
+// process overtaking it). fn runs on the request's goroutine and must not send requests
+// through the engine that wait for this transaction. The returned function stops it.
+func (e *Engine) OnTransaction(match func(Tx) bool, fn func(Tx)) (stop func()) {
+	h := &txHook{match: match, fn: fn}
+	e.mu.Lock()
+	e.hooks = append(e.hooks, h)
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.hooks = slices.DeleteFunc(e.hooks, func(x *txHook) bool { return x == h })
+	}
+}
+
+// runHooks runs the OnTransaction functions that match tx.
+func (e *Engine) runHooks(tx Tx) {
+	e.mu.Lock()
+	var run []*txHook
+	for _, h := range e.hooks {
+		if h.match(tx) {
+			run = append(run, h)
+		}
+	}
+	e.mu.Unlock()
+	for _, h := range run {
+		h.fn(tx)
+	}
 }
 
 // PauseTransactions pauses, from now on, every TransactWriteItems that match accepts

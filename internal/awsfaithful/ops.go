@@ -414,6 +414,7 @@ func (x *exchange) transact() error {
 	for i, en := range entries {
 		keys[i] = en.lock
 	}
+	x.e.runHooks(tx)
 	h, busy := x.e.lockTx(keys)
 	if busy != nil {
 		x.e.faults.add(FaultCounts{Conflicts: 1})
