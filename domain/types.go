@@ -224,11 +224,8 @@ type ScoreReport struct {
 	// Final: every match of the card has a result, so a complete pass makes the event
 	// SCORED (otherwise it is live scoring: the event stays BROADCAST, points provisional).
 	Final bool
-	// Remaining is how many predictions are known still to need a write when the run
-	// returned: those it read and did not write, those the index shows as never scored,
-	// and (once it has read them all) those the event's prediction count says exist but
-	// the index does not show yet. A lower bound: a scored prediction not read yet may need
-	// a write after a correction. 0 when Complete. A dry run reports the figure a real run
-	// starts from.
+	// Remaining is how many predictions still need a write for the current card when the
+	// run returned: the event's predictions minus those written for its card version. 0
+	// when Complete. A dry run reports the figure a real run starts from.
 	Remaining int
 }

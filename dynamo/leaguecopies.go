@@ -155,14 +155,15 @@ func (s *Store) leagueCopyItems(j *scoreJob, season int) ([]types.TransactWriteI
 }
 
 // jobItems is how many transaction items scoring j takes: its prediction, and with a
-// standing write the standing and leagueCopyItems.
+// standing write the standing and leagueCopyItems, and for a first standing the check of
+// the name it takes (nameCheck).
 func jobItems(j *scoreJob) int {
 	if standingAfter(j) == nil {
 		return 1
 	}
 	n := 2
 	if j.standing == nil {
-		n++
+		n += 2
 	}
 	if j.leagues != nil {
 		n += len(j.leagues.IDs)

@@ -161,6 +161,7 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) (domain.User,
 	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
 		return domain.User{}, err
 	}
+	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows
 	row, err := s.setUserName(ctx, uid, name, func(old string) (types.TransactWriteItem, error) {
 		return s.moderationEntry(ctx, domain.ActionRenamePlayer, fmt.Sprintf("player %s renamed from %q to %q", uid, old, name))
 	})

@@ -291,6 +291,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	if len(missing) == 0 && len(extra) == 0 {
 		return out, nil
 	}
+	gen := s.cache.generation()
 	keys := make([]map[string]types.AttributeValue, len(missing), len(missing)+len(extra))
 	byPK := map[string]rankRef{}
 	for i, r := range missing {
@@ -322,7 +323,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	for _, r := range missing {
 		// Decoded, a table holds two ints (16 bytes) per entry where its item holds about
 		// 3 to 6 bytes: twice the usual weight per item byte.
-		s.cache.add(r.cacheKey(), out[r], 2*sizes[r])
+		s.cache.addIfCurrent(gen, r.cacheKey(), out[r], 2*sizes[r])
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -30,10 +31,28 @@ import (
 // card read for a submit or an edit of the card does not touch the page, and the page
 // (scoreShards Queries) is read only for a SCORED event. An entry is served for the TTL
 // after it was read, so an answer is at most TTL older than the table — plus the index's
-// own lag, which reads have anyway. A store's own writes drop the entries they change, so
-// that one process reads its writes; other processes see them within the TTL. Writes never
-// decide anything from the cache: mutations read what they check themselves (see README,
-// "Consistency").
+// own lag, which reads have anyway. Writes never decide anything from the cache: mutations
+// read what they check themselves (see README, "Consistency").
+//
+// A store's own writes drop, before they return, every entry they can change, so that the
+// process that made a change shows it at once; other processes show it within the TTL. The
+// invalidation matrix (TestReadCacheShowsOwnWrites checks each pair):
+//
+//	write                                   card  leaderboard  standings  rank tables
+//	submitPrediction                        -     -            -          -
+//	register, renamePlayer                  -     all          all        -
+//	deleteMe                                -     all          all        all
+//	createEvent                             -     -            -          -
+//	updateEvent                             its   its          -          -
+//	addMatch, updateMatch, removeMatch,
+//	reorderMatches, setResult               its   its          -          -
+//	scoreEvent                              its   its          its season its event, its season
+//	league changes, league moderation       -     -            -          -
+//
+// ("its": the entries of the event or season written; "all": every entry of the kind — a
+// player's name or rows may be on any page.) A drop also keeps every fill in flight from
+// storing what it read (readCache.gen): a read that started before a write never leaves
+// its result in the cache after that write.
 const (
 	// DefaultReadCacheTTL is how long a cached read is served: short enough that a card
 	// edit, a result or a scoring run shows everywhere within it, long enough that
@@ -83,8 +102,15 @@ func WithReadCacheTTL(ttl time.Duration) Option {
 // readCache is the store's cache of public reads; a nil *readCache caches nothing.
 type readCache struct {
 	lru *bytecache.Cache[any]
-	// fills makes concurrent misses of one key in this process share one read.
+	// fills makes concurrent misses of one key in this process share one read; a fill is
+	// keyed by the key and the generation it started in.
 	fills singleflight.Group
+
+	// mu orders drops against stores: a drop moves gen on and removes entries at once, and
+	// a fill stores what it read only if gen has not moved since it started, so a read
+	// that started before a write never stores what it read after that write's drop.
+	mu  sync.Mutex
+	gen uint64
 }
 
 // ReadCacheTTL returns the TTL of the store's read cache, 0 when it has none.
@@ -119,13 +145,14 @@ func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(cont
 	if v, ok := s.cache.lru.Get(key); ok {
 		return v.(T), nil
 	}
-	ch := s.cache.fills.DoChan(key, func() (any, error) {
+	gen := s.cache.generation()
+	ch := s.cache.fills.DoChan(key+"@"+strconv.FormatUint(gen, 10), func() (any, error) {
 		z := &sized{}
 		v, err := fill(context.WithoutCancel(ctx), z)
 		if err != nil {
 			return nil, err
 		}
-		s.cache.add(key, v, z.bytes)
+		s.cache.addIfCurrent(gen, key, v, z.bytes)
 		return v, nil
 	})
 	select {
@@ -162,18 +189,39 @@ func (c *readCache) get(key string) (any, bool) {
 	return c.lru.Get(key)
 }
 
-// add keeps v under key; itemBytes weighs it (as in cachedRead).
-func (c *readCache) add(key string, v any, itemBytes int) {
-	if c != nil {
+// generation is the cache's generation: what a fill started now passes to addIfCurrent.
+func (c *readCache) generation() uint64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// addIfCurrent keeps v under key unless entries were dropped since generation gen began
+// (v may then predate the write that dropped them); itemBytes weighs it (as in cachedRead).
+func (c *readCache) addIfCurrent(gen uint64, key string, v any, itemBytes int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
 		c.lru.Add(key, v, bytecache.EntryOverhead+len(key)+goBytesPerItemByte*itemBytes)
 	}
 }
 
-// remove drops the entries whose key match reports true.
+// remove drops the entries whose key match reports true, and keeps every fill in flight
+// from storing what it read.
 func (c *readCache) remove(match func(key string) bool) {
-	if c != nil {
-		c.lru.Remove(match)
+	if c == nil {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.lru.Remove(match)
 }
 
 // forgetEvent drops what the cache holds of an event (its card and leaderboard pages):
@@ -187,4 +235,13 @@ func (s *Store) forgetEvent(e eventID) {
 func (s *Store) forgetSeason(season int) {
 	st := "st|" + strconv.Itoa(season) + "|"
 	s.cache.remove(func(k string) bool { return strings.HasPrefix(k, st) })
+}
+
+// forgetPlayerPages drops every leaderboard and standings page, and with ranks every rank
+// table: a player's name or rows changed, and they may be on any of them. Renames and
+// account deletions are rare; finding the pages that hold one player would cost more.
+func (s *Store) forgetPlayerPages(ranks bool) {
+	s.cache.remove(func(k string) bool {
+		return strings.HasPrefix(k, "lb|") || strings.HasPrefix(k, "st|") || (ranks && strings.HasPrefix(k, "rk|"))
+	})
 }

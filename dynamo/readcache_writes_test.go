@@ -94,7 +94,9 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 		}
 		return fmt.Sprintf("%s %d", m.Result.Outcome, *m.Result.Winner)
 	}
-	win := func(i int) *domain.MatchResult { return &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(i)} }
+	win := func(i int) *domain.MatchResult {
+		return &domain.MatchResult{Outcome: domain.OutcomeWin, Winner: ptr(i)}
+	}
 	scoreAll := func(t *testing.T, ev domain.Event) {
 		t.Helper()
 		for {

@@ -51,6 +51,9 @@ type scoreJob struct {
 	rescore  domain.Rescore
 	standing *standingRow // as last read; nil if the player has none this season
 	leagues  *leaguesRow  // the player's league item as last read (leaguecopies.go); nil if none
+	// user is the player's profile as last read (consistently): a first standing takes its
+	// name, on the condition that it is still that version (nameCheck). nil if none.
+	user *userRow
 	// driftRereads counts the consistent re-reads made because the prediction and the
 	// standing as read did not add up.
 	driftRereads int
@@ -566,6 +569,14 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 				}
 				items = append(items, *st)
 				items = append(items, copies...)
+				if j.standing == nil {
+					check, err := s.nameCheck(j)
+					if err != nil {
+						return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+					}
+					copies = append(copies, check)
+					items = append(items, check)
+				}
 				for range 1 + len(copies) {
 					owner = append(owner, i)
 				}
@@ -743,10 +754,11 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 			// the prediction. Report it rather than rebuild it from this event alone.
 			return pred, nil, nil, &driftError{domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)}
 		}
+		name, version := j.firstStandingName()
 		row := standingRow{
 			keys:      keys{PK: userPK(uid), SK: seasonSK(season)},
 			indexKeys: indexKeys{GSIPK: seasonShardPK(season, scoreShard(uid))},
-			Type:      typeStanding, UserID: j.row.UserID, UserName: j.row.UserName, UserNameVersion: j.row.UserNameVersion,
+			Type:      typeStanding, UserID: j.row.UserID, UserName: name, UserNameVersion: version,
 			Season: season, Points: d.Points, Correct: d.Correct, EventsPlayed: d.EventsPlayed, Version: 1,
 		}
 		if row.GSISK, err = scoreSK(row.Points, uid); err != nil {
@@ -785,32 +797,60 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 	}}, &[2]*int{&st.Points, &next.Points}, nil
 }
 
-// readStandings loads the season standing of every player in batch (one consistent
-// BatchGetItem per 100 keys).
+// readStandings loads the season standing, the league item and the profile of every player
+// in batch (consistent BatchGetItems of 100 keys).
 func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob) error {
-	keys := make([]map[string]types.AttributeValue, 0, 2*len(batch))
+	keys := make([]map[string]types.AttributeValue, 0, 3*len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
 	for _, j := range batch {
-		keys = append(keys, pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK))
+		keys = append(keys, pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK), pkKey(j.row.PK, userSK))
 		byPK[j.row.PK] = j
-		j.standing, j.leagues = nil, nil
+		j.standing, j.leagues, j.user = nil, nil, nil
 	}
 	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) (err error) {
-		if itemType(item) == typeLeagueCount { // the player's leagues (leaguecopies.go)
-			if j := byPK[itemString(item, attrPK)]; j != nil {
-				j.leagues, err = decodeLeagues(item)
-			}
-			return err
+		j := byPK[itemString(item, attrPK)]
+		if j == nil {
+			return nil
 		}
-		var row standingRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-			return err
+		switch itemType(item) {
+		case typeLeagueCount: // the player's leagues (leaguecopies.go)
+			j.leagues, err = decodeLeagues(item)
+		case typeUser:
+			j.user = &userRow{}
+			err = attributevalue.UnmarshalMap(item, j.user)
+		case typeStanding:
+			j.standing = &standingRow{}
+			err = attributevalue.UnmarshalMap(item, j.standing)
 		}
-		if j := byPK[row.PK]; j != nil {
-			j.standing = &row
-		}
-		return nil
+		return err
 	})
+}
+
+// firstStandingName is the name a first standing of j's player is written with, and its
+// version: the profile's as read, or the prediction's copy for a player without a profile.
+func (j *scoreJob) firstStandingName() (string, int) {
+	if j.user != nil {
+		return j.user.Name, j.user.NameVersion
+	}
+	return j.row.UserName, j.row.UserNameVersion
+}
+
+// nameCheck is the condition, in the transaction that writes j's first standing, that the
+// player's profile is still the one firstStandingName read (or still absent): a rename that
+// lands after the read cancels the write, and the player is read again.
+func (s *Store) nameCheck(j *scoreJob) (types.TransactWriteItem, error) {
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	if j.user != nil {
+		cond = expression.Name("nameVersion").Equal(expression.Value(j.user.NameVersion))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: pkKey(j.row.PK, userSK),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
 }
 
 // reread reloads the predictions and standings of the stale players of batch (consistent
@@ -821,11 +861,12 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	var keys []map[string]types.AttributeValue
 	for i := range stale {
 		j := batch[i]
-		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK))
+		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK), pkKey(j.row.PK, userSK))
 	}
 	preds := map[string]predictionRow{}
 	standings := map[string]*standingRow{}
 	leagues := map[string]*leaguesRow{}
+	users := map[string]*userRow{}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
 		pk := itemString(item, attrPK)
 		switch itemType(item) {
@@ -845,6 +886,12 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 			row, err := decodeLeagues(item)
 			leagues[pk] = row
 			return err
+		case typeUser:
+			var row userRow
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+				return err
+			}
+			users[pk] = &row
 		}
 		return nil
 	})
@@ -868,7 +915,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 		if !nj.rescore.Write {
 			continue // another run already wrote it
 		}
-		nj.standing, nj.leagues = standings[j.row.PK], leagues[j.row.PK]
+		nj.standing, nj.leagues, nj.user = standings[j.row.PK], leagues[j.row.PK], users[j.row.PK]
 		nj.driftRereads = j.driftRereads
 		out = append(out, nj)
 	}

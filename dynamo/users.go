@@ -54,6 +54,7 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
 		return domain.User{}, err
 	}
+	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows
 	row, err := s.setUserName(ctx, uid, name, nil)
 	if err != nil {
 		return domain.User{}, err
