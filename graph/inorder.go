@@ -9,8 +9,8 @@ import (
 // marshalSliceInOrder marshals the elements of a list one after the other on the calling
 // goroutine. `make generate` (internal/gqlpost) makes generated.go call it where gqlgen
 // v0.17.95 calls graphql.MarshalSliceConcurrently(ctx, n, 0, false, f), which starts a
-// goroutine per element whatever exec.worker_limit says: on a 100-row page that is 100
-// goroutines whose stacks then grow, a fifth of the CPU of the page (bench/README.md).
+// goroutine per element whatever exec.worker_limit says; on a 100-row page that costs 40%
+// of the CPU of executing it (docs/decisions/in-order-lists.md).
 //
 // It keeps MarshalSliceConcurrently's contract: each element gets a child FieldContext
 // with its Index; a panic while marshalling an element is recovered and reported on that

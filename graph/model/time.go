@@ -19,7 +19,7 @@ import (
 type Time = time.Time
 
 // MarshalTime writes t as RFC 3339 in UTC ("Z"). It never returns graphql.Null and never
-// fails: internal/gqlpost marshals Time fields with it directly, without a field context.
+// fails.
 func MarshalTime(t time.Time) graphql.Marshaler { return timeJSON(t) }
 
 // timeJSON is a Time as MarshalTime writes it: the same bytes as

@@ -1,26 +1,12 @@
 // Command gqlpost is the post-generation step of `make generate`: after `go tool gqlgen
-// generate` it rewrites gqlgen's executor (graph/generated.go) so that
+// generate` it makes graph/generated.go marshal every list of objects in order on the
+// request's goroutine (graph/inorder.go's marshalSliceInOrder) where gqlgen starts a
+// goroutine per element (docs/decisions/in-order-lists.md). It changes nothing else.
 //
-//   - lists are marshalled in order on the request's goroutine (graph/inorder.go) instead
-//     of one goroutine per element, and
-//   - an object does its @defer bookkeeping (two allocations and its response path) only
-//     when one of its fields is deferred, and not at all when none of its fields can be,
-//   - a field bound to a plain struct field of scalar or enum type whose marshaller cannot
-//     fail is marshalled directly instead of through graphql.ResolveField (about ten
-//     allocations per field: field context, closures, boxing); field middleware does not
-//     see such fields, and TestNoFieldMiddleware fails if any is added,
-//   - a plain Int, Boolean, String or ID field uses graph/objects.go's intJSON, boolJSON,
-//     stringJSON (from a pointer to the field) or their nullable forms, which write
-//     gqlgen's bytes without allocating a closure,
-//   - every object writes its fields through graph/objects.go's objectJSON (gqlgen's bytes
-//     without FieldSet.MarshalGQL's map and per-field copies), and an object with no field
-//     resolved concurrently or deferrable fills a graph.object (one allocation) instead of
-//     a graphql.FieldSet,
+// It refuses, and so fails `make generate`, `make gencheck` and `make test`, when
 //
-// and it refuses (fails `make generate`, and so `make gencheck` and `make test`) when
-//
-//   - gqlgen's output is no longer the text it rewrites (an upgrade changed the
-//     templates): see the constants in rewrite.go and the upgrade notes in bench/README.md;
+//   - gqlgen's output no longer holds the exact call it rewrites (sliceCall in rewrite.go),
+//     or holds none: an upgrade changed the templates or exec.worker_limit was set;
 //   - a field of a type that can appear in a list is a resolver not declared as doing no
 //     I/O (listElementResolvers in guard.go): in-order lists would run it once per element,
 //     one after the other.
@@ -33,7 +19,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vektah/gqlparser/v2"
 	gqlast "github.com/vektah/gqlparser/v2/ast"
@@ -67,16 +52,14 @@ func run(args []string) error {
 	if err := checkListElementResolvers(schema, src, listElementResolvers); err != nil {
 		return err
 	}
-	out, err := Rewrite(src)
+	out, lists, err := Rewrite(src)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if err := os.WriteFile(file, out, 0o644); err != nil {
 		return err
 	}
-	lists, guarded, dropped, leaves := count(out)
-	fmt.Printf("gqlpost: %s: %d lists marshalled in order; @defer bookkeeping guarded in %d objects, dropped in %d without deferrable fields; %d plain scalar fields marshalled directly; %d objects filled as graph.object\n",
-		file, lists, guarded, dropped, leaves, strings.Count(string(out), newObject))
+	fmt.Printf("gqlpost: %s: %d lists marshalled in order\n", file, lists)
 	return nil
 }
 
