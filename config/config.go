@@ -56,7 +56,14 @@ type Config struct {
 	// long the store's in-process cache serves the hot public reads (cards, first
 	// leaderboard and standings pages); 0 turns it off. Default DefaultReadCacheTTL.
 	ReadCacheTTL time.Duration
+	// ScoreShards (PICKEM_SCORE_SHARDS, 1 to MaxScoreShards, default 1) is how many index
+	// partitions the events and seasons created from now on spread their predictions and
+	// standings over. Each event and each season keeps the count it was created with.
+	ScoreShards int
 }
+
+// MaxScoreShards bounds PICKEM_SCORE_SHARDS.
+const MaxScoreShards = 16
 
 // DefaultReadCacheTTL is PICKEM_READ_CACHE_TTL's default (dynamo.DefaultReadCacheTTL):
 // the TTL the partition-throughput model and the template's reserved concurrency assume.
@@ -120,6 +127,14 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("config: PICKEM_READ_CACHE_TTL=%q: want a duration from 0 (off) to %s, such as 2s", v, MaxReadCacheTTL)
 		}
 		c.ReadCacheTTL = d
+	}
+	c.ScoreShards = 1
+	if v := getenv("PICKEM_SCORE_SHARDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxScoreShards {
+			return c, fmt.Errorf("config: PICKEM_SCORE_SHARDS=%q: want a whole number from 1 to %d (1 suits events of up to about 100,000 players; see docs/decisions/score-shards.md)", v, MaxScoreShards)
+		}
+		c.ScoreShards = n
 	}
 	if lvl := getenv("LOG_LEVEL"); lvl != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -46,6 +47,18 @@ func TestLoadDefaults(t *testing.T) {
 	if local.ScoringBudget != 0 || lambda.ScoringBudget != 20*time.Second {
 		t.Fatalf("scoring budgets: local %s, lambda %s", local.ScoringBudget, lambda.ScoringBudget)
 	}
+	if local.ScoreShards != 1 || lambda.ScoreShards != 1 {
+		t.Fatalf("score shards: local %d, lambda %d; want 1", local.ScoreShards, lambda.ScoreShards)
+	}
+}
+
+func TestLoadScoreShards(t *testing.T) {
+	for _, n := range []int{1, 2, 16} {
+		c, err := Load(Lambda, lambdaEnv(map[string]string{"PICKEM_SCORE_SHARDS": fmt.Sprint(n)}))
+		if err != nil || c.ScoreShards != n {
+			t.Errorf("PICKEM_SCORE_SHARDS=%d: %d %v", n, c.ScoreShards, err)
+		}
+	}
 }
 
 func TestLoadScoringBudget(t *testing.T) {
@@ -88,18 +101,21 @@ func TestLoadRefuses(t *testing.T) {
 		mode Mode
 		env  map[string]string
 	}{
-		"DevSecretInLambda":   {Lambda, map[string]string{"PICKEM_DEV_SECRET": "s", "PICKEM_CURSOR_KEYS": testKey}},
-		"NoCursorKeyInLambda": {Lambda, map[string]string{}},
-		"CursorKeyNotBase64":  {Local, map[string]string{"PICKEM_CURSOR_KEYS": "not base64!"}},
-		"CursorKeyTooShort":   {Local, map[string]string{"PICKEM_CURSOR_KEYS": testKey + ",c2hvcnQ="}},
-		"PoolWithoutClient":   {Local, map[string]string{"COGNITO_USER_POOL_ID": "eu-west-1_abc"}},
-		"BadBool":             {Local, map[string]string{"PICKEM_PLAYGROUND": "maybe"}},
-		"BadLogLevel":         {Local, map[string]string{"LOG_LEVEL": "loud"}},
-		"BadScoringBudget":    {Lambda, map[string]string{"PICKEM_SCORING_BUDGET": "20"}},
-		"NegativeBudget":      {Local, map[string]string{"PICKEM_SCORING_BUDGET": "-1s"}},
-		"ReadCacheTTLTooLong": {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "61s"}},
-		"ReadCacheTTLNotTime": {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "2"}},
-		"MalformedPoolInJWKS": {Local, map[string]string{"COGNITO_USER_POOL_ID": "nounderscore", "COGNITO_CLIENT_ID": "c"}},
+		"DevSecretInLambda":     {Lambda, map[string]string{"PICKEM_DEV_SECRET": "s", "PICKEM_CURSOR_KEYS": testKey}},
+		"NoCursorKeyInLambda":   {Lambda, map[string]string{}},
+		"CursorKeyNotBase64":    {Local, map[string]string{"PICKEM_CURSOR_KEYS": "not base64!"}},
+		"CursorKeyTooShort":     {Local, map[string]string{"PICKEM_CURSOR_KEYS": testKey + ",c2hvcnQ="}},
+		"PoolWithoutClient":     {Local, map[string]string{"COGNITO_USER_POOL_ID": "eu-west-1_abc"}},
+		"BadBool":               {Local, map[string]string{"PICKEM_PLAYGROUND": "maybe"}},
+		"BadLogLevel":           {Local, map[string]string{"LOG_LEVEL": "loud"}},
+		"BadScoringBudget":      {Lambda, map[string]string{"PICKEM_SCORING_BUDGET": "20"}},
+		"NegativeBudget":        {Local, map[string]string{"PICKEM_SCORING_BUDGET": "-1s"}},
+		"ReadCacheTTLTooLong":   {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "61s"}},
+		"ReadCacheTTLNotTime":   {Local, map[string]string{"PICKEM_READ_CACHE_TTL": "2"}},
+		"NoScoreShards":         {Local, map[string]string{"PICKEM_SCORE_SHARDS": "0"}},
+		"TooManyScoreShards":    {Lambda, map[string]string{"PICKEM_SCORE_SHARDS": "17", "PICKEM_CURSOR_KEYS": testKey}},
+		"ScoreShardsNotANumber": {Local, map[string]string{"PICKEM_SCORE_SHARDS": "sixteen"}},
+		"MalformedPoolInJWKS":   {Local, map[string]string{"COGNITO_USER_POOL_ID": "nounderscore", "COGNITO_CLIENT_ID": "c"}},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -141,7 +141,7 @@ func TestTemplateHeader(t *testing.T) {
 		params = append(params, p)
 	}
 	sort.Strings(params)
-	if want := []string{"AlarmEmail", "AllowedOrigins", "CursorKeys", "LogLevel", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+	if want := []string{"AlarmEmail", "AllowedOrigins", "CursorKeys", "LogLevel", "ScoreShards", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
 		t.Errorf("parameters %v, want %v", params, want)
 	}
 	for _, o := range []string{"ApiUrl", "TableName", "FunctionName", "AlarmTopic"} {
@@ -281,6 +281,7 @@ func TestTemplateFunction(t *testing.T) {
 			"LOG_LEVEL":                `{"Ref":"LogLevel"}`,
 			"PICKEM_SCORING_BUDGET":    `"20s"`,
 			"PICKEM_READ_CACHE_TTL":    `"2s"`,
+			"PICKEM_SCORE_SHARDS":      `{"Ref":"ScoreShards"}`,
 			"PICKEM_CURSOR_KEYS":       `{"Ref":"CursorKeys"}`,
 			"PICKEM_TRUSTED_DOCUMENTS": `{"Ref":"TrustedDocuments"}`,
 		}
