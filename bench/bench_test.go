@@ -2,22 +2,24 @@ package bench
 
 import (
 	"context"
-
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pickem/api/internal/dynamotest"
 )
 
-// TestSmallLeagueOnEmbeddedEngine runs the whole suite on a tiny league on the embedded
-// engine, so that `make test` catches a drift between the loader's and floors' copy of the
-// table layout (keys.go) and the store's: every screen's answer and every floor's item
-// count is checked by Run.
-func TestSmallLeagueOnEmbeddedEngine(t *testing.T) {
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// TestSmallLeague runs the whole suite on a tiny league on the package's DynamoDB Local (a
+// table of its own), so that `make test` catches a drift between the loader's and floors'
+// copy of the table layout (keys.go) and the store's: every screen's answer and every
+// floor's item count is checked by Run.
+func TestSmallLeague(t *testing.T) {
 	opts := DefaultOptions()
-	opts.Engines = []string{EngineEmbedded}
-	opts.Scales[EngineEmbedded] = Scale{Players: 60, Sizes: []int{10, 20, 60}, Warmup: 1, Iterations: 2, LoadDuration: 200 * time.Millisecond}
+	opts.Scales[EngineDynamoDBLocal] = Scale{Players: 60, Sizes: []int{10, 20, 60}, Warmup: 1, Iterations: 2, LoadDuration: 200 * time.Millisecond}
 	opts.LoadWorkers = 2
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var log strings.Builder
 	res, err := Run(ctx, opts, &log)
@@ -39,7 +41,7 @@ func TestSmallLeagueOnEmbeddedEngine(t *testing.T) {
 		}
 	}
 	md := res.Markdown()
-	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 on " + EmbeddedName, "## Screen 7", "## Throughput"} {
+	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 on DynamoDB Local", "## Screen 7", "## Throughput"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

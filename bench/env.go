@@ -49,7 +49,7 @@ func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &env{eng: eng, table: "pickem_bench", db: floor, now: now, tokens: map[string]string{}}
+	e := &env{eng: eng, table: eng.table, db: floor, now: now, tokens: map[string]string{}}
 	clock := func() time.Time { return now }
 	e.store = dynamo.New(api, e.table, dynamo.WithClock(clock))
 	e.secret = make([]byte, 32)

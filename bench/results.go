@@ -44,7 +44,7 @@ type ScoringResult struct {
 	Engine              string         `json:"engine"`
 	Predictions         int            `json:"predictions"`
 	Seconds             float64        `json:"seconds"`
-	CPUSeconds          float64        `json:"cpuSeconds"` // this process (API and client; the engine too if embedded)
+	CPUSeconds          float64        `json:"cpuSeconds"` // this process (API and client)
 	Calls               int            `json:"calls"`
 	Operations          map[string]int `json:"operations"`
 	RCU                 *float64       `json:"readCapacityUnits"`
@@ -277,26 +277,6 @@ func (r *Results) goals() []Goal {
 			Detail: fmt.Sprintf("worst %.2f×", worst) + orEmpty(bad)})
 	}
 
-	// 3b. Issue 11: on the embedded engine, with a developer's league, every screen's p50 ≤ 20 ms.
-	bad, worst = nil, 0
-	worstAt := ""
-	for _, s := range r.Screens {
-		if s.Engine != EmbeddedName {
-			continue
-		}
-		if s.Stack.P50 > worst {
-			worst, worstAt = s.Stack.P50, fmt.Sprintf("screen %d (%s)", s.Screen, s.Size)
-		}
-		if s.Stack.P50 > 20 {
-			bad = append(bad, fmt.Sprintf("screen %d (%s) %.2f ms", s.Screen, s.Size, s.Stack.P50))
-		}
-	}
-	if worstAt != "" {
-		sc := r.Options.Scales[EngineEmbedded]
-		gs = append(gs, Goal{Goal: fmt.Sprintf("Every screen's p50 ≤ 20 ms on the embedded engine (%d players, %d predictions per background event)", sc.Players, sc.Background),
-			Met: len(bad) == 0, Detail: fmt.Sprintf("worst %.2f ms: %s", worst, worstAt) + orEmpty(bad)})
-	}
-
 	// 4. Standings of 100 rows: GraphQL execution under 1 ms of CPU, with Go's default GC
 	// settings and with the Lambda function's (BenchmarkGraphQLDeployedGC).
 	for _, b := range r.GoBench {
@@ -444,7 +424,7 @@ func (r *Results) Markdown() string {
 	if len(r.Scoring) > 0 {
 		p("\n## Screen 7: scoreEvent (one run per size on fresh data, then a re-run)\n\n")
 		p("Through the admin mutation over HTTP. Floor: the same reads (the event's GSI partition; every standing in consistent BatchGetItems of 100, 4 at a time) and the same transactions (50 players × prediction + standing = 100 updates with the store's conditions, 4 at a time) and the final UpdateItem, bare, reads and writes timed apart; run on two identical copies of the event, one before and one after the stack's run, and averaged.\n\n")
-		p("CPU s is this process's CPU time during the run (the API and its SDK client for the stack, the SDK client for the floor; with the embedded engine, the engine's too): the app's own cost, steadier than the engine's time.\n\n")
+		p("CPU s is this process's CPU time during the run (the API and its SDK client for the stack, the SDK client for the floor): the app's own cost, steadier than the engine's time.\n\n")
 		p("| engine | predictions | time s | CPU s | calls | operations | RCU | WCU | tx | max tx items | floor calls | floor reads s | floor writes s (before / after) | floor CPU s | × writes | × floor | re-run s | re-run calls | re-run changed |\n")
 		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Scoring {
@@ -479,7 +459,6 @@ func (r *Results) Markdown() string {
 	p("\n## Reading these numbers\n\n")
 	p("- **Ratios, not absolutes.** Stack and floor run alternately in one loop, so machine noise hits both; absolute latencies move with the load of the shared machine (see the load average above).\n")
 	p("- **DynamoDB Local is not DynamoDB.** Its latency for a `begins_with` key condition grows with the partition (it filters the partition instead of seeking), so screen 2's latency rises with predictions per event for the floor as much as for the stack, while the items read and the RCU stay flat; `BETWEEN`/`<` on the same range do not grow. It reports transaction capacity inaccurately (screens 6 and 7 WCU). Capacity figures are DynamoDB Local's own accounting, the same for stack and floor.\n")
-	p("- **The embedded engine is minidyn v0.8.2 patched** (third_party/minidyn/PATCH.md): a Query reads only its partition and its sort-key run, indexes stay sorted, a transaction copies only the items it touches. Unpatched, every call walked the whole table (~100 ms per screen at 2,590 items). It serialises calls and reports no capacity.\n")
 	p("- **Screens 3 and 4 read up to 16 times the rows they show**: a ranked list is written across %d index partitions (shards) and any one of them may hold the whole page, so each is asked for first + 1 rows, all at once; on a list of fewer than about %d × (first + 1) players the shards hold fewer, so items and RCU grow with predictions until every shard holds a page. The floor makes the same Queries.\n", scoreShards, scoreShards)
 	p("- **Screen 7** runs once per size on fresh data (the stack on one event, the floor on two identical copies, before and after it), then the stack again on the same event: the re-run must change nothing (checked). Its calls (operations column): Query pages of the event's partition (1 MB each), consistent BatchGetItems of the players' standings (1 RCU per standing: most of its RCU), one TransactWriteItems per 50 players, a Query for predictions that arrived meanwhile and an UpdateItem of the event.\n")
 

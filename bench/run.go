@@ -1,8 +1,8 @@
 // Package bench measures what each frontend screen of the Pick'Em API costs in DynamoDB
 // calls and capacity, and how close its latency through the real stack (HTTP, auth,
 // gqlgen, resolvers, store, SDK) comes to the floor: the bare DynamoDB call(s) the screen
-// cannot avoid, timed in the same loop. It runs against DynamoDB Local and the embedded
-// engine, on a league loaded directly with BatchWriteItem. See `make bench` and
+// cannot avoid, timed in the same loop. It runs against DynamoDB Local, on a league loaded
+// directly with BatchWriteItem. See `make bench` and
 // bench/results/results.md; GraphQL execution alone is benchmarked in bench/gqlexec.
 package bench
 
@@ -69,19 +69,13 @@ type Options struct {
 	GC map[string]func() (restore func()) `json:"-"`
 }
 
-// DefaultOptions is the full run of `make bench`. DynamoDB Local gets issue 5's league
-// (10,000 players; events with 10 / 1,000 / 10,000 predictions). The embedded engine gets
-// the league a frontend developer works with locally (issue 11): 1,000 players, and 1,000
-// predictions in every event but the small ones screens 2 and 3 compare against.
+// DefaultOptions is the full run of `make bench`: issue 5's league on DynamoDB Local
+// (10,000 players; events with 10 / 1,000 / 10,000 predictions).
 func DefaultOptions() Options {
 	return Options{
-		Engines: []string{EngineDynamoDBLocal, EngineEmbedded},
+		Engines: []string{EngineDynamoDBLocal},
 		Scales: map[string]Scale{
 			EngineDynamoDBLocal: {Players: 10_000, Sizes: []int{10, 1_000, 10_000}, Warmup: 20, Iterations: 200, LoadDuration: 5 * time.Second},
-			// Screen 8 at 100 members only: minidyn reads 1,000 standings by key in ~380 ms
-			// (measured), a size no developer's league has.
-			EngineEmbedded: {Players: 1_000, Sizes: []int{10, 1_000}, Background: 1_000, Warmup: 10, Iterations: 100, LoadDuration: 2 * time.Second,
-				LeagueSizes: []int{100}},
 		},
 		LoadWorkers: 8,
 		Now:         time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC),
@@ -94,6 +88,9 @@ func goVersion() string { return runtime.Version() }
 // Run loads the league on each engine and measures every screen; log receives progress.
 func Run(ctx context.Context, opts Options, log io.Writer) (*Results, error) {
 	for _, key := range opts.Engines {
+		if key != EngineDynamoDBLocal {
+			return nil, fmt.Errorf("bench: unknown engine %q (want %s)", key, EngineDynamoDBLocal)
+		}
 		if err := opts.Scales[key].check(); err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pickem/api/bench/gqlexec"
+	"github.com/pickem/api/internal/dynamotest"
 )
 
 // BenchmarkStack measures what one request of screens 1, 2 and 5 costs this process on
@@ -32,6 +33,8 @@ func BenchmarkStack(b *testing.B) {
 	}
 	defer gc.Apply()()
 	ctx := context.Background()
+	// An engine of its own, with the JVM flags of make bench, not the tests' shared one.
+	b.Setenv(dynamotest.EnvEndpoint, "")
 	eng, err := startEngine(EngineDynamoDBLocal)
 	if err != nil {
 		b.Fatal(err)

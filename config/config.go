@@ -32,7 +32,7 @@ type Config struct {
 	Mode             Mode
 	Addr             string   // PICKEM_ADDR (local only), default 127.0.0.1:8080
 	TableName        string   // TABLE_NAME, default "pickem"
-	DynamoDBEndpoint string   // DYNAMODB_ENDPOINT: DynamoDB Local or another engine; empty = AWS (Lambda) or the embedded engine (local)
+	DynamoDBEndpoint string   // DYNAMODB_ENDPOINT: DynamoDB Local or another engine; empty = AWS (Lambda) or a DynamoDB Local the local server starts
 	DevSecret        string   // PICKEM_DEV_SECRET: HS256 secret for dev tokens (local only)
 	UserPoolID       string   // COGNITO_USER_POOL_ID: verify Cognito ID tokens of this pool
 	ClientID         string   // COGNITO_CLIENT_ID: the app client id tokens must be issued to

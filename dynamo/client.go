@@ -31,7 +31,7 @@ import (
 // Lambda function needs none of it, and leaving it out makes the bootstrap smaller and its
 // init shorter (bench/README.md).
 //
-// With an endpoint (DynamoDB Local, the embedded engine) the region defaults to us-east-1,
+// With an endpoint (DynamoDB Local) the region defaults to us-east-1,
 // the credentials to static local ones, and response checksums are not validated. Without
 // one, a missing region or missing credentials is an error.
 func NewClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {

@@ -22,7 +22,7 @@ type Cost struct {
 }
 
 // CostSnapshot is a copy of a Cost. Capacity fields are nil where the engine reported
-// none (the embedded engine never does).
+// none.
 type CostSnapshot struct {
 	Calls               int            `json:"calls"`
 	Operations          map[string]int `json:"operations"`

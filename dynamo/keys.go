@@ -161,7 +161,7 @@ const scoreShards = 16
 // copy is addressed through the event's own count, so changing the store's configuration
 // never moves an existing event's copies. More copies cost admin changes more writes (a
 // lifecycle flip writes every copy, in transactions of 100, locks.go), so tests and the
-// embedded demo create events with fewer (WithLockCopies(scoreShards)).
+// demo data create events with fewer (WithLockCopies(scoreShards)).
 const DefaultLockCopies = 256
 
 // LockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all the

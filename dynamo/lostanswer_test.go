@@ -42,7 +42,7 @@ func (a *lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Tra
 // TestScoringReportsBatchesWhoseAnswerWasLost: a scoring batch applied by DynamoDB whose
 // answer is lost is still the call's own (its checkpoint carries the attempt's mark): the
 // call goes on, and the reports of the calls up to Complete add up to every prediction
-// written once — the embedded engine's "520 of 1,000" under load was such batches.
+// written once.
 func TestScoringReportsBatchesWhoseAnswerWasLost(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)

@@ -148,7 +148,7 @@ type matchRow struct {
 	Name          string     `dynamodbav:"name"`
 	Points        int        `dynamodbav:"points"`
 	Preshow       bool       `dynamodbav:"preshow"`
-	Championships []string   `dynamodbav:"championships,omitempty"` // empty lists are left out: the embedded engine mangles them
+	Championships []string   `dynamodbav:"championships,omitempty"` // no attribute for no championships
 	Teams         []teamRow  `dynamodbav:"teams"`
 	Result        *resultRow `dynamodbav:"result,omitempty"`
 	// PickCounts is how many predictions picked each team, written by scoring

@@ -661,7 +661,7 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			}
 		}
 		// Re-read them all if the engine named no item, or if the batch fails again after a
-		// re-read: an engine may name only the first failing item (minidyn), and re-reading
+		// re-read: an engine may name only the first failing item, and re-reading
 		// one player per attempt would not converge within maxScoreAttempts.
 		if (len(stale) == 0 && !transient) || (len(stale) > 0 && rereads > 0) {
 			for i := range batch {

@@ -614,7 +614,7 @@ func (f *scFaultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 	return out, err
 }
 
-// scFirstReasonOnly keeps only the first failing item's reason, as minidyn reports.
+// scFirstReasonOnly keeps only the first failing item's reason, as an engine may report.
 func scFirstReasonOnly(rs []types.CancellationReason) []types.CancellationReason {
 	out := make([]types.CancellationReason, len(rs))
 	seen := false
@@ -1264,7 +1264,7 @@ func TestScoreEventScoredOnlyWhenEveryPredictionIs(t *testing.T) {
 // TestScoreEventConflictConvergence scores another event of the season behind the scorer's
 // back, between its read of the standings and its first transaction, so that the standings
 // it read are stale. The run must re-read what conflicted and still end with exact sums,
-// whether the engine names every failing item, only the first (minidyn) or none.
+// whether the engine names every failing item, only the first or none.
 func TestScoreEventConflictConvergence(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

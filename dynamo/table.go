@@ -40,8 +40,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 }
 
 // EnsureTable creates the table if it does not exist and waits until it is usable. It
-// polls DescribeTable itself (an empty status counts as active: the embedded engine
-// reports none).
+// polls DescribeTable itself (an empty status counts as active: an engine may report
+// none).
 func (s *Store) EnsureTable(ctx context.Context) error {
 	_, err := s.db.CreateTable(ctx, TableDefinition(s.table))
 	var inUse *types.ResourceInUseException

@@ -14,7 +14,7 @@ import (
 // refused (the playground must work offline). The screenshot goes to
 // $PICKEM_E2E_SCREENSHOT, default dist/e2e/playground.png.
 func TestPlaygroundInChromium(t *testing.T) {
-	s := startLocal(t, t.TempDir(), map[string]string{})
+	s := startLocal(t, t.TempDir(), shared(t), "-seed")
 	defer s.stop(t)
 	shot := os.Getenv("PICKEM_E2E_SCREENSHOT")
 	if shot == "" {

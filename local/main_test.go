@@ -20,9 +20,25 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/demo"
 	"github.com/pickem/api/dynamo"
-	"github.com/pickem/api/internal/embedded"
+	"github.com/pickem/api/internal/dynamotest"
+	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/testlog"
 )
+
+// The package's tests share one DynamoDB Local (DYNAMODB_ENDPOINT, a table each), except
+// those of the child engine, where run starts its own as `go run ./local` does.
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// shared returns the environment of a server on the package's engine, in a new table,
+// with the variables in kv added (name, value, ...).
+func shared(t *testing.T, kv ...string) map[string]string {
+	t.Helper()
+	env := map[string]string{"DYNAMODB_ENDPOINT": dynamotest.Endpoint(t), "TABLE_NAME": dynamotest.TableName()}
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	return env
+}
 
 // localServer is a running `run`, as `go run ./local` runs it.
 type localServer struct {
@@ -53,8 +69,8 @@ func startLocal(t *testing.T, dir string, env map[string]string, args ...string)
 			lines <- sc.Text()
 		}
 	}()
-	// Read the banner: the address, then the two tokens.
-	timeout := time.After(60 * time.Second)
+	// Read the banner: the address, then the two tokens. A child engine starts a JVM first.
+	timeout := time.After(2 * time.Minute)
 	for s.adminTok == "" {
 		select {
 		case line, ok := <-lines:
@@ -70,7 +86,7 @@ func startLocal(t *testing.T, dir string, env map[string]string, args ...string)
 				s.adminTok = bearer(t, line)
 			}
 		case <-timeout:
-			t.Fatal("no banner within 60 s")
+			t.Fatalf("no banner within 2 minutes\n%s", s.log)
 		}
 	}
 	go func() {
@@ -143,11 +159,11 @@ func gqlErrors(t *testing.T, base, token, query string, vars map[string]any, out
 	return r.Extensions, r.Errors
 }
 
-// TestRunServesDemoData boots the local server the way `go run ./local` does (embedded
-// engine, demo data, a new state directory) on a free port, queries the demo data over
-// HTTP with the printed tokens, then cancels its context and expects a clean shutdown.
+// TestRunServesDemoData boots the local server with demo data and a new state directory on
+// a free port, queries the demo data over HTTP with the printed tokens, then cancels its
+// context and expects a clean shutdown.
 func TestRunServesDemoData(t *testing.T) {
-	s := startLocal(t, t.TempDir(), map[string]string{}) // no DYNAMODB_ENDPOINT: the embedded engine
+	s := startLocal(t, t.TempDir(), shared(t), "-seed")
 	base, playerTok, adminTok := s.base, s.playerTok, s.adminTok
 	gql := func(t *testing.T, token, query string, vars map[string]any, out any) map[string]json.RawMessage {
 		t.Helper()
@@ -222,13 +238,14 @@ func TestRunServesDemoData(t *testing.T) {
 		if len(d.Event.Matches) == 0 || len(d.Event.Leaderboard.Edges) == 0 || *d.Event.Leaderboard.Edges[0].Node.Rank != 1 {
 			t.Fatalf("event %+v", d.Event)
 		}
-		// The embedded engine reports no capacity: null, not 0.
+		// The card's Query and one Query per score shard, and the capacity DynamoDB Local
+		// reports for them.
 		var cost struct {
 			Calls             int
 			ReadCapacityUnits *float64
 		}
-		// The card's Query and one Query per score shard.
-		if err := json.Unmarshal(ext["dynamodb"], &cost); err != nil || cost.Calls != 1+dynamo.ScoreShards || cost.ReadCapacityUnits != nil {
+		if err := json.Unmarshal(ext["dynamodb"], &cost); err != nil || cost.Calls != 1+dynamo.ScoreShards ||
+			cost.ReadCapacityUnits == nil || *cost.ReadCapacityUnits <= 0 {
 			t.Fatalf("extensions.dynamodb = %s", ext["dynamodb"])
 		}
 	})
@@ -282,6 +299,7 @@ func bearer(t *testing.T, line string) string {
 // TestRunRejectsBadConfiguration: configuration and flag errors come back from run before
 // anything starts.
 func TestRunRejectsBadConfiguration(t *testing.T) {
+	endpoint := dynamotest.Endpoint(t) // were one of them to get that far, no JVM starts
 	for name, c := range map[string]struct {
 		args []string
 		env  map[string]string
@@ -295,16 +313,23 @@ func TestRunRejectsBadConfiguration(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			args := append([]string{"-data", t.TempDir()}, c.args...)
-			if err := run(ctx, args, func(k string) string { return c.env[k] }, io.Discard, io.Discard); err == nil {
+			getenv := func(k string) string {
+				if k == "DYNAMODB_ENDPOINT" {
+					return endpoint
+				}
+				return c.env[k]
+			}
+			if err := run(ctx, args, getenv, io.Discard, io.Discard); err == nil {
 				t.Fatal("run returned nil")
 			}
 		})
 	}
 }
 
-// TestRestartKeepsDataAndTokens restarts the local server on the same -data: the events,
-// a player's writes and a token printed before the restart are all still there; the demo
-// data is not loaded a second time.
+// TestRestartKeepsDataAndTokens restarts the local server, with the DynamoDB Local it
+// starts, on the same -data: the events, a player's writes and a token printed before the
+// restart are all still there; the demo data is not loaded a second time. While it runs,
+// a second server on the same -data is refused; stopped, it leaves no JVM.
 func TestRestartKeepsDataAndTokens(t *testing.T) {
 	dir := t.TempDir()
 	type events struct {
@@ -313,7 +338,11 @@ func TestRestartKeepsDataAndTokens(t *testing.T) {
 		}
 	}
 	var before events
-	first := startLocal(t, dir, map[string]string{})
+	first := startLocal(t, dir, map[string]string{}) // no DYNAMODB_ENDPOINT: a child engine
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", dir}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "already runs on it") {
+		t.Errorf("second run on the same -data = %v", err)
+	}
 	gql(t, first.base, "", `{ events(first: 50) { edges { node { id state } } } }`, nil, &before)
 	var upcoming string
 	for _, e := range before.Events.Edges {
@@ -335,7 +364,11 @@ func TestRestartKeepsDataAndTokens(t *testing.T) {
 	gql(t, first.base, first.playerTok, `mutation { register(name: "Player Before Restart") { id } }`, nil, nil)
 	gql(t, first.base, first.playerTok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { updatedAt } }`,
 		map[string]any{"e": upcoming, "m": card.Event.Matches[0].ID}, nil)
+	firstEngine := enginePid(t, first.log)
 	first.stop(t)
+	if isChildJava(firstEngine, os.Getpid()) {
+		t.Errorf("DynamoDB Local (pid %d) still runs after the server stopped", firstEngine)
+	}
 
 	if fi, err := os.Stat(filepath.Join(dir, "dev-secret")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("dev-secret: %v, %v (want mode 0600)", fi, err)
@@ -369,11 +402,11 @@ func TestRestartKeepsDataAndTokens(t *testing.T) {
 	}
 }
 
-// TestFreshStartsOver: -fresh discards the saved data (a player's rename is gone, the demo
-// data is back) but keeps the dev secret, so old tokens still work.
+// TestFreshStartsOver: -fresh drops DynamoDB Local's saved data (a player's rename is gone,
+// the demo data is back) but keeps the dev secret, so old tokens still work.
 func TestFreshStartsOver(t *testing.T) {
 	dir := t.TempDir()
-	first := startLocal(t, dir, map[string]string{})
+	first := startLocal(t, dir, map[string]string{}) // no DYNAMODB_ENDPOINT: a child engine
 	gql(t, first.base, first.playerTok, `mutation { register(name: "Renamed") { id } }`, nil, nil)
 	first.stop(t)
 	second := startLocal(t, dir, map[string]string{}, "-fresh")
@@ -383,16 +416,30 @@ func TestFreshStartsOver(t *testing.T) {
 	if d.Me.Name != "Demo Player" {
 		t.Errorf("after -fresh me.name = %q, want the demo's", d.Me.Name)
 	}
+	if !strings.Contains(second.log.String(), "demo data loaded") {
+		t.Errorf("the run with -fresh did not load the demo data:\n%s", second.log)
+	}
 }
 
-// TestSecondServerOnTheSameDataIsRefused: two servers must not write one snapshot.
+// TestSecondServerOnTheSameDataIsRefused: two DynamoDB Locals must not open one database.
+// The lock is held here as a running server holds it (TestRestartKeepsDataAndTokens checks
+// that one does); run stops before it starts anything.
 func TestSecondServerOnTheSameDataIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	first := startLocal(t, dir, map[string]string{})
-	defer first.stop(t)
-	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", dir}, func(string) string { return "" }, io.Discard, io.Discard)
+	dir, err := localdata.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := dir.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	err = run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", string(dir)}, func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "already runs on it") {
 		t.Fatalf("second run on the same -data = %v", err)
+	}
+	if _, err := os.Stat(dir.Path(localdata.EngineDir)); !os.IsNotExist(err) {
+		t.Errorf("DynamoDB Local's data directory was made: %v", err)
 	}
 }
 
@@ -400,7 +447,7 @@ func TestSecondServerOnTheSameDataIsRefused(t *testing.T) {
 // token signed with another secret is refused with a message that says why.
 func TestEnvSecretWinsAndWrongSecretSaysSo(t *testing.T) {
 	dir := t.TempDir()
-	s := startLocal(t, dir, map[string]string{"PICKEM_DEV_SECRET": "0123456789abcdef0123456789abcdef"})
+	s := startLocal(t, dir, shared(t, "PICKEM_DEV_SECRET", "0123456789abcdef0123456789abcdef"), "-seed")
 	defer s.stop(t)
 	if _, err := os.Stat(filepath.Join(dir, "dev-secret")); !os.IsNotExist(err) {
 		t.Errorf("a dev-secret file was written although PICKEM_DEV_SECRET is set: %v", err)
@@ -451,7 +498,7 @@ func TestHelpPrintsNoSecret(t *testing.T) {
 }
 
 // TestTakenAddressIsSaidFirst: a second server on a taken port (another -data directory)
-// stops with a hint before it loads or seeds anything into its directory.
+// stops with a hint before it starts DynamoDB Local.
 func TestTakenAddressIsSaidFirst(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -463,21 +510,19 @@ func TestTakenAddressIsSaidFirst(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-addr or PICKEM_ADDR") {
 		t.Fatalf("run on a taken address = %v, want a hint naming -addr", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "embedded-pickem.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("a table was saved before the address was checked: %v", err)
+	for _, name := range []string{localdata.EngineDir, localdata.EngineLogFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("DynamoDB Local was started before the address was checked: %s: %v", name, err)
+		}
 	}
 }
 
 // TestWithAnEndpointOnlyKeysPersist: with DYNAMODB_ENDPOINT the data lives in that engine;
-// -data keeps the keys and no snapshot, and demo data is off unless asked for.
+// -data keeps the keys only (no engine is started, no lock taken), and demo data is off
+// unless asked for.
 func TestWithAnEndpointOnlyKeysPersist(t *testing.T) {
-	eng, err := embedded.Start() // stands in for DynamoDB Local
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Stop(context.Background())
 	dir := t.TempDir()
-	s := startLocal(t, dir, map[string]string{"DYNAMODB_ENDPOINT": eng.Endpoint})
+	s := startLocal(t, dir, shared(t))
 	var d struct {
 		Events struct {
 			Edges []struct{ Node struct{ ID string } }

@@ -22,7 +22,7 @@ import (
 //
 // readCapacityUnits and writeCapacityUnits are the capacity DynamoDB reported for the
 // request's calls (every call asks for it), left out when no call reported any (none made,
-// or the embedded engine);
+// or an engine that reports none);
 // operation is the GraphQL operation's name, or for an anonymous one its type and
 // top-level fields ("query {events}"), cut to maxNameLen bytes (a document may name its
 // operation with most of a 64 KiB body); caller is the signed-in user's id, "anonymous", or
@@ -64,7 +64,7 @@ func accessLog(log *slog.Logger, extra func(*http.Request) []slog.Attr, next htt
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
 			slog.Int("dynamodbCalls", spent.Calls),
 		}
-		if spent.ReadCapacityUnits != nil { // as DynamoDB reported them (the embedded engine does not)
+		if spent.ReadCapacityUnits != nil { // as DynamoDB reported them (if it did)
 			attrs = append(attrs, slog.Float64("readCapacityUnits", *spent.ReadCapacityUnits),
 				slog.Float64("writeCapacityUnits", *spent.WriteCapacityUnits))
 		}

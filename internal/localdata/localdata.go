@@ -1,13 +1,15 @@
 // Package localdata is the local server's state directory (`go run ./local -data DIR`,
 // default .pickem under the working directory): the dev secret and any other local key,
-// and the embedded engine's snapshot. The admin command reads the dev secret from it.
+// and the data of the DynamoDB Local the server runs. The admin command reads the dev
+// secret from it.
 //
 // Files:
 //
-//	dev-secret                HS256 secret of dev tokens (hex, mode 0600)
-//	<other key>               other local keys, same format
-//	embedded-<table>.jsonl    the embedded engine's snapshot of the table (internal/embedded)
-//	lock                      held (flock) by the local server that runs the embedded engine
+//	dev-secret            HS256 secret of dev tokens (hex, mode 0600)
+//	<other key>           other local keys, same format (cursor-key)
+//	dynamodb-local/       DynamoDB Local's database (its -dbPath)
+//	dynamodb-local.log    DynamoDB Local's output
+//	lock                  held (flock) by the local server that runs DynamoDB Local here
 package localdata
 
 import (
@@ -25,8 +27,15 @@ import (
 // DefaultDir is the state directory of `go run ./local` and of the admin command.
 const DefaultDir = ".pickem"
 
-// DevSecretFile is the file of the dev tokens' HS256 secret.
-const DevSecretFile = "dev-secret"
+// Names in the state directory.
+const (
+	// DevSecretFile is the file of the dev tokens' HS256 secret.
+	DevSecretFile = "dev-secret"
+	// EngineDir is the directory of DynamoDB Local's database.
+	EngineDir = "dynamodb-local"
+	// EngineLogFile receives DynamoDB Local's output.
+	EngineLogFile = "dynamodb-local.log"
+)
 
 // Dir is a state directory.
 type Dir string
@@ -44,9 +53,6 @@ func Open(path string) (Dir, error) {
 
 // Path returns the path of name in d.
 func (d Dir) Path(name string) string { return filepath.Join(string(d), name) }
-
-// SnapshotPath is where the embedded engine's snapshot of table lives.
-func (d Dir) SnapshotPath(table string) string { return d.Path("embedded-" + table + ".jsonl") }
 
 // Key returns the key stored in name, creating it first (32 random bytes, hex, mode 0600)
 // if there is none; created says whether it was created now. Two processes creating it at
@@ -92,8 +98,8 @@ func ReadKey(dir, name string) (string, error) {
 	return key, nil
 }
 
-// Lock takes the directory's lock, so that two local servers never write the same
-// snapshot. It fails at once if another process holds it; release gives it back (the
+// Lock takes the directory's lock, so that two local servers never run DynamoDB Local on
+// the same database. It fails at once if another process holds it; release gives it back (the
 // system also does when the process ends).
 func (d Dir) Lock() (release func(), err error) {
 	path := d.Path("lock")

@@ -40,13 +40,12 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("screens", flag.ContinueOnError)
 	out := fs.String("out", "bench/results", "directory for results.md, results.json and latency.svg (empty: print only)")
 	goBench := fs.String("gobench", "", "file holding the output of go test -bench ./bench/gqlexec, to include")
-	engines := fs.String("engines", strings.Join(opts.Engines, ","), "engines: dynamodb-local, embedded")
+	engines := fs.String("engines", strings.Join(opts.Engines, ","), "engines: dynamodb-local (the only one)")
 	scaleFlags(fs, "", "DynamoDB Local", opts.Scales, bench.EngineDynamoDBLocal)
-	scaleFlags(fs, "embedded-", "the embedded engine", opts.Scales, bench.EngineEmbedded)
 	fs.IntVar(&opts.LoadWorkers, "workers", opts.LoadWorkers, "load test concurrency")
 	fs.StringVar(&opts.Answers, "answers", "", "write the first answer of every screen to this directory (to compare two versions byte for byte)")
-	gcSetting := fs.String("gc", "deployed", "Go GC settings of the DynamoDB Local runs: deployed (GOGC and GOMEMLIMIT of deploy/template.yaml, as the Lambda function runs) or env (the environment's, Go's defaults if unset); the embedded engine's runs always keep the environment's, as `make run` does")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API, engine if embedded, client) to this file")
+	gcSetting := fs.String("gc", "deployed", "Go GC settings of the run: deployed (GOGC and GOMEMLIMIT of deploy/template.yaml, as the Lambda function runs) or env (the environment's, Go's defaults if unset)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API and client) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,16 +65,13 @@ func run(ctx context.Context, args []string) error {
 	gcNote := envGC
 	switch *gcSetting {
 	case "deployed":
-		// The Lambda function's settings where the API runs as it does on AWS. The embedded
-		// engine runs only in the local server, which keeps Go's (the environment's): its
-		// table lives in the process's heap, so the function's GOMEMLIMIT would make the
-		// collector run all the time and measure a setting no developer has.
+		// The Lambda function's settings: the API runs as it does on AWS.
 		gc, err := gqlexec.DeployedGC(filepath.Join("deploy", "template.yaml"))
 		if err != nil {
 			return fmt.Errorf("-gc deployed (run from the repository root): %w", err)
 		}
 		opts.GC = map[string]func() func(){bench.EngineDynamoDBLocal: gc.Apply}
-		gcNote = "on DynamoDB Local " + gc.String() + " (deploy/template.yaml, as the Lambda function); on the embedded engine " + envGC + ", as `make run`"
+		gcNote = gc.String() + " (deploy/template.yaml, as the Lambda function)"
 	case "env":
 	default:
 		return fmt.Errorf("-gc %q: want deployed or env", *gcSetting)

@@ -1,4 +1,0 @@
-/*
-Package types describes the types used in the project
-*/
-package types
