@@ -127,10 +127,12 @@ lambda:
 	go tool build-lambda-zip -o $(LAMBDA_ZIP) dist/lambda/bootstrap
 	go run ./lambda/internal/zipcheck -arch arm64 $(LAMBDA_ZIP)
 
+# gofmt, no tracked binaries (scripts/no-binaries.sh), go vet, staticcheck.
 lint:
 	@files=$$(git ls-files -co --exclude-standard -- '*.go'); \
 	unformatted=$$(if [ -n "$$files" ]; then gofmt -l $$files; fi); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files need gofmt -w:" >&2; echo "$$unformatted" >&2; exit 1; fi
+	scripts/no-binaries.sh
 	go vet ./...
 	go vet -tags e2e ./local
 	go tool staticcheck ./...
