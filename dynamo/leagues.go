@@ -900,7 +900,7 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 		g.Go(func() error {
 			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
 				var row standingRow
-				if err := row.decode(item); err != nil {
+				if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 					return err
 				}
 				mu.Lock()

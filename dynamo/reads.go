@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -72,7 +73,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 			return false, nil
 		}
 		var row eventRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
 		e, err := row.toDomain()
@@ -100,13 +101,13 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 	switch itemType(item) {
 	case typeEvent:
 		var row eventRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		p.event = &row
 	case typeMatch:
 		var row matchRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		p.matches = append(p.matches, row)
@@ -298,7 +299,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
 	}
 	var row predictionRow
-	if err := row.decode(out.Item); err != nil {
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
 	p, err := row.toDomain()
@@ -361,13 +362,13 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 		switch itemType(item) {
 		case typeUser:
 			var row userRow
-			if err := row.decode(item); err != nil {
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			user.Name, found = row.Name, true
 		case typeStanding:
 			var row standingRow
-			if err := row.decode(item); err != nil {
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			user.Standings = append(user.Standings, row.toDomain())

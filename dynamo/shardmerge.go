@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -131,7 +132,7 @@ func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c
 	}
 	rows := make([]predictionRow, len(items))
 	for i, item := range items {
-		if err := rows[i].decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &rows[i]); err != nil {
 			return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 		}
 	}
@@ -166,7 +167,7 @@ func (s *Store) standingsShards(ctx context.Context, season, first int, c *curso
 // addStanding appends a standing item to page, ranked on by r, with its cursor.
 func (s *Store) addStanding(page *domain.Page[domain.Standing], item map[string]types.AttributeValue, r *domain.Ranker, owner string) error {
 	var row standingRow
-	if err := row.decode(item); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 		return err
 	}
 	st := row.toDomain()
