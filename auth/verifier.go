@@ -130,46 +130,38 @@ func (c config) parser(alg string) *jwt.Parser {
 
 // verifyWith parses and checks token with p and kf, then builds the identity.
 func verifyWith(p *jwt.Parser, token string, kf jwt.Keyfunc) (Identity, error) {
-	id, _, err := verifyClaims(p, token, kf)
-	return id, err
-}
-
-// verifyClaims is verifyWith, also returning the token's claims when it is valid.
-func verifyClaims(p *jwt.Parser, token string, kf jwt.Keyfunc) (Identity, jwt.MapClaims, error) {
 	if token == "" {
-		return Identity{}, nil, fmt.Errorf("%w: empty token", ErrInvalidToken)
+		return Identity{}, fmt.Errorf("%w: empty token", ErrInvalidToken)
 	}
 	if len(token) > maxTokenLen {
-		return Identity{}, nil, fmt.Errorf("%w: token too large", ErrInvalidToken)
+		return Identity{}, fmt.Errorf("%w: token too large", ErrInvalidToken)
 	}
 	claims := jwt.MapClaims{}
 	if _, err := p.ParseWithClaims(token, claims, kf); err != nil {
 		switch {
 		case errors.Is(err, ErrKeysUnavailable):
-			return Identity{}, nil, err
+			return Identity{}, err
 		case errors.Is(err, jwt.ErrTokenExpired):
-			return Identity{}, nil, fmt.Errorf("%w: %w: %w", ErrInvalidToken, ErrTokenExpired, err)
+			return Identity{}, fmt.Errorf("%w: %w: %w", ErrInvalidToken, ErrTokenExpired, err)
 		}
-		return Identity{}, nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return Identity{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	if tu, ok := claims[claimTokenUse]; ok && tu != "id" {
-		return Identity{}, nil, fmt.Errorf("%w: token_use %v, want id", ErrInvalidToken, tu)
+		return Identity{}, fmt.Errorf("%w: token_use %v, want id", ErrInvalidToken, tu)
 	}
 	id, err := IdentityFromClaims(claims)
 	if err != nil {
-		return Identity{}, nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return Identity{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	return id, claims, nil
+	return id, nil
 }
 
 // ---------------------------------------------------------------------------
 // HS256 (local development and tests only)
 
 type hs256Verifier struct {
-	secret   []byte
-	parser   *jwt.Parser
-	now      func() time.Time
-	verified verifiedTokens
+	secret []byte
+	parser *jwt.Parser
 }
 
 // NewHS256 verifies HS256 tokens signed with secret. It is meant for local
@@ -177,14 +169,12 @@ type hs256Verifier struct {
 // requires exp and checks nbf and iat with Leeway; with WithIssuer or
 // WithAudience it also checks iss or aud. A token_use claim, when present,
 // must be "id". An empty secret makes every token invalid. Use a secret of at
-// least 32 random bytes. Tokens that verified are remembered (see verifiedTokens): a
-// client sends the same token with every request.
+// least 32 random bytes.
 func NewHS256(secret []byte, opts ...Option) Verifier {
 	c := newConfig(opts)
 	return &hs256Verifier{
 		secret: append([]byte(nil), secret...),
 		parser: c.parser(jwt.SigningMethodHS256.Alg()),
-		now:    c.now,
 	}
 }
 
@@ -194,15 +184,9 @@ func (v *hs256Verifier) Verify(_ context.Context, token string) (Identity, error
 	if len(v.secret) == 0 {
 		return Identity{}, fmt.Errorf("%w: no HS256 secret configured", ErrInvalidToken)
 	}
-	if id, ok := v.verified.lookup(token, v.now()); ok {
-		return id, nil
-	}
-	id, claims, err := verifyClaims(v.parser, token, func(*jwt.Token) (any, error) { return v.secret, nil })
+	id, err := verifyWith(v.parser, token, func(*jwt.Token) (any, error) { return v.secret, nil })
 	if errors.Is(err, jwt.ErrTokenSignatureInvalid) {
 		err = fmt.Errorf("%w: %w", ErrDevSecretMismatch, err)
-	}
-	if err == nil {
-		v.verified.add(token, id, claims)
 	}
 	return id, err
 }

@@ -26,9 +26,7 @@ import (
 type env struct {
 	eng   *engine
 	table string
-	// db is the floors' and the loader's client: dynamo.NewClient's options (cost
-	// accounting, retries) with the SDK's own decoding of answers — the bare SDK. The
-	// store's client is dynamo.NewClient's, which decodes with internal/ddbjson.
+	// db is the client of the store, the floors and the loader: dynamo.NewClient's.
 	db     *dynamodb.Client
 	store  *dynamo.Store
 	srv    *httptest.Server
@@ -45,11 +43,7 @@ func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	floor, err := sdkClient(api)
-	if err != nil {
-		return nil, err
-	}
-	e := &env{eng: eng, table: eng.table, db: floor, now: now, tokens: map[string]string{}}
+	e := &env{eng: eng, table: eng.table, db: api, now: now, tokens: map[string]string{}}
 	clock := func() time.Time { return now }
 	e.store = dynamo.New(api, e.table, dynamo.WithClock(clock))
 	e.secret = make([]byte, 32)
@@ -64,27 +58,6 @@ func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
 	e.srv = httptest.NewServer(h)
 	e.http = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
 	return e, nil
-}
-
-// sdkClient returns a client of the floors: api's settings and connections, but calling
-// DynamoDB as the bare SDK does. dynamodb.New sets the SDK's protocol again before
-// applying options, so answers are decoded by the SDK, not by internal/ddbjson; and the
-// HTTP client sends through the SDK's transport without dynamo.BodyInMemory (headers and
-// body in two writes). Both are the API's own work (bench/README.md).
-func sdkClient(api *dynamodb.Client) (*dynamodb.Client, error) {
-	o := api.Options()
-	c, ok := o.HTTPClient.(*http.Client)
-	if !ok {
-		return nil, fmt.Errorf("bench: the API's HTTP client is a %T, not an *http.Client", o.HTTPClient)
-	}
-	in, ok := c.Transport.(dynamo.BodyInMemory)
-	if !ok {
-		return nil, fmt.Errorf("bench: the API's transport is a %T, not a dynamo.BodyInMemory", c.Transport)
-	}
-	sdk := *c
-	sdk.Transport = in.Next
-	o.HTTPClient = &sdk
-	return dynamodb.New(o), nil
 }
 
 func (e *env) close() {

@@ -211,7 +211,7 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 				switch itemType(item) {
 				case typeMatch:
 					var row matchRow
-					if err := row.decode(item); err != nil {
+					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 						return false, err
 					}
 					rows = append(rows, row)
@@ -246,7 +246,7 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			return cardRead{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 		}
 		var row eventRow
-		if err := row.decode(evOut.Item); err != nil {
+		if err := attributevalue.UnmarshalMap(evOut.Item, &row); err != nil {
 			return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
 		}
 		ev, ok, err := cardOf(row, rows)

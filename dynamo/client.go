@@ -1,11 +1,8 @@
 package dynamo
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -17,13 +14,10 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/pickem/api/internal/ddbjson"
 )
 
-// NewClient returns a DynamoDB client with the cost-counting option, the fault handling
-// of RetryOption (per-attempt timeout, retry budget) and the API's decoder of GetItem,
-// Query and BatchGetItem answers (internal/ddbjson) installed, configured
+// NewClient returns a DynamoDB client with the cost-counting option and the fault
+// handling of RetryOption (per-attempt timeout, retry budget) installed, configured
 // from the environment only: the region from AWS_REGION (or AWS_DEFAULT_REGION), the
 // credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, which is
 // how Lambda hands a function its role's credentials. The SDK's default chain (shared
@@ -55,7 +49,7 @@ func NewClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 		}
 		cfg.Region = "us-east-1"
 	}
-	return dynamodb.NewFromConfig(cfg, CostOption, RetryOption, ddbjson.Option, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(cfg, CostOption, RetryOption, func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 			o.DisableValidateResponseChecksum = true
@@ -99,10 +93,9 @@ const (
 // RetryOption is a dynamodb client option that sets the fault handling above explicitly:
 // the standard retryer with MaxAttempts, full-jitter backoff, a token-bucket retry budget,
 // TransactionConflictException retried like throttling (a plain write to an item that a
-// transaction in flight holds did nothing: trying again is safe), and an HTTP client whose
-// timeout is AttemptTimeout and which sends a small request in one write (BodyInMemory).
-// What still fails after the retries reaches the store as an error the store reports as
-// UNAVAILABLE (see unavailable.go).
+// transaction in flight holds did nothing: trying again is safe), and the SDK's transport
+// in an HTTP client whose timeout is AttemptTimeout. What still fails after the retries
+// reaches the store as an error the store reports as UNAVAILABLE (see unavailable.go).
 func RetryOption(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = MaxAttempts
@@ -121,39 +114,7 @@ func RetryOption(o *dynamodb.Options) {
 	sdk := awshttp.NewBuildableClient().
 		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*scoreShards) }).
 		GetTransport()
-	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: BodyInMemory{Next: sdk}}
-}
-
-// MaxBodyInMemory bounds the request bodies BodyInMemory reads into memory: far above
-// the calls of a screen (under 1 KB), far below DynamoDB's largest requests (a
-// BatchWriteItem of 25 items of 400 KB).
-const MaxBodyInMemory = 64 << 10
-
-// BodyInMemory is the client's RoundTripper (RetryOption): it reads a request body of a
-// known length up to MaxBodyInMemory from the SDK's stream and hands it to Next as a
-// bytes.Reader. net/http writes the headers and a body it knows to be in memory through
-// its 4 KB write buffer together, so a request of up to 4 KB (every read call of a screen)
-// leaves in one write; any other body (the SDK's stream wrapper) it sends after flushing
-// the headers on their own: two writes per call, and on AWS two TLS records. Retries are
-// unaffected: the SDK rewinds its stream and builds a new request for each attempt. A body
-// of unknown or larger length goes to Next as it is.
-type BodyInMemory struct{ Next http.RoundTripper }
-
-// RoundTrip implements http.RoundTripper.
-func (t BodyInMemory) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength <= 0 || r.ContentLength > MaxBodyInMemory {
-		return t.Next.RoundTrip(r)
-	}
-	b := make([]byte, r.ContentLength)
-	_, err := io.ReadFull(r.Body, b)
-	_ = r.Body.Close() // a RoundTripper closes the body it was given, even on error
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: reading the request body: %w", err)
-	}
-	c := *r // a RoundTripper must not change the caller's request
-	c.Body = io.NopCloser(bytes.NewReader(b))
-	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	return t.Next.RoundTrip(&c)
+	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: sdk}
 }
 
 // retryableCodes are the error codes retried besides the SDK's defaults.

@@ -6,9 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"hash"
 	"math"
-	"sync"
 
 	"github.com/pickem/api/domain"
 )
@@ -64,24 +62,16 @@ func rankedKind(kind string) bool {
 // cursorCodec signs cursors with its first key and accepts cursors signed by any of its
 // keys (rotation: put the new key first, keep the old one until its cursors are stale).
 type cursorCodec struct {
-	macs []sync.Pool // per key, *macState
-}
-
-// macState is a pooled HMAC-SHA256 (Reset restores its keyed state) with scratch space, so
-// that signing a cursor allocates nothing.
-type macState struct {
-	h       hash.Hash
-	scratch [2 * maxCursorLen]byte
+	keys [][]byte
 }
 
 func newCursorCodec(keys [][]byte) *cursorCodec {
 	if len(keys) == 0 {
 		keys = [][]byte{NewCursorKey()}
 	}
-	c := &cursorCodec{macs: make([]sync.Pool, len(keys))}
+	c := &cursorCodec{keys: make([][]byte, len(keys))}
 	for i, k := range keys {
-		k := append([]byte(nil), k...)
-		c.macs[i].New = func() any { return &macState{h: hmac.New(sha256.New, k)} }
+		c.keys[i] = append([]byte(nil), k...)
 	}
 	return c
 }
@@ -96,28 +86,17 @@ func NewCursorKey() []byte {
 // CursorKeyMinLen is the length a cursor signing key should have at least.
 const CursorKeyMinLen = cursorKeyMinLen
 
-// tag returns the tag of payload||owner under key i.
-func (cc *cursorCodec) tag(i int, payload []byte, owner string) (t [cursorTagLen]byte) {
-	st := cc.macs[i].Get().(*macState)
-	st.h.Reset()
-	// Copy through scratch: handing payload or owner to the hash directly would move the
-	// caller's stack buffers to the heap.
-	for _, part := range [2]string{string(payload), owner} {
-		for len(part) > 0 {
-			n := copy(st.scratch[:], part)
-			st.h.Write(st.scratch[:n])
-			part = part[n:]
-		}
-	}
-	copy(t[:], st.h.Sum(st.scratch[:0]))
-	cc.macs[i].Put(st)
-	return t
+// tag returns the tag of payload||owner under key.
+func tag(key, payload []byte, owner string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write(payload)
+	h.Write([]byte(owner))
+	return h.Sum(nil)[:cursorTagLen]
 }
 
 // encode returns c as an opaque, signed, URL-safe string.
 func (cc *cursorCodec) encode(c cursor) string {
-	var buf [maxCursorLen]byte
-	b := append(buf[:0], cursorVersion, cursorKinds[c.Kind])
+	b := []byte{cursorVersion, cursorKinds[c.Kind]}
 	b = binary.AppendUvarint(b, uint64(len(c.ID)))
 	b = append(b, c.ID...)
 	if rankedKind(c.Kind) {
@@ -125,12 +104,8 @@ func (cc *cursorCodec) encode(c cursor) string {
 		b = binary.AppendUvarint(b, uint64(c.Index))
 		b = binary.AppendUvarint(b, uint64(c.Rank))
 	}
-	t := cc.tag(0, b, c.Owner)
-	b = append(b, t[:]...)
-	var out [2 * maxCursorLen]byte
-	n := base64.RawURLEncoding.EncodedLen(len(b))
-	base64.RawURLEncoding.Encode(out[:n], b)
-	return string(out[:n])
+	b = append(b, tag(cc.keys[0], b, c.Owner)...)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // errBadCursor is the answer to any cursor that does not decode, verify or check.
@@ -142,12 +117,11 @@ func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
 	if len(s) > maxCursorLen {
 		return cursor{}, errBadCursor
 	}
-	var in, buf [maxCursorLen]byte
-	n, err := base64.RawURLEncoding.Strict().Decode(buf[:], append(in[:0], s...))
-	if err != nil || n < 3+cursorTagLen {
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || len(raw) < 3+cursorTagLen {
 		return cursor{}, errBadCursor
 	}
-	b, sig := buf[:n-cursorTagLen], buf[n-cursorTagLen:n]
+	b, sig := raw[:len(raw)-cursorTagLen], raw[len(raw)-cursorTagLen:]
 	if b[0] != cursorVersion || b[1] != cursorKinds[kind] || !cc.verify(b, sig, owner) {
 		return cursor{}, errBadCursor
 	}
@@ -177,8 +151,8 @@ func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
 
 // verify reports whether sig is the tag of payload||owner under any key.
 func (cc *cursorCodec) verify(payload, sig []byte, owner string) bool {
-	for i := range cc.macs {
-		if t := cc.tag(i, payload, owner); hmac.Equal(t[:], sig) {
+	for _, key := range cc.keys {
+		if hmac.Equal(tag(key, payload, owner), sig) {
 			return true
 		}
 	}

@@ -122,21 +122,22 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 // they were read): the caller reads again.
 func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRow) (bool, error) {
 	eid := eventID(p.EventID)
-	items := []types.TransactWriteItem{s.txDelete(pkKey(p.PK, p.SK), "version = :v", map[string]types.AttributeValue{":v": num(p.Version)})}
+	var tx txItems
+	tx.add(s.txDeleteIf(pkKey(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
 	if p.Counted {
 		// The copy that counted it, of the event's own count of copies.
 		ev, err := s.getEventRow(ctx, eid)
 		if err != nil {
 			return false, err
 		}
-		items = append(items, s.txUpdate(pkKey(lockPK(eid, lockCopy(uid, ev.copies())), lockSK), "ADD predictions :m", "predictions > :z", nil,
-			map[string]types.AttributeValue{":m": num(-1), ":z": num(0)}))
+		tx.add(s.txUpdateIf(pkKey(lockPK(eid, lockCopy(uid, ev.copies())), lockSK),
+			expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
 	}
 	item, err := s.checkpointOnDelete(ctx, uid, p)
 	if err != nil {
 		return false, err
 	}
-	items = append(items, item)
+	tx.add(item, nil)
 	if p.Points != nil {
 		d := rankDelta{}
 		d.move(p.Points, nil)
@@ -145,10 +146,13 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 			return false, err
 		}
 		if ok {
-			items = append(items, it)
+			tx.add(it, nil)
 		}
 	}
-	return s.deleteTransaction(ctx, items)
+	if tx.err != nil {
+		return false, tx.err
+	}
+	return s.deleteTransaction(ctx, tx.items)
 }
 
 // checkpointOnDelete is the transaction item of the scoring checkpoint of p's shard (read
@@ -165,41 +169,39 @@ func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p prediction
 		return types.TransactWriteItem{}, err
 	}
 	if out.Item == nil {
-		return s.txCheck(key, "attribute_not_exists(PK)", nil), nil
+		return s.txCheck(key, expression.AttributeNotExists(expression.Name(attrPK)))
 	}
 	var cp checkpointRow
 	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	cond := "cardVersion = :v AND done = :d AND #a = :a"
-	names := map[string]string{"#a": "after"}
-	values := map[string]types.AttributeValue{":v": num(cp.CardVersion), ":d": num(cp.Done), ":a": str(cp.After)}
-	var sets []string
-	var set, add string
+	cond := expression.Name("cardVersion").Equal(expression.Value(cp.CardVersion)).
+		And(expression.Name("done").Equal(expression.Value(cp.Done))).
+		And(expression.Name("after").Equal(expression.Value(cp.After)))
+	var upd expression.UpdateBuilder
+	changed := false
 	if before, ok := strings.CutSuffix(cp.After, string(uid)); ok && strings.HasSuffix(before, "#") {
-		sets, values[":b"] = append(sets, "#a = :b"), str(before)
+		upd = upd.Set(expression.Name("after"), expression.Value(before))
+		changed = true
 	}
 	if p.ScoredWith != nil && cp.CardVersion == *p.ScoredWith {
-		add, values[":m"] = "ADD done :m", num(-1)
+		upd = upd.Add(expression.Name("done"), expression.Value(-1))
+		changed = true
 		if cp.Picked > 0 { // its picks leave the pass's pick counts too (pickcounts.go)
-			add += ", picked :m"
-			sets = append(sets, pickCountsOnDelete(p, cp, names, values)...)
+			upd = pickCountsOnDelete(upd.Add(expression.Name("picked"), expression.Value(-1)), p, cp)
 		}
 	}
-	if len(sets) > 0 {
-		set = "SET " + strings.Join(sets, ", ") + " "
+	if !changed {
+		return s.txCheck(key, cond)
 	}
-	if set+add == "" {
-		delete(values, ":b")
-		return s.txCheck(key, cond, values, names), nil
-	}
-	return s.txUpdate(key, set+add, cond, names, values), nil
+	return s.txUpdateIf(key, upd, cond)
 }
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
 // one transaction; ok as deletePrediction's.
 func (s *Store) deleteStanding(ctx context.Context, uid userID, st standingRow) (bool, error) {
-	items := []types.TransactWriteItem{s.txDelete(pkKey(st.PK, st.SK), "version = :v", map[string]types.AttributeValue{":v": num(st.Version)})}
+	var tx txItems
+	tx.add(s.txDeleteIf(pkKey(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
 	d := rankDelta{}
 	points := st.Points
 	d.move(&points, nil)
@@ -208,9 +210,12 @@ func (s *Store) deleteStanding(ctx context.Context, uid userID, st standingRow) 
 		return false, err
 	}
 	if ok {
-		items = append(items, it)
+		tx.add(it, nil)
 	}
-	return s.deleteTransaction(ctx, items)
+	if tx.err != nil {
+		return false, tx.err
+	}
+	return s.deleteTransaction(ctx, tx.items)
 }
 
 // deleteTransaction runs items; false (no error) when a condition failed.
@@ -235,14 +240,4 @@ func (s *Store) deleteRest(ctx context.Context, rest []keys) error {
 		}
 	}
 	return nil
-}
-
-// txCheck is a ConditionCheck of key.
-// names, if given, maps #n placeholders.
-func (s *Store) txCheck(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue, names ...map[string]string) types.TransactWriteItem {
-	c := &types.ConditionCheck{TableName: aws.String(s.table), Key: key, ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}
-	if len(names) > 0 {
-		c.ExpressionAttributeNames = names[0]
-	}
-	return types.TransactWriteItem{ConditionCheck: c}
 }

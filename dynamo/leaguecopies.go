@@ -236,7 +236,7 @@ func (s *Store) readJoinerCopies(ctx context.Context, uid userID, leagues *leagu
 			return true, nil
 		}
 		var row standingRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
 		v, err := attributevalue.Marshal(seasonTotals{Points: row.Points, Correct: row.Correct, EventsPlayed: row.EventsPlayed})

@@ -32,7 +32,7 @@ func (f *fixture) checkCopies() int {
 			continue
 		}
 		var row standingRow
-		if err := row.decode(it); err != nil {
+		if err := attributevalue.UnmarshalMap(it, &row); err != nil {
 			f.t.Fatal(err)
 		}
 		if standings[row.UserID] == nil {

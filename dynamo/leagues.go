@@ -172,10 +172,28 @@ func (s *Store) txUpdate(key map[string]types.AttributeValue, update, cond strin
 	return types.TransactWriteItem{Update: u}
 }
 
-// txDelete is a Delete of key on cond.
-func (s *Store) txDelete(key map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
-	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: key,
-		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
+// nextRev is the action moving a league item's rev on by one.
+func nextRev() expression.UpdateBuilder {
+	return expression.Set(expression.Name("rev"), expression.Name("rev").Plus(expression.Value(1)))
+}
+
+// leagueRevIs is the condition that a league item's rev is rev.
+func leagueRevIs(rev int) expression.ConditionBuilder {
+	return expression.Name("rev").Equal(expression.Value(rev))
+}
+
+// inviteOf is the condition that an invite item is league lid's.
+func inviteOf(lid leagueID) expression.ConditionBuilder {
+	return expression.Name("leagueId").Equal(expression.Value(string(lid)))
+}
+
+// leagueCountRevIs is the condition that a player's league item's rev is rev (0: there
+// is none).
+func leagueCountRevIs(rev int) expression.ConditionBuilder {
+	if rev == 0 {
+		return expression.AttributeNotExists(expression.Name("rev"))
+	}
+	return expression.Name("rev").Equal(expression.Value(rev))
 }
 
 // countLeagues is the Update of a player's league item (@LEAGUES) for joining (delta +1:
@@ -183,18 +201,18 @@ func (s *Store) txDelete(key map[string]types.AttributeValue, cond string, value
 // rev is still rev, as read before their standings were copied: leaguecopies.go) or
 // leaving (delta -1) league lid: `leagues` counts them, `ids` is the set of their ids,
 // `rev` grows with every change.
-func (s *Store) countLeagues(uid userID, lid leagueID, delta, rev int) types.TransactWriteItem {
-	values := map[string]types.AttributeValue{":t": str(typeLeagueCount), ":d": num(delta), ":one": num(1), ":zero": num(0),
-		":ids": &types.AttributeValueMemberSS{Value: []string{string(lid)}}}
+func (s *Store) countLeagues(uid userID, lid leagueID, delta, rev int) (types.TransactWriteItem, error) {
+	key := pkKey(userPK(uid), leagueCountSK)
+	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{string(lid)}})
+	upd := expression.Set(expression.Name(attrType), expression.Value(typeLeagueCount)).
+		Set(expression.Name("rev"), expression.Plus(expression.Name("rev").IfNotExists(expression.Value(0)), expression.Value(1))).
+		Add(expression.Name("leagues"), expression.Value(delta))
 	if delta > 0 {
-		values[":max"] = num(domain.MaxLeaguesPerPlayer)
-		same, revValues := leaguesRevIs(rev)
-		maps.Copy(values, revValues)
-		return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d, ids :ids",
-			"(attribute_not_exists(leagues) OR leagues < :max) AND "+same, map[string]string{"#t": attrType}, values)
+		room := expression.AttributeNotExists(expression.Name("leagues")).
+			Or(expression.Name("leagues").LessThan(expression.Value(domain.MaxLeaguesPerPlayer)))
+		return s.txUpdateIf(key, upd.Add(expression.Name("ids"), ids), room.And(leagueCountRevIs(rev)))
 	}
-	return s.txUpdate(pkKey(userPK(uid), leagueCountSK), "SET #t = :t, rev = if_not_exists(rev, :zero) + :one ADD leagues :d DELETE ids :ids",
-		"leagues >= :one", map[string]string{"#t": attrType}, values)
+	return s.txUpdateIf(key, upd.Delete(expression.Name("ids"), ids), expression.Name("leagues").GreaterThanEqual(expression.Value(1)))
 }
 
 // memberItems are the Puts of a new member's rows: in the league (with the copies of
@@ -214,18 +232,21 @@ func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined 
 	if err != nil {
 		return nil, err
 	}
-	items := []types.TransactWriteItem{m, ms, s.countLeagues(uid, lid, 1, copies.rev)}
+	count, err := s.countLeagues(uid, lid, 1, copies.rev)
+	if err != nil {
+		return nil, err
+	}
+	items := []types.TransactWriteItem{m, ms, count}
 	return append(items, copies.bumps...), nil
 }
 
-// leaveItems are the Deletes of a member's rows and the Update of their league count.
-func (s *Store) leaveItems(lid leagueID, uid userID) []types.TransactWriteItem {
-	exists := "attribute_exists(PK)"
-	return []types.TransactWriteItem{
-		s.txDelete(pkKey(leaguePK(lid), memberSK(uid)), exists, nil),
-		s.txDelete(pkKey(userPK(uid), membershipSK(lid)), exists, nil),
-		s.countLeagues(uid, lid, -1, 0),
-	}
+// leaveItems adds to tx the Deletes of a member's rows and the Update of their league
+// count.
+func (s *Store) leaveItems(tx *txItems, lid leagueID, uid userID) {
+	exists := expression.AttributeExists(expression.Name(attrPK))
+	tx.add(s.txDeleteIf(pkKey(leaguePK(lid), memberSK(uid)), exists))
+	tx.add(s.txDeleteIf(pkKey(userPK(uid), membershipSK(lid)), exists))
+	tx.add(s.countLeagues(uid, lid, -1, 0))
 }
 
 // failed reports whether item i of a cancelled transaction failed its condition.
@@ -407,18 +428,20 @@ func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string
 	}
 	lid := leagueID(inv.LeagueID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
-	one := map[string]types.AttributeValue{":one": num(1), ":code": str(code), ":cap": num(domain.MaxLeagueMembers)}
-	items := []types.TransactWriteItem{
-		s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :one",
-			"attribute_exists(PK) AND inviteCode = :code AND memberCount < :cap", nil, one),
-		s.txUpdate(pkKey(invitePK(code), inviteSK), "ADD memberCount :one", "leagueId = :lid", nil,
-			map[string]types.AttributeValue{":one": num(1), ":lid": str(string(lid))}),
+	var tx txItems
+	tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Add(expression.Name("memberCount"), expression.Value(1)),
+		expression.AttributeExists(expression.Name(attrPK)).
+			And(expression.Name("inviteCode").Equal(expression.Value(code))).
+			And(expression.Name("memberCount").LessThan(expression.Value(domain.MaxLeagueMembers)))))
+	tx.add(s.txUpdateIf(pkKey(invitePK(code), inviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), inviteOf(lid)))
+	if tx.err != nil {
+		return domain.League{}, false, wrap(tx.err)
 	}
 	member, err := s.memberItems(lid, newLeagueMember(uid, tokenName, profile), false, s.now(), copies)
 	if err != nil {
 		return domain.League{}, false, wrap(err)
 	}
-	items = append(items, member...)
+	items := append(tx.items, member...)
 	err = s.transactRetry(ctx, items)
 	l := inv.toDomain()
 	if err == nil {
@@ -638,20 +661,17 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 		if !member {
 			return domain.Errorf(domain.CodeNotFound, "you are not a member of league %q", id)
 		}
-		var items []types.TransactWriteItem
+		var tx txItems
+		leagueKey, inviteKey := pkKey(leaguePK(lid), leagueSK), pkKey(invitePK(league.InviteCode), inviteSK)
+		leaves := nextRev().Add(expression.Name("memberCount"), expression.Value(-1))
 		switch {
 		case league.Closed:
 			// An admin is deleting it (DeleteLeague): no hand-over, no invite code; the
 			// deletion removes the league once nobody is left.
-			items = []types.TransactWriteItem{
-				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus", "closed = :t", nil,
-					map[string]types.AttributeValue{":one": num(1), ":minus": num(-1), ":t": &types.AttributeValueMemberBOOL{Value: true}}),
-			}
+			tx.add(s.txUpdateIf(leagueKey, leaves, expression.Name("closed").Equal(expression.Value(true))))
 		case league.MemberCount <= 1:
-			items = []types.TransactWriteItem{
-				s.txDelete(pkKey(leaguePK(lid), leagueSK), "rev = :rev", map[string]types.AttributeValue{":rev": num(league.Rev)}),
-				s.txDelete(pkKey(invitePK(league.InviteCode), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
-			}
+			tx.add(s.txDeleteIf(leagueKey, leagueRevIs(league.Rev)))
+			tx.add(s.txDeleteIf(inviteKey, inviteOf(lid)))
 		case league.OwnerID == string(uid):
 			members, err := s.leagueMembers(ctx, lid, true)
 			if err != nil {
@@ -661,26 +681,25 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 			if next == nil { // the count says others are there, the rows say not: read again
 				continue
 			}
-			id, name := str(next.UserID), str(next.UserName)
-			items = []types.TransactWriteItem{
-				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET ownerId = :id, ownerName = :name, rev = rev + :one ADD memberCount :minus",
-					"rev = :rev", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":one": num(1), ":minus": num(-1), ":rev": num(league.Rev)}),
-				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET ownerId = :id, ownerName = :name ADD memberCount :minus",
-					"leagueId = :lid", nil, map[string]types.AttributeValue{":id": id, ":name": name, ":minus": num(-1), ":lid": str(string(lid))}),
-				s.txUpdate(pkKey(userPK(userID(next.UserID)), membershipSK(lid)), "SET #o = :t", "attribute_exists(PK)",
-					map[string]string{"#o": "owner"}, map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}),
+			owner := func(upd expression.UpdateBuilder) expression.UpdateBuilder {
+				return upd.Set(expression.Name("ownerId"), expression.Value(next.UserID)).
+					Set(expression.Name("ownerName"), expression.Value(next.UserName)).
+					Add(expression.Name("memberCount"), expression.Value(-1))
 			}
+			tx.add(s.txUpdateIf(leagueKey, owner(nextRev()), leagueRevIs(league.Rev)))
+			tx.add(s.txUpdateIf(inviteKey, owner(expression.UpdateBuilder{}), inviteOf(lid)))
+			tx.add(s.txUpdateIf(pkKey(userPK(userID(next.UserID)), membershipSK(lid)),
+				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(attrPK))))
 		default:
-			items = []types.TransactWriteItem{
-				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus",
-					"ownerId <> :me AND memberCount > :one", nil,
-					map[string]types.AttributeValue{":one": num(1), ":minus": num(-1), ":me": str(string(uid))}),
-				s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "ADD memberCount :minus", "leagueId = :lid", nil,
-					map[string]types.AttributeValue{":minus": num(-1), ":lid": str(string(lid))}),
-			}
+			tx.add(s.txUpdateIf(leagueKey, leaves,
+				expression.Name("ownerId").NotEqual(expression.Value(string(uid))).And(expression.Name("memberCount").GreaterThan(expression.Value(1)))))
+			tx.add(s.txUpdateIf(inviteKey, expression.Add(expression.Name("memberCount"), expression.Value(-1)), inviteOf(lid)))
 		}
-		items = append(items, s.leaveItems(lid, uid)...)
-		err = s.transactRetry(ctx, items)
+		s.leaveItems(&tx, lid, uid)
+		if tx.err != nil {
+			return wrap(tx.err)
+		}
+		err = s.transactRetry(ctx, tx.items)
 		if _, cancelled := cancellationReasons(err); !cancelled {
 			if err != nil {
 				return wrap(err)
@@ -727,13 +746,15 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		items := []types.TransactWriteItem{
-			s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET inviteCode = :code, rev = rev + :one", "rev = :rev", nil,
-				map[string]types.AttributeValue{":code": str(league.InviteCode), ":one": num(1), ":rev": num(league.Rev)}),
-			s.txDelete(pkKey(invitePK(old), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
-			invite,
+		var tx txItems
+		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Set(expression.Name("inviteCode"), expression.Value(league.InviteCode)),
+			leagueRevIs(league.Rev)))
+		tx.add(s.txDeleteIf(pkKey(invitePK(old), inviteSK), inviteOf(lid)))
+		tx.add(invite, nil)
+		if tx.err != nil {
+			return domain.League{}, wrap(tx.err)
 		}
-		err = s.transactRetry(ctx, items)
+		err = s.transactRetry(ctx, tx.items)
 		if _, cancelled := cancellationReasons(err); !cancelled {
 			if err != nil {
 				return domain.League{}, wrap(err)
@@ -900,7 +921,7 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 		g.Go(func() error {
 			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
 				var row standingRow
-				if err := row.decode(item); err != nil {
+				if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 					return err
 				}
 				mu.Lock()
@@ -956,23 +977,25 @@ func (s *Store) renameInLeagues(ctx context.Context, uid userID, user userRow, s
 	if err != nil {
 		return err
 	}
-	name, version := str(user.Name), num(user.NameVersion)
-	older := "attribute_exists(PK) AND userNameVersion < :v"
-	var items []types.TransactWriteItem
+	older := expression.AttributeExists(expression.Name(attrPK)).
+		And(expression.Name("userNameVersion").LessThan(expression.Value(user.NameVersion)))
+	version := expression.Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))
+	member := expression.Set(expression.Name("userName"), expression.Value(user.Name)).
+		Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))
+	ownerName := expression.Set(expression.Name("ownerName"), expression.Value(user.Name))
+	isOwner := expression.Name("ownerId").Equal(expression.Value(string(uid)))
+	var tx txItems
 	for _, m := range stale {
 		lid := leagueID(m.LeagueID)
-		items = append(items,
-			s.txUpdate(pkKey(leaguePK(lid), memberSK(uid)), "SET userName = :n, userNameVersion = :v", older, nil,
-				map[string]types.AttributeValue{":n": name, ":v": version}),
-			s.txUpdate(pkKey(userPK(uid), membershipSK(lid)), "SET userNameVersion = :v", older, nil,
-				map[string]types.AttributeValue{":v": version}))
+		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), memberSK(uid)), member, older))
+		tx.add(s.txUpdateIf(pkKey(userPK(uid), membershipSK(lid)), version, older))
 		if code, ok := codes[m.LeagueID]; ok {
-			items = append(items,
-				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET ownerName = :n", "ownerId = :u", nil,
-					map[string]types.AttributeValue{":n": name, ":u": str(string(uid))}),
-				s.txUpdate(pkKey(invitePK(code), inviteSK), "SET ownerName = :n", "leagueId = :lid AND ownerId = :u", nil,
-					map[string]types.AttributeValue{":n": name, ":u": str(string(uid)), ":lid": str(m.LeagueID)}))
+			tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), ownerName, isOwner))
+			tx.add(s.txUpdateIf(pkKey(invitePK(code), inviteSK), ownerName, inviteOf(lid).And(isOwner)))
 		}
 	}
-	return s.transactRetry(ctx, items)
+	if tx.err != nil {
+		return tx.err
+	}
+	return s.transactRetry(ctx, tx.items)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -147,7 +148,7 @@ func (e *scEnv) eventRow(t testing.TB, id string) eventRow {
 		return itemType(it) == typeEvent && itemString(it, "id") == id
 	})
 	var row eventRow
-	if err := row.decode(items[i]); err != nil {
+	if err := attributevalue.UnmarshalMap(items[i], &row); err != nil {
 		t.Fatal(err)
 	}
 	return row

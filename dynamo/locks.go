@@ -247,7 +247,7 @@ func (s *Store) getEventRow(ctx context.Context, eid eventID) (eventRow, error) 
 		return eventRow{}, domain.Errorf(domain.CodeNotFound, "event %q not found", eid)
 	}
 	var row eventRow
-	if err := row.decode(out.Item); err != nil {
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return eventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
 	}
 	return row, nil

@@ -213,7 +213,7 @@ func eventCopies(t testing.TB, db API, table, event string) int {
 		t.Fatalf("read event %s: %v", event, err)
 	}
 	var row eventRow
-	if err := row.decode(out.Item); err != nil {
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		t.Fatal(err)
 	}
 	return row.copies()

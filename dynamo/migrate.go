@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -123,7 +124,7 @@ func (s *Store) allEventRows(ctx context.Context) ([]eventRow, error) {
 			return true, nil
 		}
 		var r eventRow
-		if err := r.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 			return false, err
 		}
 		rows = append(rows, r)
@@ -289,7 +290,7 @@ func (s *Store) movePredictions(ctx context.Context, row eventRow) (int, error) 
 				return true, nil
 			}
 			var p predictionRow
-			if err := p.decode(item); err != nil {
+			if err := attributevalue.UnmarshalMap(item, &p); err != nil {
 				return false, err
 			}
 			preds = append(preds, p)
@@ -424,7 +425,7 @@ func (s *Store) rereadLegacy(ctx context.Context, batch []predictionRow, legacy 
 	var out []predictionRow
 	err := s.batchGet(ctx, ks, func(item map[string]types.AttributeValue) error {
 		var p predictionRow
-		if err := p.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &p); err != nil {
 			return err
 		}
 		if p.GSIPK == legacy {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -51,14 +52,14 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		items := []types.TransactWriteItem{
-			s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET #n = :n, rev = rev + :one", "rev = :rev", map[string]string{"#n": "name"},
-				map[string]types.AttributeValue{":n": str(name), ":one": num(1), ":rev": num(league.Rev)}),
-			s.txUpdate(pkKey(invitePK(league.InviteCode), inviteSK), "SET #n = :n", "leagueId = :lid", map[string]string{"#n": "name"},
-				map[string]types.AttributeValue{":n": str(name), ":lid": str(string(lid))}),
-			entry,
+		var tx txItems
+		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Set(expression.Name("name"), expression.Value(name)), leagueRevIs(league.Rev)))
+		tx.add(s.txUpdateIf(pkKey(invitePK(league.InviteCode), inviteSK), expression.Set(expression.Name("name"), expression.Value(name)), inviteOf(lid)))
+		tx.add(entry, nil)
+		if tx.err != nil {
+			return domain.League{}, wrap(tx.err)
 		}
-		err = s.transactRetry(ctx, items)
+		err = s.transactRetry(ctx, tx.items)
 		if _, cancelled := cancellationReasons(err); !cancelled {
 			if err != nil {
 				return domain.League{}, wrap(err)
@@ -101,34 +102,40 @@ func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 			return domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 		}
 		var cancelled bool
+		leagueKey := pkKey(leaguePK(lid), leagueSK)
+		closed := expression.Name("closed").Equal(expression.Value(true))
 		switch {
 		case !league.Closed:
-			err = s.transactRetry(ctx, []types.TransactWriteItem{
-				s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET closed = :t, rev = rev + :one REMOVE inviteCode", "rev = :rev", nil,
-					map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":one": num(1), ":rev": num(league.Rev)}),
-				s.txDelete(pkKey(invitePK(league.InviteCode), inviteSK), "leagueId = :lid", map[string]types.AttributeValue{":lid": str(string(lid))}),
-			})
+			var tx txItems
+			tx.add(s.txUpdateIf(leagueKey, nextRev().Set(expression.Name("closed"), expression.Value(true)).Remove(expression.Name("inviteCode")),
+				leagueRevIs(league.Rev)))
+			tx.add(s.txDeleteIf(pkKey(invitePK(league.InviteCode), inviteSK), inviteOf(lid)))
+			if tx.err != nil {
+				return wrap(tx.err)
+			}
+			err = s.transactRetry(ctx, tx.items)
 		case len(members) > 0:
 			for start := 0; start < len(members) && !cancelled && err == nil; start += membersPerDeleteTx {
 				chunk := members[start:min(start+membersPerDeleteTx, len(members))]
-				items := []types.TransactWriteItem{s.txUpdate(pkKey(leaguePK(lid), leagueSK), "SET rev = rev + :one ADD memberCount :minus",
-					"closed = :t", nil, map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":one": num(1), ":minus": num(-len(chunk))})}
+				var tx txItems
+				tx.add(s.txUpdateIf(leagueKey, nextRev().Add(expression.Name("memberCount"), expression.Value(-len(chunk))), closed))
 				for _, m := range chunk {
-					items = append(items, s.leaveItems(lid, userID(m.UserID))...)
+					s.leaveItems(&tx, lid, userID(m.UserID))
 				}
-				err = s.transactRetry(ctx, items)
+				if tx.err != nil {
+					return wrap(tx.err)
+				}
+				err = s.transactRetry(ctx, tx.items)
 				_, cancelled = cancellationReasons(err)
 			}
 		default:
-			var entry types.TransactWriteItem
-			if entry, err = s.moderationEntry(ctx, domain.ActionDeleteLeague, fmt.Sprintf("league %s (%q, owner %s) deleted", lid, league.Name, league.OwnerID)); err != nil {
-				return wrap(err)
+			var tx txItems
+			tx.add(s.txDeleteIf(leagueKey, closed.And(expression.Name("memberCount").LessThanEqual(expression.Value(0)))))
+			tx.add(s.moderationEntry(ctx, domain.ActionDeleteLeague, fmt.Sprintf("league %s (%q, owner %s) deleted", lid, league.Name, league.OwnerID)))
+			if tx.err != nil {
+				return wrap(tx.err)
 			}
-			err = s.transactRetry(ctx, []types.TransactWriteItem{
-				s.txDelete(pkKey(leaguePK(lid), leagueSK), "closed = :t AND memberCount <= :zero",
-					map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":zero": num(0)}),
-				entry,
-			})
+			err = s.transactRetry(ctx, tx.items)
 			if err == nil {
 				return nil
 			}

@@ -146,21 +146,17 @@ func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.Tra
 	}}, nil
 }
 
-// pickCountsOnDelete are the SET actions taking deleted prediction p's picks out of the
-// counts of checkpoint cp, which counted p (its version is p's scoredWith): one per pick
-// cp has a count for (the others were not counted: matches no longer on the card). It
-// adds the names and values it uses to names and values.
-func pickCountsOnDelete(p predictionRow, cp checkpointRow, names map[string]string, values map[string]types.AttributeValue) []string {
-	var sets []string
-	for i, pk := range p.Picks {
+// pickCountsOnDelete adds to upd the SET actions taking deleted prediction p's picks out
+// of the counts of checkpoint cp, which counted p (its version is p's scoredWith): one per
+// pick cp has a count for (the others were not counted: matches no longer on the card).
+func pickCountsOnDelete(upd expression.UpdateBuilder, p predictionRow, cp checkpointRow) expression.UpdateBuilder {
+	for _, pk := range p.Picks {
 		k := pickKey(pk.MatchID, pk.Team)
 		if cp.Picks[k] <= 0 {
 			continue
 		}
-		n := fmt.Sprintf("#pk%d", i)
-		names["#picks"], names[n] = "picks", k
-		values[":one"] = &types.AttributeValueMemberN{Value: "1"}
-		sets = append(sets, fmt.Sprintf("#picks.%s = #picks.%s - :one", n, n))
+		count := expression.Name("picks").AppendName(expression.NameNoDotSplit(k))
+		upd = upd.Set(count, count.Minus(expression.Value(1)))
 	}
-	return sets
+	return upd
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -19,18 +20,26 @@ import (
 // predictions start; more only cost another page.
 const seasonsPerProfile = 4
 
-func keyQuery(cond expression.KeyConditionBuilder) (expression.Expression, error) {
-	return expression.NewBuilder().WithKeyCondition(cond).Build()
-}
-
-func (s *Store) newQuery(index string, cond expression.KeyConditionBuilder, limit int, forward bool) (*dynamodb.QueryInput, error) {
-	expr, err := keyQuery(cond)
+// newQuery returns the Query of cond on the table (index "") or an index, at most limit
+// items (0: no limit), in ascending sort-key order if forward, reading only attrs (all
+// attributes when there are none).
+func (s *Store) newQuery(index string, cond expression.KeyConditionBuilder, limit int, forward bool, attrs ...string) (*dynamodb.QueryInput, error) {
+	b := expression.NewBuilder().WithKeyCondition(cond)
+	if len(attrs) > 0 {
+		names := make([]expression.NameBuilder, len(attrs))
+		for i, a := range attrs {
+			names[i] = expression.Name(a)
+		}
+		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
+	}
+	expr, err := b.Build()
 	if err != nil {
 		return nil, err
 	}
 	q := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 		ScanIndexForward:          aws.Bool(forward),
@@ -55,7 +64,11 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		prefix, owner = seasonEventsPrefix(*season), strconv.Itoa(*season)
 	}
-	q := s.query("", partitionIs(attrPK, eventsPK).beginsWith(attrSK, prefix), first+1, false)
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)).
+		And(expression.Key(attrSK).BeginsWith(prefix)), first+1, false)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: list events: %w", err)
+	}
 	if after != "" {
 		c, err := s.cursors.decode(after, cursorEvents, owner)
 		if err != nil {
@@ -66,13 +79,13 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
 	}
-	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
 		}
 		var row eventRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
 		e, err := row.toDomain()
@@ -100,13 +113,13 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 	switch itemType(item) {
 	case typeEvent:
 		var row eventRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		p.event = &row
 	case typeMatch:
 		var row matchRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		p.matches = append(p.matches, row)
@@ -166,7 +179,11 @@ func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Ev
 // row's count, which never changes once the event has copies).
 func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (domain.Event, int, error) {
 	id := string(eid)
-	q := s.query(IndexName, partitionIs(attrGSIPK, eventPK(eid)).between(attrGSISK, prefixCard, cardUpper), 0, true)
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
+	if err != nil {
+		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
 	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
 		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
@@ -298,7 +315,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
 	}
 	var row predictionRow
-	if err := row.decode(out.Item); err != nil {
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
 	p, err := row.toDomain()
@@ -353,7 +370,11 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	}
 	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
 	// ("@…", keys.go) that sort below them.
-	q := s.query("", partitionIs(attrPK, userPK(uid)).atLeast(attrSK, prefixEvent), 1+seasonsPerProfile+first+1, false)
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
+		And(expression.Key(attrSK).GreaterThanEqual(expression.Value(prefixEvent))), 1+seasonsPerProfile+first+1, false)
+	if err != nil {
+		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
+	}
 	user := domain.User{ID: id, Standings: []domain.Standing{}}
 	found := false
 	pp := newProfilePage(s, id, first, own)
@@ -361,13 +382,13 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 		switch itemType(item) {
 		case typeUser:
 			var row userRow
-			if err := row.decode(item); err != nil {
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			user.Name, found = row.Name, true
 		case typeStanding:
 			var row standingRow
-			if err := row.decode(item); err != nil {
+			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			user.Standings = append(user.Standings, row.toDomain())
@@ -419,7 +440,11 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	if err != nil {
 		return page, err
 	}
-	q := s.query("", partitionIs(attrPK, userPK(uid)).beginsWith(attrSK, prefixEvent), first+1, false)
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
+		And(expression.Key(attrSK).BeginsWith(prefixEvent)), first+1, false)
+	if err != nil {
+		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
+	}
 	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
 	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {

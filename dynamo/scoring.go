@@ -383,7 +383,7 @@ func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJo
 			continue
 		}
 		var row predictionRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
 		}
 		if seen[row.UserID] {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -62,14 +64,16 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range pks {
 		g.Go(func() error {
-			key := partitionIs(attrGSIPK, pk).between(attrGSISK, prefixScore, scoreUpper)
+			scores := expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))
 			if after != "" {
-				key = partitionIs(attrGSIPK, pk).greater(attrGSISK, after)
+				scores = expression.Key(attrGSISK).GreaterThan(expression.Value(after))
 			}
-			q := s.query(IndexName, key, n, true)
-			project(q, attrs)
+			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).And(scores), n, true, attrs...)
+			if err != nil {
+				return err
+			}
 			var rows []scoredItem
-			err := s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			err = s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
 				if sk == nil || !strings.HasPrefix(sk.Value, prefixScore) {
 					return false, nil
@@ -131,7 +135,7 @@ func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c
 	}
 	rows := make([]predictionRow, len(items))
 	for i, item := range items {
-		if err := rows[i].decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &rows[i]); err != nil {
 			return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 		}
 	}
@@ -166,7 +170,7 @@ func (s *Store) standingsShards(ctx context.Context, season, first int, c *curso
 // addStanding appends a standing item to page, ranked on by r, with its cursor.
 func (s *Store) addStanding(page *domain.Page[domain.Standing], item map[string]types.AttributeValue, r *domain.Ranker, owner string) error {
 	var row standingRow
-	if err := row.decode(item); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 		return err
 	}
 	st := row.toDomain()

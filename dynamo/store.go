@@ -182,6 +182,62 @@ func (s *Store) put(row any, mustExist bool) (types.TransactWriteItem, error) {
 	}}, nil
 }
 
+// txUpdateIf is an Update of key by upd on cond; when cond fails, the cancellation
+// reason carries the item as it was (ALL_OLD).
+func (s *Store) txUpdateIf(key map[string]types.AttributeValue, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: key,
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, nil
+}
+
+// txDeleteIf is a Delete of key on cond.
+func (s *Store) txDeleteIf(key map[string]types.AttributeValue, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: key, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// txCheck is a ConditionCheck of cond on key.
+func (s *Store) txCheck(key map[string]types.AttributeValue, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: key, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// txItems collects the items of a transaction and the first error building one.
+type txItems struct {
+	items []types.TransactWriteItem
+	err   error
+}
+
+// add appends item, or keeps err if it is the first error.
+func (t *txItems) add(item types.TransactWriteItem, err error) {
+	if err != nil {
+		if t.err == nil {
+			t.err = err
+		}
+		return
+	}
+	t.items = append(t.items, item)
+}
+
 // updateEach applies one conditional update to every item of ks, in transactions of at
 // most 100 items. It stops at the first failed transaction and returns its error.
 func (s *Store) updateEach(ctx context.Context, ks []keys, expr expression.Expression) error {

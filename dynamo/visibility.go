@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -29,7 +30,7 @@ func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, err
 		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 	}
 	var row eventRow
-	if err := row.decode(out.Item); err != nil {
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	return row.toDomain()
@@ -60,7 +61,7 @@ func newProfilePage(s *Store, owner string, first int, own bool) *profilePage {
 // on (until first+1 rows are known visible: the page and whether there is a next one).
 func (p *profilePage) add(item map[string]types.AttributeValue) (bool, error) {
 	var row predictionRow
-	if err := row.decode(item); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 		return false, err
 	}
 	if p.own || row.Points != nil || domain.LockedByDate(row.EventID, p.s.now()) {
@@ -93,7 +94,7 @@ func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) 
 	now := p.s.now()
 	err := p.s.fillRanksWith(ctx, rows, standings, keys, func(item map[string]types.AttributeValue) error {
 		var row eventRow
-		if err := row.decode(item); err != nil {
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		ev, err := row.toDomain()

@@ -44,7 +44,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/pickem/api/internal/ddbjson"
 	"github.com/pickem/api/internal/dynamolocal"
 )
 
@@ -170,9 +169,7 @@ func Endpoint(t testing.TB) string {
 // Client returns a DynamoDB client for the engine started by Main: region
 // us-east-1, static credentials (DynamoDB Local accepts access key ids made
 // of letters and digits only), BaseEndpoint set, and CRC32 response
-// validation off for the local endpoint, and the API's decoder of DynamoDB's answers
-// (ddbjson, as dynamo.NewClient installs it) checked against the SDK's on every answer it
-// decodes: a difference fails the test. optFns are applied last.
+// validation off for the local endpoint. optFns are applied last.
 func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
 	endpoint := Endpoint(t)
@@ -182,8 +179,7 @@ func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 		BaseEndpoint:                    aws.String(endpoint),
 		DisableValidateResponseChecksum: true,
 	}
-	verified := ddbjson.Verified(func(msg string) { t.Error(msg) })
-	return dynamodb.New(opts, append([]func(*dynamodb.Options){verified}, optFns...)...)
+	return dynamodb.New(opts, optFns...)
 }
 
 // PatientAttemptTimeout is the per-attempt timeout PatientAttempts gives a client.
