@@ -121,7 +121,6 @@ var commands = []command{
 	{"delete-league", "delete a league: its members leave it (moderation)", deleteLeagueCmd},
 	{"rename-player", "rename a player's profile (moderation)", renamePlayerCmd},
 	{"token", "mint a development (HS256) token", tokenCmd},
-	{"migrate", "move a table of the unsharded layout to the sharded one (DynamoDB, not the API)", migrateCmd},
 }
 
 // usageError is a mistake in the command line (exit 2).

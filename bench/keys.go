@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/pickem/api/dynamo"
 )
 
 // Key formats and item shapes, replicated from dynamo/keys.go and dynamo/rows.go on
@@ -45,7 +44,7 @@ const (
 const (
 	scoreShards = 16
 	// lockCopies is how many lock copies the bench's events have: the store's default.
-	lockCopies = dynamo.DefaultLockCopies
+	lockCopies = 256
 	lockSK     = "LOCK"
 )
 

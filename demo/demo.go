@@ -107,11 +107,10 @@ func Schedule(now time.Time) []time.Time {
 }
 
 // Load writes the demo data through store's client and table, laid out around now
-// (Schedule). It is safe to run on a table that already has it: an existing event is left
-// alone.
-func Load(ctx context.Context, db dynamo.API, table string, now time.Time) error {
-	// Few lock copies: the demo has a handful of players, and its admin changes stay quick.
-	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }), dynamo.WithLockCopies(dynamo.ScoreShards))
+// (Schedule), its events and season of shards shards. It is safe to run on a table that
+// already has it: an existing event is left alone.
+func Load(ctx context.Context, db dynamo.API, table string, now time.Time, shards int) error {
+	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }), dynamo.WithScoreShards(shards))
 	for _, p := range players {
 		if _, err := store.Register(ctx, p.ID, p.Name); err != nil {
 			return fmt.Errorf("demo: register %s: %w", p.ID, err)

@@ -35,13 +35,8 @@ type League struct {
 
 // LeagueMember is one member of a league.
 type LeagueMember struct {
-	User     UserRef // the name as of joining
+	User     UserRef // the name as of joining, kept current by renames
 	JoinedAt time.Time
-	// Seasons are copies of the member's season standings (User, Season and Rank unset),
-	// by season, as the league's standings read them; a season without an entry has no
-	// standing. Nil when the member's row holds no copies (rows of leagues joined before
-	// copies existed): their standings are read by key.
-	Seasons map[int]Standing
 }
 
 // LeagueView says how the caller may see a league.

@@ -421,7 +421,7 @@ func (f *fixture) scoringEntries(log string) []domain.AuditEntry {
 // transaction refused by its condition (the card changed) commits no "complete" entry.
 func TestScoreEventAuditEntries(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f := newFixtureShards(t, 4) // several shards: a budget of one batch a call takes several calls
 	ctx := domain.WithActor(ctxT(t), auditAdmin)
 	step := func() { f.clock.Advance(time.Millisecond) }
 	build := func(id string, players int) domain.Event {

@@ -20,8 +20,10 @@ import (
 )
 
 // CreateEvent creates an event with its whole card in one transaction (players never see
-// half a card and a re-run cannot duplicate matches), then its lock copies (as many as the
-// store's WithLockCopies, stored on the event row). It is idempotent: when the id is taken
+// half a card and a re-run cannot duplicate matches) of the store's shard count
+// (WithScoreShards, stored on the event row), with its lock copies in the same transaction
+// when they fit (one shard: one copy), else after it. Its season is given the store's shard
+// count first, unless it has one. It is idempotent: when the id is taken
 // by an event exactly as this call would create it (same name, start and card, still
 // UPCOMING and never edited) — typically this very create, applied but answered too late
 // and tried again by the SDK or by the admin — it finishes that event's lock copies and
@@ -60,11 +62,19 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		ev.Matches[i] = matchFromSpec(domain.NewMatchID(), i+1, clean)
 	}
 
-	row := newEventRow(ev)
-	row.LockCopies = s.lockCopies
+	if err := s.ensureSeason(ctx, ev.Season()); err != nil {
+		return domain.Event{}, err
+	}
+	row := newEventRow(ev, s.shards)
 	rows := []any{row}
 	for _, m := range ev.Matches {
 		rows = append(rows, newMatchRow(eventID(id), m))
+	}
+	copiesWithEvent := len(rows)+row.LockCopies+1 <= maxTransactItems // +1: the audit entry
+	if copiesWithEvent {
+		for c := range row.LockCopies {
+			rows = append(rows, newLockRow(row, c))
+		}
 	}
 	items := make([]types.TransactWriteItem, len(rows))
 	for i, r := range rows {
@@ -92,6 +102,10 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
+	}
+	s.noteEvent(row, len(ev.Matches))
+	if copiesWithEvent {
+		return ev, nil
 	}
 	// Its lock copies, in transactions of 100: until they all exist, a submit that meets a
 	// missing one creates the rest first (submitRefusal), and so does every admin change.
@@ -141,11 +155,10 @@ const maxCardReads = 5
 type cardRead struct {
 	ev  domain.Event
 	row eventRow
-	// With counts only (readCard): the event's lock copies by copy (counts), its scoring
-	// checkpoints by shard, and the COUNT#… items of an event written before issue 12.
-	locks        map[int]lockRow
-	checkpoints  map[int]checkpointRow
-	legacyCounts map[int]int
+	// With counts only (readCard): the event's lock copies by copy (counts) and its
+	// scoring checkpoints by shard.
+	locks       map[int]lockRow
+	checkpoints map[int]checkpointRow
 }
 
 // shardCount is how many predictions shard s of the event has: the sum of the counts on
@@ -153,7 +166,7 @@ type cardRead struct {
 func (c cardRead) shardCount(s int) int {
 	n := 0
 	for copy, l := range c.locks {
-		if copy%scoreShards == s {
+		if copy%c.row.Shards == s {
 			n += l.Predictions
 		}
 	}
@@ -167,10 +180,9 @@ func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
 	return r.ev, err
 }
 
-// readCard reads an event row and its match rows (and, if withCounts, its scoring
-// checkpoints, its lock copies and any COUNT#… items) with strongly consistent reads of
-// the main table: a GetItem and a Query in parallel, then (withCounts) BatchGetItems of
-// every lock copy the row says the event has. The two
+// readCard reads an event row and its match rows with strongly consistent reads of the
+// main table: a GetItem and a Query in parallel, then, if withCounts, BatchGetItems of
+// every lock copy and every shard's scoring checkpoint the row says the event has. The two
 // reads see two moments; the pair is returned only when the event row's cardHash matches
 // the matches read, so it is one moment of the card (every card change writes the matches
 // and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
@@ -182,11 +194,8 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 	}
 	for attempt := 0; attempt < maxCardReads; attempt++ {
 		var (
-			evOut       *dynamodb.GetItemOutput
-			rows        []matchRow
-			counts      map[int]int
-			checkpoints map[int]checkpointRow
-			locks       map[int]lockRow
+			evOut *dynamodb.GetItemOutput
+			rows  []matchRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
@@ -197,46 +206,17 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			return err
 		})
 		g.Go(func() error {
-			cond := expression.Key(attrPK).Equal(expression.Value(eventPK(eid)))
-			if !withCounts {
-				cond = cond.And(expression.Key(attrSK).BeginsWith(prefixMatch))
-			}
-			q, err := s.newQuery("", cond, 0, true)
+			q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventPK(eid))).
+				And(expression.Key(attrSK).BeginsWith(prefixMatch)), 0, true)
 			if err != nil {
 				return err
 			}
 			q.ConsistentRead = aws.Bool(true)
-			counts, checkpoints = map[int]int{}, map[int]checkpointRow{}
 			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				switch itemType(item) {
-				case typeMatch:
-					var row matchRow
-					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-						return false, err
-					}
-					rows = append(rows, row)
-				case typeCount:
-					var row countRow
-					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-						return false, err
-					}
-					var shard int
-					if _, err := fmt.Sscanf(row.SK, prefixCount+"%d", &shard); err != nil {
-						return false, fmt.Errorf("count item %q: %w", row.SK, err)
-					}
-					counts[shard] = row.Predictions
-				case typeCheckpoint:
-					var row checkpointRow
-					if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-						return false, err
-					}
-					var shard int
-					if _, err := fmt.Sscanf(row.SK, prefixCheckpoint+"%d", &shard); err != nil {
-						return false, fmt.Errorf("checkpoint item %q: %w", row.SK, err)
-					}
-					checkpoints[shard] = row
-				}
-				return true, nil
+				var row matchRow
+				err := attributevalue.UnmarshalMap(item, &row)
+				rows = append(rows, row)
+				return err == nil, err
 			})
 		})
 		if err := g.Wait(); err != nil {
@@ -253,24 +233,65 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 		if err != nil {
 			return cardRead{}, err
 		}
-		if ok || row.CardHash == "" {
-			if withCounts && row.Layout != layoutLegacy {
-				// After the row: how many copies there are is the row's to say.
-				if locks, err = s.readLocks(ctx, row); err != nil {
-					return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
-				}
-			}
-			return cardRead{ev: ev, row: row, locks: locks, checkpoints: checkpoints, legacyCounts: counts}, nil
+		if !ok {
+			continue // a card change landed between the two reads
 		}
-		// A card change landed between the two reads.
+		s.noteEvent(row, len(ev.Matches))
+		cr := cardRead{ev: ev, row: row}
+		if withCounts {
+			// After the row: how many copies and shards there are is the row's to say.
+			if cr.locks, cr.checkpoints, err = s.readCounts(ctx, row); err != nil {
+				return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
+			}
+		}
+		return cr, nil
 	}
 	return cardRead{}, domain.Errorf(domain.CodeUnavailable, "the card of event %q kept changing while it was read; try again", id)
 }
 
+// readCounts reads every lock copy and every scoring checkpoint of the event of row
+// consistently (BatchGetItems of 100 keys), by copy and by shard. A copy or a checkpoint
+// that does not exist is missing from its map.
+func (s *Store) readCounts(ctx context.Context, row eventRow) (map[int]lockRow, map[int]checkpointRow, error) {
+	eid := eventID(row.ID)
+	locks := make(map[int]lockRow, row.LockCopies)
+	checkpoints := make(map[int]checkpointRow, row.Shards)
+	copyOf := make(map[string]int, row.LockCopies)
+	shardOf := make(map[string]int, row.Shards)
+	ks := lockKeys(eid, row.LockCopies)
+	for c := range row.LockCopies {
+		copyOf[lockPK(eid, c)] = c
+	}
+	for sh := range row.Shards {
+		ks = append(ks, checkpointKey(eid, sh))
+		shardOf[shardPK(eid, sh)] = sh
+	}
+	err := s.batchGet(ctx, ks, func(item map[string]types.AttributeValue) error {
+		switch itemType(item) {
+		case typeLock:
+			var l lockRow
+			if err := attributevalue.UnmarshalMap(item, &l); err != nil {
+				return err
+			}
+			if c, ok := copyOf[l.PK]; ok {
+				locks[c] = l
+			}
+		case typeCheckpoint:
+			var cp checkpointRow
+			if err := attributevalue.UnmarshalMap(item, &cp); err != nil {
+				return err
+			}
+			if sh, ok := shardOf[cp.PK]; ok {
+				checkpoints[sh] = cp
+			}
+		}
+		return nil
+	})
+	return locks, checkpoints, err
+}
+
 // cardOf returns the event of row with the matches of rows in card order, and whether
-// they belong together (the event row's cardHash is the hash of those matches). An event
-// row written before card hashes existed has none: its pair cannot be checked, so only a
-// consistent read (readCard) may use it, as before; its next card edit writes the hash.
+// they belong together (the event row's cardHash is the hash of those matches).
 func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 	ev, err := row.toDomain()
 	if err != nil {
@@ -398,7 +419,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 		}
 		ev = change.Apply(ev)
 		if change.Name != nil || change.StartsAt != nil {
-			if err := s.propagateEventRef(ctx, ev, cr.row.Layout != layoutSharded); err != nil {
+			if err := s.propagateEventRef(ctx, ev, cr.row.Shards); err != nil {
 				return domain.Event{}, err
 			}
 		}
@@ -478,18 +499,17 @@ func copiesFollow(row eventRow) int {
 // propagateEventRef copies an event's name and start onto its predictions, in transactions
 // of at most 99 predictions and a ConditionCheck that the event still has that name and
 // start: a propagation overtaken by a later updateEvent stops rather than writing an older
-// name over the newer one. The predictions are found through the index (every shard and,
-// if legacy, the partition of the layout before issue 12, in parallel), which may lag:
-// one it does not show yet keeps the old copy until the next updateEvent (the copies are
-// for display; nothing is decided on them).
-func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, legacy bool) error {
+// name over the newer one. The predictions are found through the index (the event's
+// shards, in parallel), which may lag: one it does not show yet keeps the old copy until
+// the next updateEvent (the copies are for display; nothing is decided on them).
+func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards int) error {
 	eid := eventID(ev.ID)
 	var (
 		mu    sync.Mutex
 		stale []keys
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	for _, pk := range predictionPartitions(eid, legacy) {
+	for _, pk := range eventShardPKs(eid, shards) {
 		g.Go(func() error {
 			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).
 				And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)

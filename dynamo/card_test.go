@@ -212,7 +212,7 @@ func TestUpdateEvent(t *testing.T) {
 			t.Errorf("updated %+v", got)
 		}
 		for _, u := range []string{"u-1", "u-2"} {
-			p, err := s.GetPrediction(ctx, u, ev.ID)
+			p, err := s.GetPrediction(ctx, u, ev.ID, true)
 			mustOK(t, err)
 			if p.Event.Name != "Renamed Show" {
 				t.Errorf("%s: prediction event name %q", u, p.Event.Name)
@@ -240,7 +240,7 @@ func TestUpdateEvent(t *testing.T) {
 		mustOK(t, err)
 		e, err := s.GetEvent(ctx, ev.ID)
 		mustOK(t, err)
-		p, err := s.GetPrediction(ctx, "u-1", ev.ID)
+		p, err := s.GetPrediction(ctx, "u-1", ev.ID, true)
 		mustOK(t, err)
 		if !e.StartsAt.Equal(newStart) || !p.Event.StartsAt.Equal(newStart) {
 			t.Errorf("event starts %s, prediction's copy %s, want %s", e.StartsAt, p.Event.StartsAt, newStart)
@@ -441,7 +441,7 @@ func TestCardEdits(t *testing.T) {
 		wantCode(t, err, domain.CodeNotFound)
 		f.lockAndResult(card, 0, 0, 0)
 		f.score(card)
-		p, err := s.GetPrediction(ctx, "e-2", ev.ID)
+		p, err := s.GetPrediction(ctx, "e-2", ev.ID, true)
 		mustOK(t, err)
 		if pointsOf(p) != "13" || *p.Correct != 2 { // 10 + 3: the 5-point pick was on the old match
 			t.Errorf("points %s correct %d", pointsOf(p), *p.Correct)

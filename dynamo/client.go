@@ -108,11 +108,11 @@ func RetryOption(o *dynamodb.Options) {
 		so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: retryableCodes})
 	})
 	// The SDK's tuned transport, in a plain *http.Client (whose idle connections a
-	// caller can close) with the attempt timeout. A ranked page reads scoreShards
+	// caller can close) with the attempt timeout. A ranked page reads up to MaxShards
 	// partitions at once: keep that many connections (and the page's card) open between
 	// requests, rather than the SDK's 10 per host, so that a page does not open new ones.
 	sdk := awshttp.NewBuildableClient().
-		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*scoreShards) }).
+		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*MaxShards) }).
 		GetTransport()
 	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: sdk}
 }

@@ -25,7 +25,7 @@ func (f *fixture) seedPredictions(ev domain.Event, from, to int, points func(i i
 		if points != nil {
 			p = ptr(points(i))
 		}
-		items = append(items, predictionItem(f.t, fmt.Sprintf("pl-%05d", i), ev, p, 0))
+		items = append(items, predictionItem(f.t, f.shards, fmt.Sprintf("pl-%05d", i), ev, p, 0))
 		users = append(users, fmt.Sprintf("pl-%05d", i))
 	}
 	f.putRaw(items)
@@ -69,7 +69,7 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 			return err
 		})
 		g.Go(func() error {
-			p, err := f.s.GetPrediction(gctx, "viewer", ev.ID)
+			p, err := f.s.GetPrediction(gctx, "viewer", ev.ID, true)
 			if err == nil && len(p.Picks) != len(card) {
 				err = fmt.Errorf("prediction has %d picks", len(p.Picks))
 			}
@@ -82,7 +82,7 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	wholePartition := func() CostSnapshot {
 		t.Helper()
 		cctx, cost := WithCost(ctx)
-		for _, pk := range append(eventShardPKs(eventID(ev.ID)), eventPK(eventID(ev.ID))) {
+		for _, pk := range eventShardPKs(eventID(ev.ID), f.shards) {
 			q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)), 0, true)
 			mustOK(t, err)
 			mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
@@ -117,52 +117,72 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	}
 }
 
-// TestCostOfLeaderboardGrowsWithFirstNotPlayers: the scored event screen (card + top N) is
-// the card's Query and one Query per score shard (scoreShards + 1 calls), whose cost depends
-// on N, not on how many players the event has — once every shard holds a page (each shard
-// is asked for N+1 rows, as any one shard may hold the whole page).
+// TestCostOfLeaderboardGrowsWithFirstNotPlayers: the scored event screen (card + top N) of
+// an event of one shard is one Query of its index partition (the card, then the scored
+// predictions); of sixteen shards, the card's Query and one Query per shard. Its cost
+// depends on N, not on how many players the event has — once every shard holds a page
+// (each shard is asked for N+1 rows, as any one shard may hold the whole page).
 func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	ctx := ctxT(t)
-	ev := f.createEvent("2030-03-20-cost-board", 20, standardCard())
-	// 2,400 players: every shard holds more than the longest page read (101 rows); players
-	// added later score less, so the top rows stay the same.
-	const players = 2400
-	f.seedPredictions(ev, 0, players, func(i int) int { return 900 - i%50 })
-	for sh := range scoreShards {
-		if n := f.countGSI(eventShardPK(eventID(ev.ID), sh), prefixScore); n <= 101 {
-			t.Fatalf("shard %d holds %d players: not a full page", sh, n)
-		}
-	}
-	f.setStoredState(ev, domain.StateScored)
+	for _, tt := range []struct {
+		shards, calls int
+	}{{1, 1}, {16, 17}} {
+		t.Run(fmt.Sprintf("Shards%d", tt.shards), func(t *testing.T) {
+			t.Parallel()
+			f := newFixtureShards(t, tt.shards)
+			ctx := ctxT(t)
+			ev := f.createEvent("2030-03-20-cost-board", 20, standardCard())
+			// Every shard holds more than the longest page read (101 rows); players added
+			// later score less, so the top rows stay the same.
+			players := 150 * tt.shards
+			f.seedPredictions(ev, 0, players, func(i int) int { return 900 - i%50 })
+			for _, pk := range eventShardPKs(eventID(ev.ID), tt.shards) {
+				if n := f.countGSI(pk, prefixScore); n <= 101 {
+					t.Fatalf("partition %s holds %d players: not a full page", pk, n)
+				}
+			}
+			f.setStoredState(ev, domain.StateScored)
 
-	board := func(first int) CostSnapshot {
-		t.Helper()
-		cctx, cost := WithCost(ctx)
-		_, page, err := f.s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
-		mustOK(t, err)
-		if len(page.Items) != first || !page.HasNext {
-			t.Fatalf("first %d: %d rows, hasNext %v", first, len(page.Items), page.HasNext)
-		}
-		return cost.Snapshot()
-	}
-	small, large := board(10), board(100)
-	f.seedPredictions(ev, players, players+1000, func(i int) int { return 100 + i%500 })
-	smallMore, largeMore := board(10), board(100)
+			board := func(first int) CostSnapshot {
+				t.Helper()
+				s := f.storeOver(f.db) // a store that has not read the event: its first read
+				cctx, cost := WithCost(ctx)
+				e, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
+				mustOK(t, err)
+				if len(e.Matches) != 3 || len(page.Items) != first || !page.HasNext {
+					t.Fatalf("first %d: %d matches, %d rows, hasNext %v", first, len(e.Matches), len(page.Items), page.HasNext)
+				}
+				if tt.shards == 1 {
+					return cost.Snapshot()
+				}
+				// A store that knows the event's shard count reads the card and the shards
+				// at once: the same calls, in one round trip.
+				cctx, cost = WithCost(ctx)
+				_, page, err = s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
+				mustOK(t, err)
+				if len(page.Items) != first {
+					t.Fatalf("first %d, read again: %d rows", first, len(page.Items))
+				}
+				return cost.Snapshot()
+			}
+			small, large := board(10), board(100)
+			f.seedPredictions(ev, players, players+500, func(i int) int { return 100 + i%500 })
+			smallMore, largeMore := board(10), board(100)
 
-	t.Logf("first=10: %d players %s, %d players %s", players, costString(small), players+1000, costString(smallMore))
-	t.Logf("first=100: %d players %s, %d players %s", players, costString(large), players+1000, costString(largeMore))
-	for _, c := range []CostSnapshot{small, large, smallMore, largeMore} {
-		if c.Calls != scoreShards+1 || c.Operations["Query"] != scoreShards+1 || c.ReadCapacityUnits == nil {
-			t.Errorf("want %d Queries with capacity: %s", scoreShards+1, costString(c))
-		}
-	}
-	if !sameCost(small, smallMore) || !sameCost(large, largeMore) {
-		t.Errorf("cost grew with players")
-	}
-	if !(*large.ReadCapacityUnits > *small.ReadCapacityUnits) {
-		t.Errorf("cost did not grow with first: %s vs %s", costString(small), costString(large))
+			t.Logf("first=10: %d players %s, %d players %s", players, costString(small), players+500, costString(smallMore))
+			t.Logf("first=100: %d players %s, %d players %s", players, costString(large), players+500, costString(largeMore))
+			for _, c := range []CostSnapshot{small, large, smallMore, largeMore} {
+				if c.Calls != tt.calls || c.Operations["Query"] != tt.calls || c.ReadCapacityUnits == nil {
+					t.Errorf("want %d Queries with capacity: %s", tt.calls, costString(c))
+				}
+			}
+			if !sameCost(small, smallMore) || !sameCost(large, largeMore) {
+				t.Errorf("cost grew with players")
+			}
+			if !(*large.ReadCapacityUnits > *small.ReadCapacityUnits) {
+				t.Errorf("cost did not grow with first: %s vs %s", costString(small), costString(large))
+			}
+		})
 	}
 }
 
@@ -230,10 +250,10 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 		t.Parallel()
 		f := f.on(t)
 		const user, events = "many-events", 150
-		items := []map[string]types.AttributeValue{userItem(t, user), standingItem(t, user, 2029, 10, 0)}
+		items := []map[string]types.AttributeValue{userItem(t, user), standingItem(t, f.shards, user, 2029, 10, 0)}
 		for i := 0; i < events; i++ {
 			ev := domain.Event{ID: fmt.Sprintf("2030-%02d-%02d-show-%d", i%12+1, i%28+1, i), StartsAt: t0}
-			items = append(items, predictionItem(t, user, ev, nil, 0))
+			items = append(items, predictionItem(t, f.shards, user, ev, nil, 0))
 		}
 		f.putRaw(items)
 		cctx, cost := WithCost(ctx)

@@ -136,7 +136,7 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 func (e *scEnv) countScored(id string) int {
 	e.t.Helper()
 	n := 0
-	for _, pk := range eventShardPKs(eventID(id)) {
+	for _, pk := range eventShardPKs(eventID(id), scShards) {
 		q := &dynamodb.QueryInput{
 			TableName: aws.String(e.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
 			KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),

@@ -31,22 +31,23 @@ type cursor struct {
 	Points int    // last item's points (ranked lists)
 	Index  int    // rows before and including the last item
 	Rank   int    // rank of the last item
+	Shards int    // the list's shard count (sharded kinds: a leaderboard, standings)
 }
 
 func (c cursor) ranker() domain.Ranker {
 	return domain.Ranker{Index: c.Index, Rank: c.Rank, Points: c.Points}
 }
 
-// Cursor wire format, version 1, base64url without padding:
+// Cursor wire format, version 2, base64url without padding:
 //
-//	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | tag (12 bytes)
+//	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | [uvarint Shards] | tag (12 bytes)
 //
-// The rank fields are present for ranked kinds only. tag is the first 12 bytes of
+// The rank fields are present for ranked kinds only, the shard count for sharded ones. tag is the first 12 bytes of
 // HMAC-SHA256(key, everything before the tag || owner): the owner (event, season, user,
 // filter) is bound by the tag without being stored, so a cursor only opens the list it
 // came from, and any edit of any field fails the tag.
 const (
-	cursorVersion    = 1
+	cursorVersion    = 2
 	cursorTagLen     = 12
 	maxCursorLen     = 256 // encoded; the longest valid cursor is about 200
 	cursorKeyMinLen  = 32
@@ -58,6 +59,8 @@ var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorS
 func rankedKind(kind string) bool {
 	return kind == cursorLeaderboard || kind == cursorStandings || kind == cursorLeague
 }
+
+func shardedKind(kind string) bool { return kind == cursorLeaderboard || kind == cursorStandings }
 
 // cursorCodec signs cursors with its first key and accepts cursors signed by any of its
 // keys (rotation: put the new key first, keep the old one until its cursors are stale).
@@ -104,6 +107,9 @@ func (cc *cursorCodec) encode(c cursor) string {
 		b = binary.AppendUvarint(b, uint64(c.Index))
 		b = binary.AppendUvarint(b, uint64(c.Rank))
 	}
+	if shardedKind(c.Kind) {
+		b = binary.AppendUvarint(b, uint64(c.Shards))
+	}
 	b = append(b, tag(cc.keys[0], b, c.Owner)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
@@ -143,6 +149,13 @@ func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
 		}
 		c.Points, c.Index, c.Rank = int(fields[0]), int(fields[1]), int(fields[2])
 	}
+	if shardedKind(kind) {
+		v, k := binary.Uvarint(rest)
+		if k <= 0 || v > MaxShards {
+			return cursor{}, errBadCursor
+		}
+		c.Shards, rest = int(v), rest[k:]
+	}
 	if len(rest) != 0 || c.check() != nil {
 		return cursor{}, errBadCursor
 	}
@@ -173,6 +186,9 @@ func (c cursor) check() error {
 		}
 	case cursorLeaderboard, cursorStandings, cursorLeague:
 		if _, err := parseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
+			return bad
+		}
+		if shardedKind(c.Kind) && (c.Shards < 1 || c.Shards > MaxShards) {
 			return bad
 		}
 	case cursorAudit:

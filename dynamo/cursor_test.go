@@ -21,10 +21,10 @@ var codecCursors = []struct {
 	{"Events", cursor{Kind: cursorEvents, Owner: "all", ID: "2024-03-03-aew-revolution"}, cursorEvents, "all"},
 	{"EventsOfSeason", cursor{Kind: cursorEvents, Owner: "2024", ID: "2024-03-03-aew-revolution"}, cursorEvents, "2024"},
 	{"Predictions", cursor{Kind: cursorPredictions, Owner: "amy", ID: "2024-03-03-aew-revolution"}, cursorPredictions, "amy"},
-	{"Leaderboard", cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2}, cursorLeaderboard, "2024-03-03-x"},
-	{"LeaderboardZeroPoints", cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 0, Index: 9, Rank: 4}, cursorLeaderboard, "2024-03-03-x"},
-	{"Standings", cursor{Kind: cursorStandings, Owner: "2024", ID: "zed", Points: MaxScore, Index: 1, Rank: 1}, cursorStandings, "2024"},
-	{"StandingsLargestRank", cursor{Kind: cursorStandings, Owner: "2024", ID: strings.Repeat("z", domain.MaxUserIDLen), Points: MaxScore, Index: math.MaxInt32, Rank: math.MaxInt32}, cursorStandings, "2024"},
+	{"Leaderboard", cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2, Shards: 16}, cursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardZeroPoints", cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 0, Index: 9, Rank: 4, Shards: 1}, cursorLeaderboard, "2024-03-03-x"},
+	{"Standings", cursor{Kind: cursorStandings, Owner: "2024", ID: "zed", Points: MaxScore, Index: 1, Rank: 1, Shards: 1}, cursorStandings, "2024"},
+	{"StandingsLargestRank", cursor{Kind: cursorStandings, Owner: "2024", ID: strings.Repeat("z", domain.MaxUserIDLen), Points: MaxScore, Index: math.MaxInt32, Rank: math.MaxInt32, Shards: MaxShards}, cursorStandings, "2024"},
 	{"AuditLog", cursor{Kind: cursorAudit, Owner: "2024-03-03-x", ID: "2024-03-03T20:15:00.123456789Z#0123456789abcdef"}, cursorAudit, "2024-03-03-x"},
 	{"ModerationLog", cursor{Kind: cursorAudit, Owner: domain.AuditLogModeration, ID: "2024-03-03T20:15:00.000000000Z#ffffffffffffffff"}, cursorAudit, domain.AuditLogModeration},
 	{"LongestEventID", cursor{Kind: cursorPredictions, Owner: strings.Repeat("u", domain.MaxUserIDLen), ID: "2024-03-03-" + strings.Repeat("a", domain.MaxEventIDLen-11)}, cursorPredictions, strings.Repeat("u", domain.MaxUserIDLen)},
@@ -93,10 +93,10 @@ func TestCursorRewrittenFields(t *testing.T) {
 	t.Parallel()
 	cc := testCodec()
 	attacker := newCursorCodec(nil) // the attacker does not know the key
-	lb := cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2}
+	lb := cursor{Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2, Shards: 4}
 	for name, c := range map[string]cursor{
-		"OwnerRewritten": {Kind: cursorLeaderboard, Owner: "2024-03-04-y", ID: "amy", Points: 15, Index: 3, Rank: 2},
-		"RankForged":     {Kind: cursorLeaderboard, Owner: lb.Owner, ID: "amy", Points: 15, Index: math.MaxInt32, Rank: math.MaxInt32},
+		"OwnerRewritten": {Kind: cursorLeaderboard, Owner: "2024-03-04-y", ID: "amy", Points: 15, Index: 3, Rank: 2, Shards: 4},
+		"RankForged":     {Kind: cursorLeaderboard, Owner: lb.Owner, ID: "amy", Points: 15, Index: math.MaxInt32, Rank: math.MaxInt32, Shards: 4},
 		"Identical":      lb,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -121,7 +121,9 @@ func TestCursorSignedButInvalid(t *testing.T) {
 		"EmptyID":            {Kind: cursorPredictions, Owner: "amy"},
 		"PointsOverflow":     {Kind: cursorStandings, Owner: "2024", ID: "amy", Points: MaxScore + 1, Index: 1, Rank: 1},
 		"RankAboveIndex":     {Kind: cursorStandings, Owner: "2024", ID: "amy", Index: 2, Rank: 3},
-		"RankedWithoutIndex": {Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy"},
+		"RankedWithoutIndex": {Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Shards: 1},
+		"NoShards":           {Kind: cursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 1, Rank: 1},
+		"TooManyShards":      {Kind: cursorStandings, Owner: "2024", ID: "amy", Index: 1, Rank: 1, Shards: MaxShards + 1},
 		"IndexOver32Bits":    {Kind: cursorStandings, Owner: "2024", ID: "amy", Index: math.MaxInt32 + 1, Rank: 1},
 		"RankOver32Bits":     {Kind: cursorStandings, Owner: "2024", ID: "amy", Index: math.MaxInt32 + 1, Rank: math.MaxInt32 + 1},
 	} {

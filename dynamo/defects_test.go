@@ -34,7 +34,7 @@ func newFaithfulScEnv(t *testing.T) (*scEnv, *awsfaithful.Engine) {
 	eng := awsfaithful.New(t, awsfaithful.Config{})
 	client := eng.Client(t, CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
-	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithLockCopies(testLockCopies))
+	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(scShards))
 	e.after = e.storeOver(client)
 	if err := e.before.EnsureTable(scCtx(t)); err != nil {
 		t.Fatalf("EnsureTable: %v", err)
@@ -254,7 +254,7 @@ func TestDefect4StandingDriftIsReportedNotClamped(t *testing.T) {
 	scScoreRun(t, e.after, ev.ID, false)
 	// Drift: the standing lost 50 points behind scoring's back.
 	_, err := e.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(e.table), Key: pkKey(userPK("drifter"), seasonSK(scSeason)),
+		TableName: aws.String(e.table), Key: pkKey(userPK("drifter"), standingSK(scSeason)),
 		UpdateExpression:          aws.String("SET points = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberN{Value: "5"}},
 	})
@@ -321,7 +321,7 @@ func TestDefect6SubmitValidatesPicksAgainstTheCurrentCard(t *testing.T) {
 	if domain.ErrorCode(err) != domain.CodeBadUserInput {
 		t.Errorf("pick on the replaced match: %v, want BAD_USER_INPUT", err)
 	}
-	if _, err := e.before.GetPrediction(ctx, "stale-card", ev.ID); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := e.before.GetPrediction(ctx, "stale-card", ev.ID, true); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Errorf("a prediction was stored: %v", err)
 	}
 	_, err = e.before.SubmitPrediction(ctx, domain.UserRef{ID: "new-card", Name: "N"}, ev.ID, []domain.Pick{{MatchID: m.ID, Team: 2}})
@@ -408,10 +408,10 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 	ctx := scCtx(t)
 	ev := e.createEvent("2025-04-19-defect-eight", scCard())
 	second := "second"
-	for i := 0; lockCopy(userID(second), testLockCopies) != lockCopy("in-flight", testLockCopies); i++ {
+	for i := 0; lockCopy(userID(second), lockCopies(scShards)) != lockCopy("in-flight", lockCopies(scShards)); i++ {
 		second = fmt.Sprintf("second-%d", i)
 	}
-	gate := eng.PauseTransactions(awsfaithful.Touches(lockPK(eventID(ev.ID), lockCopy("in-flight", testLockCopies)), lockSK))
+	gate := eng.PauseTransactions(awsfaithful.Touches(lockPK(eventID(ev.ID), lockCopy("in-flight", lockCopies(scShards))), lockSK))
 	defer gate.Release()
 	first := make(chan error, 1)
 	go func() {
@@ -427,7 +427,7 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 	scOK(t, err)
 	scOK(t, <-first)
 	for _, user := range []string{"in-flight", second} {
-		if _, err := e.before.GetPrediction(ctx, user, ev.ID); err != nil {
+		if _, err := e.before.GetPrediction(ctx, user, ev.ID, true); err != nil {
 			t.Errorf("prediction of %s: %v", user, err)
 		}
 	}

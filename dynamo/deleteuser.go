@@ -82,17 +82,22 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 		retry := false
 		type scored struct {
 			eid    eventID
+			shards int
 			season int
 		}
 		touched := map[scored]bool{}
 		for _, p := range preds {
-			ok, err := s.deletePrediction(ctx, uid, p)
+			ev, err := s.getEventRow(ctx, eventID(p.EventID))
+			if err != nil {
+				return wrap(err)
+			}
+			ok, err := s.deletePrediction(ctx, uid, p, ev)
 			if err != nil {
 				return wrap(err)
 			}
 			retry = retry || !ok
 			if ok && p.Points != nil {
-				touched[scored{eventID(p.EventID), p.Season}] = true
+				touched[scored{eventID(p.EventID), ev.Shards, p.Season}] = true
 			}
 		}
 		for _, st := range standings {
@@ -103,7 +108,11 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			retry = retry || !ok
 		}
 		for t := range touched {
-			if err := s.summarizeRanks(ctx, t.eid, t.season); err != nil {
+			seasonShards, err := s.seasonShardsFor(ctx, t.season)
+			if err != nil {
+				return wrap(err)
+			}
+			if err := s.summarizeRanks(ctx, t.eid, t.shards, t.season, seasonShards); err != nil {
 				return wrap(err)
 			}
 		}
@@ -117,23 +126,18 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	return domain.Errorf(domain.CodeConflict, "the account kept changing while it was deleted; try again")
 }
 
-// deletePrediction deletes one prediction with what counts it, in one transaction; ok is
-// false when a condition failed (the prediction, the copy or the checkpoint changed since
-// they were read): the caller reads again.
-func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRow) (bool, error) {
+// deletePrediction deletes one prediction of the event of row ev with what counts it, in
+// one transaction; ok is false when a condition failed (the prediction, the copy or the
+// checkpoint changed since they were read): the caller reads again.
+func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRow, ev eventRow) (bool, error) {
 	eid := eventID(p.EventID)
+	sh := shardOf(uid, ev.Shards)
 	var tx txItems
 	tx.add(s.txDeleteIf(pkKey(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
-	if p.Counted {
-		// The copy that counted it, of the event's own count of copies.
-		ev, err := s.getEventRow(ctx, eid)
-		if err != nil {
-			return false, err
-		}
-		tx.add(s.txUpdateIf(pkKey(lockPK(eid, lockCopy(uid, ev.copies())), lockSK),
-			expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
-	}
-	item, err := s.checkpointOnDelete(ctx, uid, p)
+	// The copy that counted it, of the event's own count of copies.
+	tx.add(s.txUpdateIf(pkKey(lockPK(eid, lockCopy(uid, ev.LockCopies)), lockSK),
+		expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
+	item, err := s.checkpointOnDelete(ctx, uid, p, sh)
 	if err != nil {
 		return false, err
 	}
@@ -141,7 +145,7 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 	if p.Points != nil {
 		d := rankDelta{}
 		d.move(p.Points, nil)
-		it, ok, err := s.ranksUpdate(eventRanksKey(eid, scoreShard(uid)), d)
+		it, ok, err := s.ranksUpdate(eventRanksKey(eid, sh), d)
 		if err != nil {
 			return false, err
 		}
@@ -162,8 +166,8 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 // reads the keys of p's score again, which were written already: nothing is counted
 // twice); otherwise a check that it is unchanged — so that a scoring run moving it in
 // between cancels this delete, or this delete cancels the run's move (it reads again).
-func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p predictionRow) (types.TransactWriteItem, error) {
-	key := pkKey(eventPK(eventID(p.EventID)), checkpointSK(scoreShard(uid)))
+func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p predictionRow, sh int) (types.TransactWriteItem, error) {
+	key := checkpointKey(eventID(p.EventID), sh)
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return types.TransactWriteItem{}, err
@@ -200,12 +204,16 @@ func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p prediction
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
 // one transaction; ok as deletePrediction's.
 func (s *Store) deleteStanding(ctx context.Context, uid userID, st standingRow) (bool, error) {
+	seasonShards, err := s.seasonShardsFor(ctx, st.Season)
+	if err != nil {
+		return false, err
+	}
 	var tx txItems
 	tx.add(s.txDeleteIf(pkKey(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
 	d := rankDelta{}
 	points := st.Points
 	d.move(&points, nil)
-	it, ok, err := s.ranksUpdate(seasonRanksKey(st.Season, scoreShard(uid)), d)
+	it, ok, err := s.ranksUpdate(seasonRanksKey(st.Season, shardOf(uid, seasonShards)), d)
 	if err != nil {
 		return false, err
 	}

@@ -50,7 +50,7 @@ func TestDeleteUser(t *testing.T) {
 			t.Fatalf("item %s still mentions the deleted player: %v", k, item)
 		}
 	}
-	_, err = f.s.GetPrediction(ctx, "gone", scored.ID)
+	_, err = f.s.GetPrediction(ctx, "gone", scored.ID, true)
 	wantCode(t, err, domain.CodeNotFound)
 	_, _, err = f.s.GetUser(ctx, "gone", 20, true)
 	wantCode(t, err, domain.CodeNotFound)
@@ -69,7 +69,7 @@ func TestDeleteUser(t *testing.T) {
 	if users := standingUsers(season.Items); !slices.Equal(users, []string{"stay", "also"}) || season.Items[0].Points != 13 {
 		t.Fatalf("standings %v", season.Items)
 	}
-	p, err := f.s.GetPrediction(ctx, "stay", scored.ID)
+	p, err := f.s.GetPrediction(ctx, "stay", scored.ID, true)
 	mustOK(t, err)
 	if p.Rank == nil || *p.Rank != 1 {
 		t.Fatalf("stay's rank after the deletion: %v", p.Rank)

@@ -14,46 +14,46 @@ import (
 
 // Table layout. This file is the only place that knows key attribute names and formats.
 //
-//	item        PK                 SK                 GSI_PK                   GSI_SK
-//	user        USER#<uid>         USER               -                        -
-//	event       EVENT              EVENT#<eid>        EVENT#<eid>              CARD#000
-//	match       EVENT#<eid>        MATCH#<uuid>       EVENT#<eid>              CARD#<pos, 3 digits>
-//	prediction  USER#<uid>         EVENT#<eid>        EVENT#<eid>#<ss>         UNSCORED#<uid> | SCORE#<inv>#<uid>
-//	standing    USER#<uid>         STANDINGS#<yyyy>   STANDINGS#<yyyy>#<ss>    SCORE#<inv>#<uid>
-//	lock copy   EVENT#<eid>#<cc>   LOCK               -                        -
-//	checkpoint  EVENT#<eid>        SCORING#<ss>       -                        -
-//	ranks       EVENT#<eid>#<ss>   RANKS              -                        -   (shard s's score histogram)
-//	ranks       STANDINGS#<yyyy>#<ss> RANKS           -                        -
-//	rank table  EVENT#<eid>        RANKS              -                        -   (the shards summed)
-//	rank table  STANDINGS#<yyyy>   RANKS              -                        -
-//	count       EVENT#<eid>        COUNT#<shard>      -                        -   (before issue 12)
-//	league      LEAGUE#<lid>       LEAGUE             -                        -
-//	member      LEAGUE#<lid>       MEMBER#<uid>       -                        -
-//	invite      INVITE#<code>      INVITE             -                        -
-//	membership  USER#<uid>         @LEAGUE#<lid>      -                        -
-//	league count USER#<uid>        @LEAGUES           -                        -
-//	audit entry AUDIT#<log>        <at>#<nonce>       -                        -   (dynamo/audit.go)
+//	item        PK                  SK              GSI_PK                    GSI_SK
+//	user        USER#<uid>          USER            -                         -
+//	event       EVENT               EVENT#<eid>     EVENT#<eid>               CARD#000
+//	match       EVENT#<eid>         MATCH#<uuid>    EVENT#<eid>               CARD#<pos, 3 digits>
+//	prediction  USER#<uid>          EVENT#<eid>     <the event's shard>       UNSCORED#<uid> | SCORE#<inv>#<uid>
+//	standing    USER#<uid>          STANDINGS#<y>   <the season's shard>      SCORE#<inv>#<uid>
+//	season      STANDINGS#<y>       SEASON          STANDINGS#<y>             INFO
+//	lock copy   EVENT#<eid>#<cc>    LOCK            -                         -
+//	checkpoint  EVENT#<eid>#<ss>    SCORING         -                         -
+//	histogram   EVENT#<eid>#<ss>    RANKS           -                         -   (shard ss's scores)
+//	histogram   STANDINGS#<y>#<ss>  RANKS           -                         -
+//	rank table  EVENT#<eid>         RANKS           -                         -   (the shards summed)
+//	rank table  STANDINGS#<y>       RANKS           -                         -
+//	league      LEAGUE#<lid>        LEAGUE          -                         -
+//	member      LEAGUE#<lid>        MEMBER#<uid>    -                         -
+//	invite      INVITE#<code>       INVITE          -                         -
+//	membership  USER#<uid>          @LEAGUE#<lid>   -                         -
+//	league count USER#<uid>         @LEAGUES        -                         -
+//	audit entry AUDIT#<log>         <at>#<nonce>    -                         -   (dynamo/audit.go)
 //
 // <inv> is 999999999 − points, nine digits, so that ascending order is highest first and
-// ties sort by user id. The card ("CARD#…") has the event's GSI partition to itself: it is
-// one key range whatever the number of players.
+// ties sort by user id. In an index partition the card ("CARD#…") sorts first, then the
+// scored predictions ("SCORE#…"), then the unscored ones ("UNSCORED#…"): the card is one key
+// range whatever the number of players, and the card with the top of a leaderboard is
+// another.
 //
-// Predictions and standings are written across scoreShards index partitions (<ss>, two
-// digits): a player's shard is scoreShard(uid), the same for their predictions and their
-// standings, so scoring (which moves a player's prediction and standing keys together)
-// writes scoreShards partitions at once instead of one, and a leaderboard or standings
-// page is scoreShards Queries merged by GSI_SK. In each shard scored predictions
-// ("SCORE#…") sort before unscored ones ("UNSCORED#…").
+// Shards. An event's predictions and a season's standings are spread over K index
+// partitions, K being the event's or the season's own shard count (eventRow.Shards,
+// seasonRow.Shards), fixed when it is created (WithScoreShards) and never changed. A
+// player's shard is playerHash mod K. With K = 1 the one shard is the event's (or the
+// season's) own index partition: the card and a leaderboard page are one Query, as is a
+// standings page. With K > 1 shard ss is EVENT#<eid>#<ss> (STANDINGS#<y>#<ss>), and a page
+// is K Queries merged by score key (shardmerge.go). Scoring writes the shards at once, and
+// keeps one checkpoint and one score histogram per shard in a main-table partition of the
+// shard's own (EVENT#<eid>#<ss>), so that no item is written by every batch.
 //
-// An event has lock copies (<cc>, two digits or more; how many is the event's own count,
-// eventRow.LockCopies), each in a partition of its own:
-// the fields a submit's condition needs (state, start, name, card version) mirrored from
-// the event row, and the count of predictions of the players of that copy (lockCopy).
-// A submit's transaction checks and counts on its player's copy, never on the event item,
-// so concurrent submits spread over that many items. Scoring keeps one checkpoint per
-// shard in the event's partition (where a shard's scoring pass has got to, for which card
-// version). Count items (COUNT#…) are what events written before issue 12 counted their
-// predictions with; admin migrate folds them into the copies.
+// Lock copies. An event has lockCopies(K) copies of what a submit's condition reads
+// (lockRow), each in a partition of its own: a submit's transaction checks (and on a first
+// prediction counts on) its player's copy, playerHash mod copies, never the event item, so
+// concurrent submits of a big event are spread over many items. With K = 1 there is one.
 const (
 	attrPK    = "PK"
 	attrSK    = "SK"
@@ -73,13 +73,14 @@ const (
 	prefixCard    = "CARD#"
 	prefixScore   = "SCORE#"
 	prefixPending = "UNSCORED#"
-	// pendingUpper is just above every "UNSCORED#…" key.
-	pendingUpper = "UNSCORED$"
-	prefixCount  = "COUNT#"
 	// lockSK is the sort key of an event's lock copies.
 	lockSK = "LOCK"
-	// prefixCheckpoint starts the sort keys of an event's scoring checkpoints.
-	prefixCheckpoint = "SCORING#"
+	// checkpointSK is the sort key of a shard's scoring checkpoint.
+	checkpointSK = "SCORING"
+	// seasonSK is the sort key of a season's item; seasonInfo its index sort key, below
+	// every standing's ("SCORE#…"), so that a standings page at one shard reads it first.
+	seasonSK   = "SEASON"
+	seasonInfo = "INFO"
 	// scoreUpper is just above every "SCORE#…" key: GSI_SK < scoreUpper is the card plus
 	// the scored predictions.
 	scoreUpper = "SCORE$"
@@ -93,6 +94,30 @@ const (
 	MaxScore   = 999_999_999
 	scoreWidth = 9
 )
+
+// MaxShards is the largest shard count an event or a season can have.
+const MaxShards = 16
+
+// copiesPerShard is how many lock copies an event of more than one shard has per shard.
+// The partition-throughput model (make scale, bench/results/scale.md) on the modelled peak
+// of a 1,000,000-player event (1M submits in the last hour, a 10× peak minute: ~2,800
+// submits/s): 256 copies let no submit reach its player as UNAVAILABLE; fewer let some.
+const copiesPerShard = 16
+
+// lockCopies is how many lock copies an event of shards shards has: one for a single
+// shard, copiesPerShard per shard otherwise (a multiple of shards, so that a copy belongs
+// to one shard: copy c is of shard c mod shards).
+func lockCopies(shards int) int {
+	if shards <= 1 {
+		return 1
+	}
+	return copiesPerShard * shards
+}
+
+// MaxLockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all
+// the lock copies of an event of MaxShards shards take: what an admin change that reads,
+// creates or syncs every copy may make (server.FieldCosts).
+const MaxLockCopyBatches = (copiesPerShard*MaxShards + maxTransactItems - 1) / maxTransactItems
 
 // Typed ids: a value of these types has been validated and can be put in a key.
 type (
@@ -122,137 +147,113 @@ func parseMatchID(s string) (matchID, error) {
 	return matchID(s), nil
 }
 
-func userPK(u userID) string     { return prefixUser + string(u) }
-func eventSK(e eventID) string   { return prefixEvent + string(e) } // event item SK, prediction SK
-func eventPK(e eventID) string   { return prefixEvent + string(e) } // match PK, event GSI partition
-func matchSK(m matchID) string   { return prefixMatch + string(m) }
-func seasonSK(season int) string { return fmt.Sprintf("%s%04d", prefixSeason, season) }
-func seasonGSIPK(season int) string {
-	return seasonSK(season)
-}
+func userPK(u userID) string               { return prefixUser + string(u) }
+func eventSK(e eventID) string             { return prefixEvent + string(e) } // event item SK, prediction SK
+func eventPK(e eventID) string             { return prefixEvent + string(e) } // match PK, event GSI partition
+func matchSK(m matchID) string             { return prefixMatch + string(m) }
+func seasonPK(season int) string           { return fmt.Sprintf("%s%04d", prefixSeason, season) } // season item, season index partition
+func standingSK(season int) string         { return seasonPK(season) }
 func cardSK(position int) string           { return fmt.Sprintf("%s%03d", prefixCard, position) }
 func pendingSK(u userID) string            { return prefixPending + string(u) }
-func countSK(shard int) string             { return fmt.Sprintf("%s%02d", prefixCount, shard) }
 func seasonEventsPrefix(season int) string { return fmt.Sprintf("%s%04d-", prefixEvent, season) }
 
-// countShards is how many count items (COUNT#00…) an event written before issue 12
-// counted its predictions on; admin migrate folds them into the lock copies.
-const countShards = 8
-
-// scoreShards is how many index partitions an event's predictions and a season's
-// standings are written across (K). Chosen with the partition-throughput model (bench/README):
-// scoring 1,000,000 predictions in under 5 minutes moves every prediction's and standing's
-// index key (a delete and a put each) — with K shards each shard partition takes 1/K of
-// it. A leaderboard or standings page costs K Queries, so K is no larger than that needs.
-// Changing it changes every key built from it: existing data needs admin migrate.
-const scoreShards = 16
-
-// DefaultLockCopies is how many lock copies an event gets at creation unless the store is
-// configured otherwise (WithLockCopies): every submit's transaction checks (and on a first
-// prediction, counts on) the copy of its player, so at the peak submit rate each copy sees
-// 1/copies of the submits. On AWS two transactions that include one item at the same time
-// cancel each other (TransactionConflict). The partition-throughput model (make scale,
-// bench/results/scale.md) on the modelled peak (1M submits in the last hour, a 10× peak
-// minute: ~2,800 submits/s): 64 copies let ~1,800 submits reach players as UNAVAILABLE after
-// the store's retries, 96 → 83, 128 → 9, 192 and 256 → 0; 256 keeps a margin.
-//
-// The count is a property of each event, chosen when it is created and stored on its row
-// (eventRow.LockCopies; events created before it was stored have legacyLockCopies): every
-// copy is addressed through the event's own count, so changing the store's configuration
-// never moves an existing event's copies. More copies cost admin changes more writes (a
-// lifecycle flip writes every copy, in transactions of 100, locks.go), so tests and the
-// demo data create events with fewer (WithLockCopies(scoreShards)).
-const DefaultLockCopies = 256
-
-// LockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all the
-// copies of an event with DefaultLockCopies take: what an admin change that reads, creates
-// or syncs every copy plans (server.FieldCosts).
-const LockCopyBatches = (DefaultLockCopies + maxTransactItems - 1) / maxTransactItems
-
-// legacyLockCopies is the count of an event row without one: the events created with the
-// sharded layout before the count was stored per event had 64.
-const legacyLockCopies = 64
-
-// WithLockCopies sets how many lock copies the events this store creates get (default
-// DefaultLockCopies; admin migrate gives a migrated event as many). n must be a positive
-// multiple of scoreShards (copy c belongs to shard c mod scoreShards: a shard's count is the
-// sum of its copies); any other value panics, as a programming error.
-func WithLockCopies(n int) Option {
-	if n <= 0 || n%scoreShards != 0 {
-		panic(fmt.Sprintf("dynamo: WithLockCopies(%d): want a positive multiple of %d", n, scoreShards))
-	}
-	return func(s *Store) { s.lockCopies = n }
-}
-
-// playerHash is FNV-1a of a user id: it places the player's lock copy and score shard.
+// playerHash is FNV-1a of a user id: it places the player's lock copy and score shards.
 func playerHash(u userID) uint32 {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(u))
 	return h.Sum32()
 }
 
+// shardOf is the shard (0..shards-1) of user u's prediction or standing in an event or a
+// season of shards shards.
+func shardOf(u userID, shards int) int { return int(playerHash(u) % uint32(max(shards, 1))) }
+
 // lockCopy is the lock copy (0..copies-1) of user u's predictions on an event with copies
-// lock copies. Since copies is a multiple of scoreShards, lockCopy(u, n) mod scoreShards is
-// scoreShard(u) whatever n is.
+// lock copies. copies being a multiple of the event's shards, lockCopy mod shards is the
+// player's shard.
 func lockCopy(u userID, copies int) int { return int(playerHash(u) % uint32(copies)) }
 
-// scoreShard is the index shard (0..scoreShards-1) of user u's predictions and standings.
-// It does not depend on any event's lock-copy count.
-func scoreShard(u userID) int { return int(playerHash(u) % scoreShards) }
-
-// ScoreShardOf is scoreShard for tests and tools that reason about partitions and scoring
-// batches (a batch holds players of one shard). It does not check the id.
-func ScoreShardOf(user string) int { return scoreShard(userID(user)) }
-
-// eventShardPK is the GSI partition of shard s of an event's predictions.
-func eventShardPK(e eventID, s int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s) }
-
-// seasonShardPK is the GSI partition of shard s of a season's standings.
-func seasonShardPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s) }
-
-// lockPK is the partition of an event's lock copy c.
-func lockPK(e eventID, c int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, c) }
-
-// LockCopyKey returns the key (PK, SK) of the lock copy of event, which has copies lock
-// copies, that user's submits check and count on: for tests and tools that must reach that
-// item (fault injection). It does not check the ids.
-func LockCopyKey(event, user string, copies int) (pk, sk string) {
-	return lockPK(eventID(event), lockCopy(userID(user), copies)), lockSK
+// eventShardPK is the index partition of shard s of an event of shards shards: the event's
+// own (the card's) with one shard.
+func eventShardPK(e eventID, s, shards int) string {
+	if shards <= 1 {
+		return eventPK(e)
+	}
+	return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s)
 }
 
-// predictionPartitions lists the GSI partitions that may hold an event's predictions: its
-// shards and, if legacy, the one partition of the layout before issue 12 (the event's card
-// partition, where predictions not yet moved by admin migrate are).
-func predictionPartitions(e eventID, legacy bool) []string {
-	pks := make([]string, 0, scoreShards+1)
-	for s := range scoreShards {
-		pks = append(pks, eventShardPK(e, s))
+// seasonShardPK is the index partition of shard s of a season of shards shards: the
+// season's own with one shard.
+func seasonShardPK(season, s, shards int) string {
+	if shards <= 1 {
+		return seasonPK(season)
 	}
-	if legacy {
-		pks = append(pks, eventPK(e))
+	return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s)
+}
+
+// eventShardPKs returns the index partitions of an event's shards.
+func eventShardPKs(e eventID, shards int) []string {
+	pks := make([]string, max(shards, 1))
+	for s := range pks {
+		pks[s] = eventShardPK(e, s, shards)
 	}
 	return pks
 }
 
-// checkpointSK is the sort key of the scoring checkpoint of shard s (in the event's
-// partition, eventPK).
-func checkpointSK(s int) string { return fmt.Sprintf("%s%02d", prefixCheckpoint, s) }
+// seasonShardPKs returns the index partitions of a season's shards.
+func seasonShardPKs(season, shards int) []string {
+	pks := make([]string, max(shards, 1))
+	for s := range pks {
+		pks[s] = seasonShardPK(season, s, shards)
+	}
+	return pks
+}
 
-// ranksSK is the sort key of score histograms (dynamo/ranks.go): shard s's histogram of an
-// event's predictions or a season's standings is in the main-table partition named like the
-// shard's index partition, and the rank table that sums them in the list's own partition.
+// shardPK is the main-table partition of shard s's own items (its checkpoint, its score
+// histogram, the lock copy of the same number) of an event.
+func shardPK(e eventID, s int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s) }
+
+// seasonShardItemPK is the main-table partition of a season shard's score histogram.
+func seasonShardItemPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s) }
+
+// lockPK is the partition of an event's lock copy c.
+func lockPK(e eventID, c int) string { return shardPK(e, c) }
+
+// LockCopyKey returns the key (PK, SK) of the lock copy of event, an event of shards
+// shards, that user's submits check and count on: for tests and tools that must reach that
+// item (fault injection). It does not check the ids.
+func LockCopyKey(event, user string, shards int) (pk, sk string) {
+	return lockPK(eventID(event), lockCopy(userID(user), lockCopies(shards))), lockSK
+}
+
+// ShardOf is the shard of user's prediction in an event (or standing in a season) of
+// shards shards: for tests and tools that reason about partitions and scoring batches (a
+// batch holds players of one shard). It does not check the id.
+func ShardOf(user string, shards int) int { return shardOf(userID(user), shards) }
+
+// ranksSK is the sort key of score histograms (dynamo/ranks.go) and rank tables: shard s's
+// histogram of an event's predictions or a season's standings is in the shard's own
+// main-table partition, and the rank table that sums them in the event's or the season's.
 const ranksSK = "RANKS"
 
 func eventRanksKey(e eventID, s int) map[string]types.AttributeValue {
-	return pkKey(eventShardPK(e, s), ranksSK)
+	return pkKey(shardPK(e, s), ranksSK)
 }
 func seasonRanksKey(season, s int) map[string]types.AttributeValue {
-	return pkKey(seasonShardPK(season, s), ranksSK)
+	return pkKey(seasonShardItemPK(season, s), ranksSK)
 }
 func eventRankTableKey(e eventID) map[string]types.AttributeValue { return pkKey(eventPK(e), ranksSK) }
 func seasonRankTableKey(season int) map[string]types.AttributeValue {
-	return pkKey(seasonGSIPK(season), ranksSK)
+	return pkKey(seasonPK(season), ranksSK)
 }
+
+// checkpointKey is the key of the scoring checkpoint of an event's shard s.
+func checkpointKey(e eventID, s int) map[string]types.AttributeValue {
+	return pkKey(shardPK(e, s), checkpointSK)
+}
+
+// seasonKey is the key of a season's item.
+func seasonKey(season int) map[string]types.AttributeValue { return pkKey(seasonPK(season), seasonSK) }
 
 // histogramAttr is the histogram attribute counting the players with points.
 func histogramAttr(points int) string { return "p" + strconv.Itoa(points) }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/pickem/api/domain"
 )
 
@@ -20,8 +22,8 @@ func TestKeyBuilders(t *testing.T) {
 		{"EventSortKey", eventSK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
 		{"EventPartition", eventPK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
 		{"MatchSortKey", matchSK("0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"), "MATCH#0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"},
-		{"SeasonSortKey", seasonSK(2024), "STANDINGS#2024"},
-		{"SeasonIndexPartition", seasonGSIPK(2024), "STANDINGS#2024"},
+		{"SeasonSortKey", standingSK(2024), "STANDINGS#2024"},
+		{"SeasonIndexPartition", seasonPK(2024), "STANDINGS#2024"},
 		{"SeasonEventsPrefix", seasonEventsPrefix(2024), "EVENT#2024-"},
 		{"CardEventItem", eventCard, "CARD#000"},
 		{"CardFirstMatch", cardSK(1), "CARD#001"},
@@ -30,14 +32,19 @@ func TestKeyBuilders(t *testing.T) {
 		{"ScoreZero", mustScoreSK(t, 0, "amy"), "SCORE#999999999#amy"},
 		{"ScorePadded", mustScoreSK(t, 140, "amy"), "SCORE#999999859#amy"},
 		{"ScoreMax", mustScoreSK(t, MaxScore, "amy"), "SCORE#000000000#amy"},
-		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0), shardKey("EVENT#2024-03-03-aew-revolution", "#00")},
-		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", scoreShards-1), shardKey("EVENT#2024-03-03-aew-revolution", fmt.Sprintf("#%02d", scoreShards-1))},
-		{"SeasonShard", seasonShardPK(2024, scoreShards-1), shardKey("STANDINGS#2024", fmt.Sprintf("#%02d", scoreShards-1))},
-		{"LockCopyPartition", lockPK("2024-03-03-aew-revolution", legacyLockCopies-1), "EVENT#2024-03-03-aew-revolution#63"},
-		{"LockCopyPartitionThreeDigits", lockPK("2024-03-03-aew-revolution", DefaultLockCopies-1), "EVENT#2024-03-03-aew-revolution#255"},
+		{"EventOneShardIsTheCardPartition", eventShardPK("2024-03-03-aew-revolution", 0, 1), "EVENT#2024-03-03-aew-revolution"},
+		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0, 16), "EVENT#2024-03-03-aew-revolution#00"},
+		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", 15, 16), "EVENT#2024-03-03-aew-revolution#15"},
+		{"SeasonOneShardIsTheSeasonPartition", seasonShardPK(2024, 0, 1), "STANDINGS#2024"},
+		{"SeasonShard", seasonShardPK(2024, 15, 16), "STANDINGS#2024#15"},
+		{"SeasonItem", seasonKey(2024)[attrPK].(*types.AttributeValueMemberS).Value + "/" + seasonSK, "STANDINGS#2024/SEASON"},
+		{"SeasonItemIndexSortKeyBeforeScores", seasonInfo, "INFO"},
+		{"ShardItemsPartition", shardPK("2024-03-03-aew-revolution", 3), "EVENT#2024-03-03-aew-revolution#03"},
+		{"SeasonShardItemsPartition", seasonShardItemPK(2024, 3), "STANDINGS#2024#03"},
+		{"LockCopyPartitionThreeDigits", lockPK("2024-03-03-aew-revolution", lockCopies(MaxShards)-1), "EVENT#2024-03-03-aew-revolution#255"},
 		{"FirstLockCopyPartition", lockPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
 		{"LockCopySortKey", lockSK, "LOCK"},
-		{"Checkpoint", checkpointSK(3), "SCORING#03"},
+		{"Checkpoint", checkpointSK, "SCORING"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,23 +55,27 @@ func TestKeyBuilders(t *testing.T) {
 	}
 }
 
-// TestShards: a player's prediction and standing shard is the same whatever the event's
-// lock-copy count (their copy mod scoreShards), spread evenly (the model assumes every shard
-// takes 1/K of the load), and every copy belongs to one shard.
+// TestShards: a player's prediction and standing shard is their lock copy mod the shard
+// count, for every count from 1 to MaxShards; players spread evenly over shards and copies
+// (the model assumes every shard takes 1/K of the load); every copy belongs to one shard.
 func TestShards(t *testing.T) {
 	t.Parallel()
-	if DefaultLockCopies%scoreShards != 0 || DefaultLockCopies > 1000 || scoreShards > 100 {
-		t.Fatalf("DefaultLockCopies %d must be a multiple of scoreShards %d, three and two digits", DefaultLockCopies, scoreShards)
+	if lockCopies(1) != 1 || lockCopies(MaxShards) != 256 || lockCopies(MaxShards) > 1000 {
+		t.Fatalf("lock copies: %d at 1 shard, %d at %d; want 1 and 256 (three digits at most)", lockCopies(1), lockCopies(MaxShards), MaxShards)
 	}
-	for _, copies := range []int{legacyLockCopies, testLockCopies, DefaultLockCopies} {
-		const players = 256_000
-		perShard := make([]int, scoreShards)
+	for shards := 1; shards <= MaxShards; shards++ {
+		copies := lockCopies(shards)
+		if copies%shards != 0 {
+			t.Fatalf("%d shards: %d copies, not a multiple", shards, copies)
+		}
+		const players = 64_000
+		perShard := make([]int, shards)
 		perCopy := make([]int, copies)
 		for i := range players {
 			u := userID(fmt.Sprintf("player-%d", i))
-			c, s := lockCopy(u, copies), scoreShard(u)
-			if c < 0 || c >= copies || s != c%scoreShards {
-				t.Fatalf("%d copies: user %s: copy %d, shard %d", copies, u, c, s)
+			c, s := lockCopy(u, copies), shardOf(u, shards)
+			if c < 0 || c >= copies || s != c%shards {
+				t.Fatalf("%d shards: user %s: copy %d, shard %d", shards, u, c, s)
 			}
 			perShard[s]++
 			perCopy[c]++
@@ -72,49 +83,37 @@ func TestShards(t *testing.T) {
 		for name, counts := range map[string][]int{"shard": perShard, "copy": perCopy} {
 			want := players / len(counts)
 			for i, n := range counts {
-				if n < want*85/100 || n > want*115/100 {
-					t.Errorf("%d copies: %s %d holds %d players, want %d ± 15%%", copies, name, i, n, want)
+				if n < want*80/100 || n > want*120/100 {
+					t.Errorf("%d shards: %s %d holds %d players, want %d ± 20%%", shards, name, i, n, want)
 				}
 			}
 		}
 	}
 	// Stable across releases: the shard of a player is in their keys.
-	if c, s := lockCopy("amy", legacyLockCopies), scoreShard("amy"); c != 30 || s != 14 {
-		t.Errorf("amy: copy %d of 64, shard %d; want 30, 14 (FNV-1a: changing the hash moves every key)", c, s)
+	if c, s := lockCopy("amy", 64), shardOf("amy", 16); c != 30 || s != 14 {
+		t.Errorf("amy: copy %d of 64, shard %d of 16; want 30, 14 (FNV-1a: changing the hash moves every key)", c, s)
 	}
 }
 
-// TestWithLockCopies: the count must be a positive multiple of scoreShards.
-func TestWithLockCopies(t *testing.T) {
+// TestWithScoreShards: the count is 1 by default and must be 1 to MaxShards.
+func TestWithScoreShards(t *testing.T) {
 	t.Parallel()
-	if s := New(nil, "t"); s.lockCopies != DefaultLockCopies {
-		t.Errorf("default %d copies, want %d", s.lockCopies, DefaultLockCopies)
+	if s := New(nil, "t"); s.shards != 1 {
+		t.Errorf("default %d shards, want 1", s.shards)
 	}
-	if s := New(nil, "t", WithLockCopies(scoreShards)); s.lockCopies != scoreShards {
-		t.Errorf("WithLockCopies(%d): %d", scoreShards, s.lockCopies)
+	if s := New(nil, "t", WithScoreShards(MaxShards)); s.shards != MaxShards {
+		t.Errorf("WithScoreShards(%d): %d", MaxShards, s.shards)
 	}
-	for _, n := range []int{0, -16, scoreShards + 1, 100} {
+	for _, n := range []int{0, -1, MaxShards + 1} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("WithLockCopies(%d) did not panic", n)
+					t.Errorf("WithScoreShards(%d) did not panic", n)
 				}
 			}()
-			WithLockCopies(n)
+			WithScoreShards(n)
 		}()
 	}
-	if (eventRow{}).copies() != legacyLockCopies {
-		t.Errorf("an event row without a count has %d copies, want %d", (eventRow{}).copies(), legacyLockCopies)
-	}
-}
-
-// shardKey is a shard partition key: the partition itself with one shard (the layout
-// before issue 12), the partition and the shard's two digits with more.
-func shardKey(partition, suffix string) string {
-	if scoreShards == 1 {
-		return partition
-	}
-	return partition + suffix
 }
 
 func mustScoreSK(t *testing.T, points int, u userID) string {
@@ -190,7 +189,7 @@ func TestKeyOrder(t *testing.T) {
 		}
 	}
 	// Seasons and event ids sort chronologically.
-	if !(seasonSK(999+1) < seasonSK(2024) && seasonSK(2024) < seasonSK(9999)) {
+	if !(standingSK(999+1) < standingSK(2024) && standingSK(2024) < standingSK(9999)) {
 		t.Error("season keys do not sort by year")
 	}
 	if !(eventSK("2024-03-03-b") < eventSK("2024-03-10-a")) {
@@ -254,7 +253,7 @@ func FuzzKeys(f *testing.F) {
 		if eErr == nil {
 			oneHash(eventSK(e))
 			oneHash(eventPK(e))
-			for key, digits := range map[string]int{lockPK(e, DefaultLockCopies-1): len(fmt.Sprint(DefaultLockCopies - 1)), eventShardPK(e, scoreShards-1): 2} {
+			for key, digits := range map[string]int{lockPK(e, lockCopies(MaxShards)-1): len(fmt.Sprint(lockCopies(MaxShards) - 1)), eventShardPK(e, MaxShards-1, MaxShards): 2} {
 				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+1+digits {
 					t.Fatalf("shard key %q is not the event's partition and %d digits", key, digits)
 				}

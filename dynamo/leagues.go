@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,21 +105,6 @@ type memberRow struct {
 	UserName        string `dynamodbav:"userName"`
 	UserNameVersion int    `dynamodbav:"userNameVersion"`
 	JoinedAt        string `dynamodbav:"joinedAt"`
-	// Copies: the row holds copies of all the member's season standings (leaguecopies.go),
-	// in seasons (decoded from its s<yyyy> attributes by decodeMember).
-	Copies  bool                 `dynamodbav:"copies,omitempty"`
-	seasons map[int]seasonTotals `dynamodbav:"-"`
-}
-
-// decodeMember decodes a member row with its season copies.
-func decodeMember(item map[string]types.AttributeValue) (memberRow, error) {
-	var m memberRow
-	if err := attributevalue.UnmarshalMap(item, &m); err != nil {
-		return m, err
-	}
-	var err error
-	m.seasons, err = seasonCopies(item)
-	return m, err
 }
 
 // membershipRow is a membership in the player's partition: the version of the name the
@@ -160,18 +144,6 @@ func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value
 // txPutNew is a Put of row on the condition that no item has its key.
 func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) { return s.put(row, false) }
 
-// txUpdate is an Update of key with update and cond (either may be ""); names maps #n
-// placeholders, values :v ones.
-func (s *Store) txUpdate(key map[string]types.AttributeValue, update, cond string, names map[string]string, values map[string]types.AttributeValue) types.TransactWriteItem {
-	u := &types.Update{TableName: aws.String(s.table), Key: key, UpdateExpression: aws.String(update),
-		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}
-	if cond != "" {
-		u.ConditionExpression = aws.String(cond)
-	}
-	return types.TransactWriteItem{Update: u}
-}
-
 // nextRev is the action moving a league item's rev on by one.
 func nextRev() expression.UpdateBuilder {
 	return expression.Set(expression.Name("rev"), expression.Name("rev").Plus(expression.Value(1)))
@@ -187,57 +159,32 @@ func inviteOf(lid leagueID) expression.ConditionBuilder {
 	return expression.Name("leagueId").Equal(expression.Value(string(lid)))
 }
 
-// leagueCountRevIs is the condition that a player's league item's rev is rev (0: there
-// is none).
-func leagueCountRevIs(rev int) expression.ConditionBuilder {
-	if rev == 0 {
-		return expression.AttributeNotExists(expression.Name("rev"))
-	}
-	return expression.Name("rev").Equal(expression.Value(rev))
-}
-
-// countLeagues is the Update of a player's league item (@LEAGUES) for joining (delta +1:
-// on the condition that they are in fewer than MaxLeaguesPerPlayer leagues and that its
-// rev is still rev, as read before their standings were copied: leaguecopies.go) or
-// leaving (delta -1) league lid: `leagues` counts them, `ids` is the set of their ids,
-// `rev` grows with every change.
-func (s *Store) countLeagues(uid userID, lid leagueID, delta, rev int) (types.TransactWriteItem, error) {
+// countLeagues is the Update of a player's league count (@LEAGUES: how many leagues they
+// are in) for joining (delta +1, on the condition that they are in fewer than
+// MaxLeaguesPerPlayer leagues) or leaving (delta -1).
+func (s *Store) countLeagues(uid userID, delta int) (types.TransactWriteItem, error) {
 	key := pkKey(userPK(uid), leagueCountSK)
-	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{string(lid)}})
 	upd := expression.Set(expression.Name(attrType), expression.Value(typeLeagueCount)).
-		Set(expression.Name("rev"), expression.Plus(expression.Name("rev").IfNotExists(expression.Value(0)), expression.Value(1))).
 		Add(expression.Name("leagues"), expression.Value(delta))
 	if delta > 0 {
-		room := expression.AttributeNotExists(expression.Name("leagues")).
-			Or(expression.Name("leagues").LessThan(expression.Value(domain.MaxLeaguesPerPlayer)))
-		return s.txUpdateIf(key, upd.Add(expression.Name("ids"), ids), room.And(leagueCountRevIs(rev)))
+		return s.txUpdateIf(key, upd, expression.AttributeNotExists(expression.Name("leagues")).
+			Or(expression.Name("leagues").LessThan(expression.Value(domain.MaxLeaguesPerPlayer))))
 	}
-	return s.txUpdateIf(key, upd.Delete(expression.Name("ids"), ids), expression.Name("leagues").GreaterThanEqual(expression.Value(1)))
+	return s.txUpdateIf(key, upd, expression.Name("leagues").GreaterThanEqual(expression.Value(1)))
 }
 
-// memberItems are the Puts of a new member's rows: in the league (with the copies of
-// their standings) and in their partition; then the league item's update (counted, on
-// the rev read) and the moves of the standings' versions (leaguecopies.go).
-func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time, copies joinerCopies) ([]types.TransactWriteItem, error) {
+// memberItems are the Puts of a new member's rows, in the league and in their partition,
+// and the Update of their league count (on the condition that they have room).
+func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
 	uid := userID(user.ID)
 	at := joined.UTC().Format(joinTimeLayout)
-	m, err := s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
-		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at, Copies: true})
-	if err != nil {
-		return nil, err
-	}
-	maps.Copy(m.Put.Item, copies.seasons)
-	ms, err := s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
-		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at})
-	if err != nil {
-		return nil, err
-	}
-	count, err := s.countLeagues(uid, lid, 1, copies.rev)
-	if err != nil {
-		return nil, err
-	}
-	items := []types.TransactWriteItem{m, ms, count}
-	return append(items, copies.bumps...), nil
+	var tx txItems
+	tx.add(s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
+		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at}))
+	tx.add(s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
+		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at}))
+	tx.add(s.countLeagues(uid, 1))
+	return tx.items, tx.err
 }
 
 // leaveItems adds to tx the Deletes of a member's rows and the Update of their league
@@ -246,7 +193,7 @@ func (s *Store) leaveItems(tx *txItems, lid leagueID, uid userID) {
 	exists := expression.AttributeExists(expression.Name(attrPK))
 	tx.add(s.txDeleteIf(pkKey(leaguePK(lid), memberSK(uid)), exists))
 	tx.add(s.txDeleteIf(pkKey(userPK(uid), membershipSK(lid)), exists))
-	tx.add(s.countLeagues(uid, lid, -1, 0))
+	tx.add(s.countLeagues(uid, -1))
 }
 
 // failed reports whether item i of a cancelled transaction failed its condition.
@@ -259,9 +206,8 @@ func errTooManyLeagues() error {
 }
 
 // CreateLeague creates a league owned (and so far only joined) by caller, with a fresh
-// invite code: a consistent BatchGetItem of the caller's profile (for their name) and
-// league item, a consistent Query of their standings (copied onto their member row:
-// leaguecopies.go), then one transaction. Returns BAD_USER_INPUT for a bad name and
+// invite code: a consistent read of the caller's profile (for their name), then one
+// transaction. Returns BAD_USER_INPUT for a bad name and
 // CONFLICT when the caller is in MaxLeaguesPerPlayer leagues already.
 func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error) {
 	uid, err := parseUserID(caller.ID)
@@ -272,7 +218,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		return domain.League{}, err
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		profile, _, copies, err := s.readNewMember(ctx, uid, "")
+		profile, _, err := s.readNewMember(ctx, uid, "")
 		if err != nil {
 			return domain.League{}, fmt.Errorf("dynamo: create league: %w", err)
 		}
@@ -291,7 +237,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		member, err := s.memberItems(lid, owner, true, now, copies)
+		member, err := s.memberItems(lid, owner, true, now)
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
@@ -303,11 +249,10 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 			return row.toDomain(), nil
 		case !cancelled:
 			return domain.League{}, wrap(err)
-		case tooManyLeaguesIn(reasons, 4):
+		case failed(reasons, 4):
 			return domain.League{}, errTooManyLeagues()
 		}
-		// A fresh id or code that exists already (one chance in 2^60 or more), or the
-		// caller's league item or standings changed since they were read: again.
+		// A fresh id or code that exists already (one chance in 2^60 or more): again.
 		if err := sleep(ctx, backoff(attempt+1)); err != nil {
 			return domain.League{}, err
 		}
@@ -315,21 +260,19 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 	return domain.League{}, domain.Errorf(domain.CodeConflict, "could not create the league; try again")
 }
 
-// readNewMember reads what a new member's rows need, consistently: one BatchGetItem of
-// the player's profile (nil if none), their league item and the invite item of code
-// (nil if code is "" or unknown), then the copies of their standings (readJoinerCopies:
-// one Query).
-func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*userRow, *inviteRow, joinerCopies, error) {
+// readNewMember reads what a new member's rows need with one consistent BatchGetItem: the
+// player's profile (nil if none) and the invite item of code (nil if code is "" or
+// unknown).
+func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*userRow, *inviteRow, error) {
 	var (
 		profile *userRow
 		inv     *inviteRow
-		leagues *leaguesRow
 	)
-	ks := []map[string]types.AttributeValue{pkKey(userPK(uid), userSK), pkKey(userPK(uid), leagueCountSK)}
+	ks := []map[string]types.AttributeValue{pkKey(userPK(uid), userSK)}
 	if code != "" {
 		ks = append(ks, pkKey(invitePK(code), inviteSK))
 	}
-	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) (err error) {
+	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		switch itemType(item) {
 		case typeInvite:
 			inv = &inviteRow{}
@@ -337,16 +280,10 @@ func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*us
 		case typeUser:
 			profile = &userRow{}
 			return attributevalue.UnmarshalMap(item, profile)
-		case typeLeagueCount:
-			leagues, err = decodeLeagues(item)
 		}
-		return err
+		return nil
 	})
-	if err != nil {
-		return nil, nil, joinerCopies{}, err
-	}
-	copies, err := s.readJoinerCopies(ctx, uid, leagues)
-	return profile, inv, copies, err
+	return profile, inv, err
 }
 
 // getInvite reads an invite item consistently; nil when the code is unknown or replaced.
@@ -383,17 +320,13 @@ func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League,
 }
 
 // JoinLeague makes caller a member of the league of an invite code: a consistent
-// BatchGetItem of the code's item and the caller's profile and league item, a consistent
-// Query of the caller's standings (copied onto the member row: leaguecopies.go), then one
-// transaction that adds one to the league's member count on the
-// condition that the code is still the league's and the league has fewer than
-// MaxLeagueMembers members, puts the member's rows on the condition that they are not there
-// yet, and adds one to the caller's league count on the condition that it is below
-// MaxLeaguesPerPlayer (and that their league item's rev and standings' versions are still
-// as read: otherwise it reads again). Joining a league the caller is in already returns
-// it unchanged.
-// Returns BAD_USER_INPUT for a malformed code, NOT_FOUND for an unknown or replaced one,
-// CONFLICT for a full league or a caller in too many leagues.
+// BatchGetItem of the code's item and the caller's profile, then one transaction that adds
+// one to the league's member count on the condition that the code is still the league's
+// and the league has fewer than MaxLeagueMembers members, puts the member's rows on the
+// condition that they are not there yet, and adds one to the caller's league count on the
+// condition that it is below MaxLeaguesPerPlayer. Joining a league the caller is in
+// already returns it unchanged. Returns BAD_USER_INPUT for a malformed code, NOT_FOUND for
+// an unknown or replaced one, CONFLICT for a full league or a caller in too many leagues.
 func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error) {
 	uid, err := parseUserID(caller.ID)
 	if err != nil {
@@ -402,29 +335,18 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 	if code, err = domain.CleanInviteCode(code); err != nil {
 		return domain.League{}, err
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		profile, inv, copies, err := s.readNewMember(ctx, uid, code)
-		if err != nil {
-			return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
-		}
-		l, retry, err := s.joinOnce(ctx, uid, caller.Name, code, inv, profile, copies)
-		if !retry {
-			return l, err
-		}
-		// The caller's league item or standings changed since they were read: again.
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
-			return domain.League{}, err
-		}
+	profile, inv, err := s.readNewMember(ctx, uid, code)
+	if err != nil {
+		return domain.League{}, fmt.Errorf("dynamo: join league: %w", err)
 	}
-	return domain.League{}, domain.Errorf(domain.CodeConflict, "your leagues or standings kept changing; try again")
+	return s.joinOnce(ctx, uid, caller.Name, code, inv, profile)
 }
 
-// joinOnce is one try of JoinLeague with what readNewMember read; retry when the
-// transaction failed only because the caller's league item or a standing moved on.
-func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string, inv *inviteRow, profile *userRow, copies joinerCopies) (domain.League, bool, error) {
+// joinOnce is JoinLeague's transaction, with what readNewMember read.
+func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string, inv *inviteRow, profile *userRow) (domain.League, error) {
 	notFound := domain.Errorf(domain.CodeNotFound, "no league has this invite code (it may have been replaced)")
 	if inv == nil {
-		return domain.League{}, false, notFound
+		return domain.League{}, notFound
 	}
 	lid := leagueID(inv.LeagueID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
@@ -435,48 +357,43 @@ func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string
 			And(expression.Name("memberCount").LessThan(expression.Value(domain.MaxLeagueMembers)))))
 	tx.add(s.txUpdateIf(pkKey(invitePK(code), inviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), inviteOf(lid)))
 	if tx.err != nil {
-		return domain.League{}, false, wrap(tx.err)
+		return domain.League{}, wrap(tx.err)
 	}
-	member, err := s.memberItems(lid, newLeagueMember(uid, tokenName, profile), false, s.now(), copies)
+	member, err := s.memberItems(lid, newLeagueMember(uid, tokenName, profile), false, s.now())
 	if err != nil {
-		return domain.League{}, false, wrap(err)
+		return domain.League{}, wrap(err)
 	}
 	items := append(tx.items, member...)
 	err = s.transactRetry(ctx, items)
 	l := inv.toDomain()
 	if err == nil {
 		l.MemberCount++
-		return l, false, nil
+		return l, nil
 	}
 	reasons, cancelled := cancellationReasons(err)
 	switch {
 	case !cancelled:
-		return domain.League{}, false, wrap(err)
+		return domain.League{}, wrap(err)
 	case failed(reasons, 2) || failed(reasons, 3):
-		return l, false, nil // a member already
+		return l, nil // a member already
 	case failed(reasons, 1):
-		return domain.League{}, false, notFound
+		return domain.League{}, notFound
 	case failed(reasons, 0):
 		var old leagueRow
 		if len(reasons[0].Item) == 0 {
-			return domain.League{}, false, notFound
+			return domain.League{}, notFound
 		}
 		if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
-			return domain.League{}, false, wrap(err)
+			return domain.League{}, wrap(err)
 		}
 		if old.InviteCode != code {
-			return domain.League{}, false, notFound
+			return domain.League{}, notFound
 		}
-		return domain.League{}, false, domain.Errorf(domain.CodeConflict, "the league is full: it has %d members", domain.MaxLeagueMembers)
-	case tooManyLeaguesIn(reasons, 4):
-		return domain.League{}, false, errTooManyLeagues()
+		return domain.League{}, domain.Errorf(domain.CodeConflict, "the league is full: it has %d members", domain.MaxLeagueMembers)
+	case failed(reasons, 4):
+		return domain.League{}, errTooManyLeagues()
 	}
-	for i := 4; i < len(items); i++ {
-		if failed(reasons, i) {
-			return domain.League{}, true, nil
-		}
-	}
-	return domain.League{}, false, wrap(err)
+	return domain.League{}, wrap(err)
 }
 
 // readLeague reads a league item and whether uid is a member (uid "": nobody) with one
@@ -566,7 +483,8 @@ func (s *Store) readLeaguePartition(ctx context.Context, lid leagueID) (*leagueR
 			league = &leagueRow{}
 			return true, attributevalue.UnmarshalMap(item, league)
 		case typeMember:
-			m, err := decodeMember(item)
+			var m memberRow
+			err := attributevalue.UnmarshalMap(item, &m)
 			members = append(members, m)
 			return true, err
 		}
@@ -587,12 +505,6 @@ func membersOf(rows []memberRow) ([]domain.LeagueMember, error) {
 			return nil, fmt.Errorf("member %s: joinedAt: %w", m.UserID, err)
 		}
 		out[i] = domain.LeagueMember{User: domain.UserRef{ID: m.UserID, Name: m.UserName}, JoinedAt: at}
-		if m.Copies {
-			out[i].Seasons = make(map[int]domain.Standing, len(m.seasons))
-			for season, t := range m.seasons {
-				out[i].Seasons[season] = domain.Standing{Points: t.Points, Correct: t.Correct, EventsPlayed: t.EventsPlayed}
-			}
-		}
 	}
 	return out, nil
 }
@@ -607,7 +519,8 @@ func (s *Store) leagueMembers(ctx context.Context, lid leagueID, consistent bool
 	q.ConsistentRead = aws.Bool(consistent)
 	var members []memberRow
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		m, err := decodeMember(item)
+		var m memberRow
+		err := attributevalue.UnmarshalMap(item, &m)
 		members = append(members, m)
 		return err == nil, err
 	})
@@ -897,27 +810,24 @@ func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, fi
 	return page, nil
 }
 
-// memberStandings returns the season standings of members: the copies on their member
-// rows (leaguecopies.go) and, for members whose rows hold none (joined before copies
-// existed), their standings read by key (BatchGetItems of 100 keys, in parallel). A
-// member without one gets a zero standing under their member row's name.
+// memberStandings returns the season standings of members, read by key: BatchGetItems of
+// at most 100 keys, all at once, eventually consistent (UnprocessedKeys retried). A member
+// without one gets a zero standing. Every row carries the member's name as their member
+// row has it.
 func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMember, season int) ([]domain.Standing, error) {
-	var ks []map[string]types.AttributeValue
-	for _, m := range members {
-		if m.Seasons != nil {
-			continue
-		}
+	ks := make([]map[string]types.AttributeValue, len(members))
+	for i, m := range members {
 		uid, err := parseUserID(m.User.ID)
 		if err != nil {
 			return nil, err
 		}
-		ks = append(ks, pkKey(userPK(uid), seasonSK(season)))
+		ks[i] = pkKey(userPK(uid), standingSK(season))
 	}
 	var mu sync.Mutex
 	found := make(map[string]domain.Standing, len(members))
 	g, gctx := errgroup.WithContext(ctx)
-	for start := 0; start < len(ks); start += 100 {
-		chunk := ks[start:min(start+100, len(ks))]
+	for start := 0; start < len(ks); start += maxBatchGetKeys {
+		chunk := ks[start:min(start+maxBatchGetKeys, len(ks))]
 		g.Go(func() error {
 			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
 				var row standingRow
@@ -937,13 +847,10 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 	rows := make([]domain.Standing, len(members))
 	for i, m := range members {
 		st, ok := found[m.User.ID]
-		if copied, has := m.Seasons[season]; m.Seasons != nil {
-			st, ok = copied, has
-			st.User, st.Season = m.User, season
-		}
 		if !ok {
-			st = domain.Standing{Season: season, User: m.User}
+			st = domain.Standing{Season: season}
 		}
+		st.User = m.User
 		rows[i] = st
 	}
 	return rows, nil

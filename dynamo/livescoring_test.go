@@ -187,7 +187,7 @@ func (e *scEnv) checkLeaderboard(t *testing.T, ev domain.Event, snap scSnapshot)
 			t.Fatalf("leaderboard row %d: %d points rank %v, want %d points rank %d", i, *p.Points, p.Rank, points[i], want)
 		}
 		if i%10 == 0 {
-			alone, err := e.after.GetPrediction(scCtx(t), p.User.ID, ev.ID)
+			alone, err := e.after.GetPrediction(scCtx(t), p.User.ID, ev.ID, true)
 			scOK(t, err)
 			if alone.Rank == nil || *alone.Rank != want {
 				t.Fatalf("%s's rank read alone %v, want %d", p.User.ID, alone.Rank, want)

@@ -78,62 +78,48 @@ func (e *scEnv) behindCopies(id string) (row eventRow, exist, behind int) {
 	return row, len(locks), behind
 }
 
-// TestLockCopiesArePerEvent: an event gets the lock-copy count of the store that creates
-// it, stored on its row, and every later reader addresses its copies with the event's count,
-// whatever its own store's configuration; a row without a count (created before counts
-// were stored) has 64.
-func TestLockCopiesArePerEvent(t *testing.T) {
+// TestLockCopiesFollowTheEventsShards: an event gets the shard count of the store that
+// creates it and the lock copies that count asks for (one at one shard, 256 at sixteen),
+// stored on its row, and every later reader addresses its copies with the event's count,
+// whatever its own store's configuration.
+func TestLockCopiesFollowTheEventsShards(t *testing.T) {
 	t.Parallel()
-	e := newScEnv(t)                                                               // e.before creates events with testLockCopies
-	big := New(e.client, e.table, WithClock(func() time.Time { return scBefore })) // DefaultLockCopies
-	small := e.createEvent("2025-04-19-few-copies", scCard())
-	many := e.createWith(big, "2025-04-20-many-copies", scCard())
+	e := newScEnv(t)
+	one := New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(1))
+	sixteen := New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(16))
+	small := e.createWith(one, "2025-04-19-one-shard", scCard())
+	many := e.createWith(sixteen, "2025-04-20-sixteen-shards", scCard())
 	for _, c := range []struct {
-		id   string
-		want int
-	}{{small.ID, testLockCopies}, {many.ID, DefaultLockCopies}} {
+		id             string
+		shards, copies int
+	}{{small.ID, 1, 1}, {many.ID, 16, 256}} {
 		row, exist, behind := e.behindCopies(c.id)
-		if row.LockCopies != c.want || exist != c.want || behind != 0 {
-			t.Errorf("event %s: row says %d copies, %d exist (%d behind), want %d current", c.id, row.LockCopies, exist, behind, c.want)
+		if row.Shards != c.shards || row.LockCopies != c.copies || exist != c.copies || behind != 0 {
+			t.Errorf("event %s: row says %d shards and %d copies, %d exist (%d behind); want %d, %d current", c.id, row.Shards, row.LockCopies, exist, behind, c.shards, c.copies)
 		}
-		out, err := e.client.GetItem(scCtx(t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: pkKey(lockPK(eventID(c.id), c.want), lockSK), ConsistentRead: aws.Bool(true)})
+		out, err := e.client.GetItem(scCtx(t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: pkKey(lockPK(eventID(c.id), c.copies), lockSK), ConsistentRead: aws.Bool(true)})
 		scOK(t, err)
 		if out.Item != nil {
-			t.Errorf("event %s has a copy %d beyond its count", c.id, c.want)
+			t.Errorf("event %s has a copy %d beyond its count", c.id, c.copies)
 		}
 	}
-	// A store configured with few copies submits to the event of many on the event's copy.
+	// A store configured with one shard submits to the event of sixteen on the event's copy.
 	const u = "amy-many"
-	_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: u, Name: "Amy"}, many.ID, scEntry{Teams: []int{0}}.picks(many))
+	_, err := one.SubmitPrediction(scCtx(t), domain.UserRef{ID: u, Name: "Amy"}, many.ID, scEntry{Teams: []int{0}}.picks(many))
 	scOK(t, err)
 	row, _, _ := e.behindCopies(many.ID)
 	locks, err := e.after.readLocks(scCtx(t), row)
 	scOK(t, err)
-	if n := locks[lockCopy(u, DefaultLockCopies)].Predictions; n != 1 {
-		t.Errorf("copy %d of %d counts %d predictions, want the submit's 1", lockCopy(u, DefaultLockCopies), DefaultLockCopies, n)
+	if n := locks[lockCopy(u, 256)].Predictions; n != 1 {
+		t.Errorf("copy %d of 256 counts %d predictions, want the submit's 1", lockCopy(u, 256), n)
 	}
-
-	// An event row without a count: 64 copies, addressed as such by submits and scoring.
-	old := New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithLockCopies(legacyLockCopies))
-	legacy := e.createWith(old, "2025-04-21-no-count", scCard())
-	_, err = e.client.UpdateItem(scCtx(t), &dynamodb.UpdateItemInput{TableName: aws.String(e.table), Key: pkKey(eventsPK, eventSK(eventID(legacy.ID))),
-		UpdateExpression: aws.String("REMOVE lockCopies")})
-	scOK(t, err)
-	if row, exist, _ := e.behindCopies(legacy.ID); row.LockCopies != 0 || row.copies() != legacyLockCopies || exist != legacyLockCopies {
-		t.Fatalf("row without a count: %d (%d copies), %d exist", row.LockCopies, row.copies(), exist)
-	}
-	entries := scGenEntries(12, scTeamCounts(legacy), 3)
-	for _, en := range entries {
-		_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: en.User, Name: scName(en.User)}, legacy.ID, en.picks(legacy))
-		scOK(t, err)
-	}
-	legacy = e.setResults(legacy, scResults())
-	if rep := scScoreRun(t, e.after, legacy.ID, false); !rep.Complete || rep.PredictionsScored != len(entries) {
-		t.Errorf("scoring the event without a count: %+v, want all %d scored", rep, len(entries))
+	pred := e.getRaw(userPK(u), eventSK(eventID(many.ID)))
+	if got, want := itemString(pred, attrGSIPK), eventShardPK(eventID(many.ID), shardOf(u, 16), 16); got != want {
+		t.Errorf("prediction indexed in %s, want the event's shard %s", got, want)
 	}
 }
 
-// TestLockFlipBeyondOneTransaction: with DefaultLockCopies (more than a transaction holds)
+// TestLockFlipBeyondOneTransaction: with 256 lock copies (more than a transaction holds)
 // the flip of an event's copies is written in transactions of 100 after the event row, each
 // conditioned on the row's rev. Cut off after the first transaction, the admin's change
 // reports the failure and leaves copies behind; the admin's retry finishes them; and scoring
@@ -142,7 +128,7 @@ func TestLockCopiesArePerEvent(t *testing.T) {
 func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)
-	e.before = New(e.client, e.table, WithClock(func() time.Time { return scBefore })) // DefaultLockCopies
+	e.before = New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(MaxShards)) // 256 copies
 	ev := e.createEvent("2025-04-19-many-copies", scCard())
 	entries := scGenEntries(10, scTeamCounts(ev), 5)
 	for _, en := range entries {
@@ -161,8 +147,8 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 		t.Fatalf("result with the flip cut off: %v, want the injected fault", err)
 	}
 	row, exist, behind := e.behindCopies(ev.ID)
-	if row.State != string(domain.StateBroadcast) || exist != DefaultLockCopies || behind != DefaultLockCopies-maxTransactItems {
-		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, DefaultLockCopies, DefaultLockCopies-maxTransactItems)
+	if copies := lockCopies(MaxShards); row.State != string(domain.StateBroadcast) || exist != copies || behind != copies-maxTransactItems {
+		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, copies, copies-maxTransactItems)
 	}
 	// A submit that read the event before the flip may still be taken by a copy behind (as
 	// just before the lock); one that reads it now is refused.

@@ -32,9 +32,9 @@ import (
 // lockWorkers bounds the single-copy writes run at once when a chunk falls back to them.
 const lockWorkers = 16
 
-// allCopies lists every copy of the event of row: 0..row.copies()-1.
+// allCopies lists every copy of the event of row: 0..row.LockCopies-1.
 func allCopies(row eventRow) []int {
-	all := make([]int, row.copies())
+	all := make([]int, row.LockCopies)
 	for c := range all {
 		all[c] = c
 	}
@@ -54,7 +54,7 @@ func lockKeys(eid eventID, copies int) []map[string]types.AttributeValue {
 // readLocks reads every lock copy of the event of row consistently (BatchGetItems of 100
 // keys), by copy. A copy that does not exist is missing from the map.
 func (s *Store) readLocks(ctx context.Context, row eventRow) (map[int]lockRow, error) {
-	eid, copies := eventID(row.ID), row.copies()
+	eid, copies := eventID(row.ID), row.LockCopies
 	locks := make(map[int]lockRow, copies)
 	byPK := make(map[string]int, copies)
 	for c := range copies {
@@ -79,7 +79,7 @@ func (s *Store) readLocks(ctx context.Context, row eventRow) (map[int]lockRow, e
 // locksToFix lists the copies of the event of row that are missing from locks (as read),
 // and those behind its rev.
 func locksToFix(locks map[int]lockRow, row eventRow) (missing, behind []int) {
-	for c := range row.copies() {
+	for c := range row.LockCopies {
 		l, ok := locks[c]
 		switch {
 		case !ok:
@@ -164,12 +164,8 @@ func (s *Store) createLocks(ctx context.Context, ev eventRow, copies []int) erro
 // syncLocks brings every lock copy of ev's event that is behind ev.Rev forward to ev (the
 // event row as it is in the table at that rev). behind lists the copies to write (nil:
 // all). A copy already at ev.Rev or later is left as it is, and so is a missing one
-// (ensureLocks creates those). Events without lock copies (layoutLegacy) have nothing to
-// sync.
+// (ensureLocks creates those).
 func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error {
-	if ev.Layout == layoutLegacy {
-		return nil
-	}
 	if behind == nil {
 		behind = allCopies(ev)
 	}
@@ -213,9 +209,6 @@ func (s *Store) syncLock(ctx context.Context, ev eventRow, c int) error {
 // missing ones and a sync of those behind (a creation or a sync cut off earlier). Admin
 // changes call it before they write.
 func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
-	if ev.Layout == layoutLegacy {
-		return nil
-	}
 	locks, err := s.readLocks(ctx, ev)
 	if err != nil {
 		return err
@@ -253,11 +246,7 @@ func (s *Store) getEventRow(ctx context.Context, eid eventID) (eventRow, error) 
 	return row, nil
 }
 
-// revIs is the condition that an event row's rev is r (0: a row written before revs
-// existed, which has none).
+// revIs is the condition that an event row's rev is r.
 func revIs(r int) expression.ConditionBuilder {
-	if r == 0 {
-		return expression.AttributeNotExists(expression.Name("rev")).Or(expression.Name("rev").Equal(expression.Value(0)))
-	}
 	return expression.Name("rev").Equal(expression.Value(r))
 }

@@ -25,7 +25,7 @@ func (a *lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Tra
 	for _, it := range in.TransactItems {
 		if it.Update != nil && itemString(it.Update.Key, attrPK) != "" {
 			switch sk := itemString(it.Update.Key, attrSK); {
-			case len(sk) > len(prefixCheckpoint) && sk[:len(prefixCheckpoint)] == prefixCheckpoint:
+			case sk == checkpointSK:
 				checkpoint = true
 			case len(sk) > len(prefixEvent) && sk[:len(prefixEvent)] == prefixEvent:
 				batch = true // a prediction (USER#<uid>, EVENT#<eid>)
@@ -52,7 +52,7 @@ func TestScoringReportsBatchesWhoseAnswerWasLost(t *testing.T) {
 	ev = e.setResults(ev, scResults())
 	before := e.snapshot()
 
-	lost := &lostAnswerAPI{API: e.client, lose: 5}
+	lost := &lostAnswerAPI{API: e.client, lose: 3}
 	scored := 0
 	for calls := 0; ; calls++ {
 		if calls == 10 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,15 +35,27 @@ type fixture struct {
 	table string
 	clock *testClock
 	s     *Store
+	// shards is the shard count of the events and seasons f.s creates.
+	shards int
 }
 
+// testShards is the shard count of the tests' events and seasons unless a test asks for
+// another (newFixtureShards): the production default.
+const testShards = 1
+
 // newFixture creates a fresh table with the production definition and a store over it whose
-// clock reads t0 until set.
+// clock reads t0 until set, creating events and seasons of testShards shards.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureShards(t, testShards)
+}
+
+// newFixtureShards is newFixture with events and seasons of shards shards.
+func newFixtureShards(t testing.TB, shards int) *fixture {
+	t.Helper()
 	db := dynamotest.Client(t, CostOption)
-	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
-	f.s = New(db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies))
+	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0), shards: shards}
+	f.s = New(db, f.table, WithClock(f.clock.Now), WithScoreShards(shards))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := f.s.EnsureTable(ctx); err != nil {
@@ -60,15 +73,9 @@ func (f *fixture) on(t testing.TB) *fixture {
 }
 
 // storeOver returns another store on the fixture's table and clock, over db.
-func (f *fixture) storeOver(db API) *Store {
-	return New(db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies))
+func (f *fixture) storeOver(db API, opts ...Option) *Store {
+	return New(db, f.table, append([]Option{WithClock(f.clock.Now), WithScoreShards(f.shards)}, opts...)...)
 }
-
-// testLockCopies is how many lock copies the tests' events get (WithLockCopies): fewer than
-// production's DefaultLockCopies, so that admin changes, which write every copy, stay quick
-// on DynamoDB Local, but more than one per shard, so that a shard's count is a sum. Tests
-// of what more copies than a transaction holds need use DefaultLockCopies themselves.
-const testLockCopies = 2 * scoreShards
 
 // ctxT is a test's context: a safety net, not a timing assertion. It ends 10 s before the
 // test binary's own deadline (go test -timeout), so that a stuck call fails the test that
@@ -200,11 +207,8 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 	}
 }
 
-// addPredictionCounts adds new predictions of users to event's prediction count, as the
-// first submit of each does (+1 on the player's lock copy): for tests that write
-// prediction items in bulk.
-// eventCopies reads how many lock copies event has (its row's count).
-func eventCopies(t testing.TB, db API, table, event string) int {
+// eventRowOf reads event's row.
+func eventRowOf(t testing.TB, db API, table, event string) eventRow {
 	t.Helper()
 	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(table), Key: pkKey(eventsPK, eventSK(eventID(event))), ConsistentRead: aws.Bool(true),
@@ -216,12 +220,15 @@ func eventCopies(t testing.TB, db API, table, event string) int {
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		t.Fatal(err)
 	}
-	return row.copies()
+	return row
 }
 
+// addPredictionCounts adds new predictions of users to event's prediction count, as the
+// first submit of each does (+1 on the player's lock copy): for tests that write
+// prediction items in bulk.
 func addPredictionCounts(t testing.TB, db API, table, event string, users []string) {
 	t.Helper()
-	n := eventCopies(t, db, table, event)
+	n := eventRowOf(t, db, table, event).LockCopies
 	copies := map[int]int{}
 	for _, u := range users {
 		copies[lockCopy(userID(u), n)]++
@@ -252,22 +259,22 @@ func marshal(t testing.TB, row any, pad int) map[string]types.AttributeValue {
 	return item
 }
 
-// predictionItem is a prediction of user for ev shaped exactly as SubmitPrediction writes it
-// (picks team 0 on every match), scored with points if points != nil.
-func predictionItem(t testing.TB, user string, ev domain.Event, points *int, pad int) map[string]types.AttributeValue {
+// predictionItem is a prediction of user for ev, an event of shards shards, shaped exactly
+// as SubmitPrediction writes it (picks team 0 on every match), scored with points if
+// points != nil.
+func predictionItem(t testing.TB, shards int, user string, ev domain.Event, points *int, pad int) map[string]types.AttributeValue {
 	t.Helper()
-	return predictionItemPicks(t, user, ev, nil, points, pad)
+	return predictionItemPicks(t, shards, user, ev, nil, points, pad)
 }
 
 // predictionItemPicks is predictionItem with teams[i] picked on match i (team 0 where teams
 // is short).
-func predictionItemPicks(t testing.TB, user string, ev domain.Event, teams []int, points *int, pad int) map[string]types.AttributeValue {
+func predictionItemPicks(t testing.TB, shards int, user string, ev domain.Event, teams []int, points *int, pad int) map[string]types.AttributeValue {
 	t.Helper()
 	uid, eid := userID(user), eventID(ev.ID)
 	row := predictionRow{
 		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
-		Counted:         true,
+		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, shards), shards), GSISK: pendingSK(uid)},
 		Type:            typePrediction,
 		UserID:          user,
 		UserName:        "Player " + user,
@@ -302,16 +309,16 @@ func userItem(t testing.TB, user string) map[string]types.AttributeValue {
 		Name: "Player " + user, NameVersion: 1, CreatedAt: formatTime(t0)}, 0)
 }
 
-// standingItem is a season standing as scoring writes it.
-func standingItem(t testing.TB, user string, season, points, pad int) map[string]types.AttributeValue {
+// standingItem is a season standing, in a season of shards shards, as scoring writes it.
+func standingItem(t testing.TB, shards int, user string, season, points, pad int) map[string]types.AttributeValue {
 	t.Helper()
 	uid := userID(user)
 	sk, err := scoreSK(points, uid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, standingRow{keys: keys{PK: userPK(uid), SK: seasonSK(season)},
-		indexKeys: indexKeys{GSIPK: seasonShardPK(season, scoreShard(uid)), GSISK: sk}, Type: typeStanding, UserID: user,
+	return marshal(t, standingRow{keys: keys{PK: userPK(uid), SK: standingSK(season)},
+		indexKeys: indexKeys{GSIPK: seasonShardPK(season, shardOf(uid, shards), shards), GSISK: sk}, Type: typeStanding, UserID: user,
 		UserName: "Player " + user, UserNameVersion: 1, Season: season, Points: points, EventsPlayed: 1, Version: 1}, pad)
 }
 
@@ -344,7 +351,7 @@ func (f *fixture) getRaw(pk, sk string) map[string]types.AttributeValue {
 func (f *fixture) countEventGSI(ev domain.Event, prefix string) int {
 	f.t.Helper()
 	n := 0
-	for _, pk := range eventShardPKs(eventID(ev.ID)) {
+	for _, pk := range eventShardPKs(eventID(ev.ID), eventRowOf(f.t, f.db, f.table, ev.ID).Shards) {
 		n += f.countGSI(pk, prefix)
 	}
 	return n
@@ -434,4 +441,39 @@ func pointsOf(p domain.Prediction) string {
 		return "nil"
 	}
 	return fmt.Sprint(*p.Points)
+}
+
+// scanAll reads every item of the fixture's table, by PK|SK.
+func (f *fixture) scanAll() map[string]map[string]types.AttributeValue {
+	f.t.Helper()
+	items := map[string]map[string]types.AttributeValue{}
+	in := &dynamodb.ScanInput{TableName: aws.String(f.table), ConsistentRead: aws.Bool(true)}
+	for {
+		out, err := f.db.Scan(ctxT(f.t), in)
+		if err != nil {
+			f.t.Fatalf("scan: %v", err)
+		}
+		for _, it := range out.Items {
+			items[itemString(it, attrPK)+"|"+itemString(it, attrSK)] = it
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return items
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// txHookAPI runs hook (once) before the first TransactWriteItems that matches.
+type txHookAPI struct {
+	API
+	once  sync.Once
+	match func(*dynamodb.TransactWriteItemsInput) bool
+	hook  func()
+}
+
+func (h *txHookAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if h.match(in) {
+		h.once.Do(h.hook)
+	}
+	return h.API.TransactWriteItems(ctx, in, opts...)
 }

@@ -84,7 +84,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		for i := range items {
 			user := fmt.Sprintf("mb-%03d", i)
 			teams := []int{i % 2, i / 2 % 2, i / 4 % 2}
-			items[i] = predictionItemPicks(t, user, ev, teams, nil, pad)
+			items[i] = predictionItemPicks(t, f.shards, user, ev, teams, nil, pad)
 			want[user] = 10*(1-teams[0]) + 5*(1-teams[1]) + 3*(1-teams[2]) // results: team 0 wins everything
 			users = append(users, user)
 		}
@@ -143,7 +143,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		for i := range items {
 			user := fmt.Sprintf("st-%03d", i)
 			want[user] = 100 + (i*7)%23
-			items[i] = standingItem(t, user, 2031, want[user], pad)
+			items[i] = standingItem(t, f.shards, user, 2031, want[user], pad)
 		}
 		f.putRaw(items)
 		cctx, cost := WithCost(ctx)
@@ -174,12 +174,12 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		for i := 0; i < 40; i++ {
 			ev := domain.Event{ID: fmt.Sprintf("2030-06-%02d-upcoming", i%28+1), StartsAt: time.Date(2030, 6, i%28+1, 20, 0, 0, 0, time.UTC)}
 			ev.ID += fmt.Sprintf("-%d", i)
-			items = append(items, predictionItem(t, user, ev, nil, pad))
+			items = append(items, predictionItem(t, f.shards, user, ev, nil, pad))
 			unscored = append(unscored, ev.ID)
 		}
 		for i := 1; i <= 3; i++ {
 			ev := domain.Event{ID: fmt.Sprintf("2030-01-%02d-scored", i), StartsAt: time.Date(2030, 1, i, 20, 0, 0, 0, time.UTC)}
-			items = append(items, predictionItem(t, user, ev, ptr(i), 0))
+			items = append(items, predictionItem(t, f.shards, user, ev, ptr(i), 0))
 			scored = append(scored, ev.ID)
 		}
 		f.putRaw(items)

@@ -43,14 +43,14 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var (
 			ev     domain.Event
-			copies int // the event's lock copies
+			row    eventRow // the event's row: its shards and lock copies
 			user   *userRow
 			old    *predictionRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
-			ev, copies, err = s.readEventCopies(gctx, eid, nil) // never the read cache: see readcache.go
+			ev, row, err = s.readEventRow(gctx, eid, nil) // never the read cache: see readcache.go
 			return err
 		})
 		g.Go(func() error {
@@ -73,7 +73,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 			if err != nil {
 				return domain.Prediction{}, err
 			}
-			p, current, err := s.writePrediction(ctx, uid, caller.Name, user, old, ev, copies, clean, now)
+			p, current, err := s.writePrediction(ctx, uid, caller.Name, user, old, ev, row, clean, now)
 			if err != nil || current == nil {
 				return p, err
 			}
@@ -129,7 +129,7 @@ type submitRetry struct {
 
 // writePrediction runs the submit transaction. A non-nil *submitRetry with a nil error
 // means the transaction failed on something worth another attempt.
-func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName string, user *userRow, old *predictionRow, ev domain.Event, copies int, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
+func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName string, user *userRow, old *predictionRow, ev domain.Event, evRow eventRow, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
 	eid := eventID(ev.ID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
@@ -154,10 +154,10 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		}}
 	}
 
-	count := old == nil || !old.Counted // +1 on the copy: a first prediction, or one written before counts moved to the copies
+	count := old == nil // +1 on the copy: a first prediction
 	row := predictionRow{
 		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
+		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, evRow.Shards), evRow.Shards), GSISK: pendingSK(uid)},
 		Type:            typePrediction,
 		UserID:          string(uid),
 		UserName:        user.Name,
@@ -169,7 +169,6 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		Picks:           make([]pickRow, len(picks)),
 		UpdatedAt:       formatTime(now),
 		Version:         1,
-		Counted:         true,
 	}
 	for i, p := range picks {
 		row.Picks[i] = pickRow{MatchID: p.MatchID, Team: p.Team}
@@ -185,7 +184,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	lock, err := s.lockItem(eid, uid, ev, copies, now, count)
+	lock, err := s.lockItem(eid, uid, ev, evRow.LockCopies, now, count)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
@@ -255,19 +254,15 @@ func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, copies int, n
 	}}, nil
 }
 
-// versionIs is the condition that an item's version is v (0: an item written before
-// versions existed, which has none).
+// versionIs is the condition that an item's version is v.
 func versionIs(v int) expression.ConditionBuilder {
-	if v == 0 {
-		return expression.AttributeNotExists(expression.Name("version")).Or(expression.Name("version").Equal(expression.Value(0)))
-	}
 	return expression.Name("version").Equal(expression.Value(v))
 }
 
 // submitRefusal explains why the lock condition failed on the copy, whose values were
-// old. A copy that does not exist belongs to an event admin migrate has not reached yet
-// (UNAVAILABLE). A copy behind the event row (its rev lower: a sync was cut off) is
-// brought forward, and the write may be tried again. Otherwise the event row decides, as
+// old. A copy that does not exist (the event's creation was cut off before all its copies
+// were made) is created, and a copy behind the event row (its rev lower: a sync was cut
+// off) brought forward; then the write may be tried again. Otherwise the event row decides, as
 // the table holds it: LOCKED if it has locked, CONFLICT if its card changed since the card
 // read; else only its name or start moved (the read was older than the table) and the
 // submit may go on with the row.
@@ -281,11 +276,6 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		return domain.Prediction{}, nil, err
 	}
 	if old == nil {
-		if row.Layout == layoutLegacy {
-			return domain.Prediction{}, nil, domain.Errorf(domain.CodeUnavailable, "event %q is being moved to the current table layout (admin migrate); try again in a few minutes", read.ID)
-		}
-		// The copy does not exist yet (the event's creation was cut off before all its
-		// copies were made): make them, then try again.
 		if err := s.ensureLocks(ctx, row); err != nil {
 			return domain.Prediction{}, nil, err
 		}

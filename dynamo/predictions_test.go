@@ -39,7 +39,7 @@ func TestSubmitPrediction(t *testing.T) {
 			p.User.ID != "s-new" || p.User.Name != "Token Name" || len(p.Picks) != 3 || p.Points != nil || !p.UpdatedAt.Equal(t0) {
 			t.Errorf("returned %+v", p)
 		}
-		got, err := s.GetPrediction(ctx, "s-new", open.ID)
+		got, err := s.GetPrediction(ctx, "s-new", open.ID, true)
 		mustOK(t, err)
 		if got.User.Name != "Token Name" || !slices.Equal(mapIDs(got.Picks, func(p domain.Pick) string { return p.MatchID }), matchIDs(open.Matches)) {
 			t.Errorf("stored %+v", got)
@@ -67,7 +67,7 @@ func TestSubmitPrediction(t *testing.T) {
 		later := t0.Add(time.Hour)
 		p, err := at(later).SubmitPrediction(ctx, domain.UserRef{ID: "s-replace", Name: "x"}, open.ID, picks(open, -1, 1, -1))
 		mustOK(t, err)
-		got, err := s.GetPrediction(ctx, "s-replace", open.ID)
+		got, err := s.GetPrediction(ctx, "s-replace", open.ID, true)
 		mustOK(t, err)
 		if len(got.Picks) != 1 || got.Picks[0].MatchID != open.Matches[1].ID || got.Picks[0].Team != 1 || !got.UpdatedAt.Equal(later) {
 			t.Errorf("after replace %+v (returned %+v)", got, p)
@@ -112,7 +112,7 @@ func TestSubmitPrediction(t *testing.T) {
 				t.Errorf("concurrent submit: %v", err)
 			}
 		}
-		_, err := s.GetPrediction(ctx, "s-race", open.ID)
+		_, err := s.GetPrediction(ctx, "s-race", open.ID, true)
 		mustOK(t, err)
 	})
 
@@ -153,14 +153,14 @@ func TestSubmitPrediction(t *testing.T) {
 				return
 			}
 			if tt.user == "s-scored" {
-				p, err := s.GetPrediction(ctx, tt.user, tt.event)
+				p, err := s.GetPrediction(ctx, tt.user, tt.event, true)
 				mustOK(t, err)
 				if p.Picks[0].Team != 0 || pointsOf(p) != "18" {
 					t.Errorf("scored prediction changed: %+v", p)
 				}
 				return
 			}
-			_, err = s.GetPrediction(ctx, tt.user, tt.event)
+			_, err = s.GetPrediction(ctx, tt.user, tt.event, true)
 			wantCode(t, err, domain.CodeNotFound)
 			_, _, err = s.GetUser(ctx, tt.user, 1, true)
 			wantCode(t, err, domain.CodeNotFound)
@@ -243,7 +243,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			if tt.replace {
 				f.submit(user, ev, 0, 0, 0)
 			}
-			before, _ := admin.GetPrediction(ctx, user, ev.ID)
+			before, _ := admin.GetPrediction(ctx, user, ev.ID, true)
 
 			hook := &hookDB{API: f.db}
 			hook.arm(func(context.Context) { tt.change(t, ev) })
@@ -251,7 +251,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			_, err := player.SubmitPrediction(ctx, domain.UserRef{ID: user, Name: "Late"}, ev.ID, picks(ev, 1, 1, 1))
 			wantCode(t, err, tt.code)
 
-			after, err := admin.GetPrediction(ctx, user, ev.ID)
+			after, err := admin.GetPrediction(ctx, user, ev.ID, true)
 			if !tt.replace {
 				wantCode(t, err, domain.CodeNotFound)
 				_, _, err = admin.GetUser(ctx, user, 1, true)
@@ -281,7 +281,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 		if p.User.Name != "After" {
 			t.Errorf("prediction carries name %q, want the renamed one", p.User.Name)
 		}
-		stored, err := admin.GetPrediction(ctx, "lock-rename", ev.ID)
+		stored, err := admin.GetPrediction(ctx, "lock-rename", ev.ID, true)
 		mustOK(t, err)
 		if stored.User.Name != "After" {
 			t.Errorf("stored name %q", stored.User.Name)
@@ -299,7 +299,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 		})
 		_, err := f.storeOver(hook).SubmitPrediction(ctx, domain.UserRef{ID: "lock-register", Name: "Token"}, ev.ID, picks(ev, 1))
 		mustOK(t, err)
-		stored, err := admin.GetPrediction(ctx, "lock-register", ev.ID)
+		stored, err := admin.GetPrediction(ctx, "lock-register", ev.ID, true)
 		mustOK(t, err)
 		if stored.User.Name != "Registered" {
 			t.Errorf("stored name %q, want the registered one", stored.User.Name)

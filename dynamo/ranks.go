@@ -112,11 +112,12 @@ func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
 }
 
 // summarizeRanks writes the rank tables of an event and of its season from their shard
-// histograms: one consistent BatchGetItem of the 2 × scoreShards histograms and the two
-// tables, then one conditional PutItem per table not already built from those changes. A
-// table records the sum of the shards' revs it was built from and is only written over one
-// built from fewer changes, so two runs completing at once cannot leave the older sum. Scoring's completing call runs it once the event is SCORED.
-func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) error {
+// histograms (the event has eventShards shards, the season seasonShards): one consistent
+// BatchGetItem of the histograms and the two tables, then one conditional PutItem per table
+// not already built from those changes. A table records the sum of the shards' revs it was
+// built from and is only written over one built from fewer changes, so two runs completing
+// at once cannot leave the older sum. Scoring's completing call runs it.
+func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, season, seasonShards int) error {
 	type list struct {
 		table    map[string]types.AttributeValue
 		hist     histogram
@@ -126,14 +127,18 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, season int) err
 	}
 	event := &list{table: eventRankTableKey(eid), hist: histogram{}}
 	seasonList := &list{table: seasonRankTableKey(season), hist: histogram{}}
-	// The rank tables are read with the histograms (2 × scoreShards + 2 keys, one
+	// The rank tables are read with the histograms (at most 2 × MaxShards + 2 keys, one
 	// request): a table already built from these changes is not written again, so a
 	// scoring call that confirms a scored event writes nothing.
 	keys := []map[string]types.AttributeValue{event.table, seasonList.table}
 	owner := map[string]*list{}
-	for sh := range scoreShards {
-		keys = append(keys, eventRanksKey(eid, sh), seasonRanksKey(season, sh))
-		owner[eventShardPK(eid, sh)], owner[seasonShardPK(season, sh)] = event, seasonList
+	for sh := range eventShards {
+		keys = append(keys, eventRanksKey(eid, sh))
+		owner[shardPK(eid, sh)] = event
+	}
+	for sh := range seasonShards {
+		keys = append(keys, seasonRanksKey(season, sh))
+		owner[seasonShardItemPK(season, sh)] = seasonList
 	}
 	tables := map[string]*list{itemString(event.table, attrPK): event, itemString(seasonList.table, attrPK): seasonList}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
@@ -371,68 +376,4 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 func (s *Store) forgetRanks(e eventID, season int) {
 	ev, se := rankRef{event: e}.cacheKey(), rankRef{season: season}.cacheKey()
 	s.cache.remove(func(k string) bool { return k == ev || k == se })
-}
-
-// rebuildRanks recomputes the shard histograms of an event's predictions and of a season's
-// standings from the lists themselves (every shard's index partition, read whole) and
-// writes their rank tables: for tables whose scores were written before histograms existed
-// (admin migrate). Each histogram is replaced (stale totals removed, rev moved on), so it is
-// safe to repeat. Not meant to run while the event or the season is being scored: a
-// scoring transaction committed between a shard's read and its write would be lost from
-// the histogram (run it again afterwards).
-func (s *Store) rebuildRanks(ctx context.Context, eid eventID, season int) error {
-	for sh := range scoreShards {
-		for _, l := range []struct {
-			pk  string
-			key map[string]types.AttributeValue
-		}{{eventShardPK(eid, sh), eventRanksKey(eid, sh)}, {seasonShardPK(season, sh), seasonRanksKey(season, sh)}} {
-			h := histogram{}
-			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(l.pk)).
-				And(expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))), 0, true)
-			if err != nil {
-				return fmt.Errorf("dynamo: rebuild ranks %s: %w", l.pk, err)
-			}
-			err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
-				points, _, err := parseScoreSK(sk.Value)
-				h[points]++
-				return err == nil, err
-			})
-			if err == nil {
-				err = s.replaceHistogram(ctx, l.key, h)
-			}
-			if err != nil {
-				return fmt.Errorf("dynamo: rebuild ranks %s: %w", l.pk, err)
-			}
-		}
-	}
-	return s.summarizeRanks(ctx, eid, season)
-}
-
-// replaceHistogram makes the histogram at key hold exactly h: it sets h's totals, removes
-// the others it held and adds 1 to rev.
-func (s *Store) replaceHistogram(ctx context.Context, key map[string]types.AttributeValue, h histogram) error {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return err
-	}
-	upd := expression.Set(expression.Name(attrType), expression.Value(typeRanks)).
-		Add(expression.Name("rev"), expression.Value(1))
-	for name := range out.Item {
-		if p, ok := histogramPoints(name); ok && h[p] == 0 {
-			upd = upd.Remove(expression.Name(name))
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(h)) {
-		upd = upd.Set(expression.Name(histogramAttr(p)), expression.Value(h[p]))
-	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	return err
 }

@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,7 +65,7 @@ func TestRanks(t *testing.T) {
 
 	rankOf := func(t *testing.T, s *Store, user string) (event, season *int) {
 		t.Helper()
-		p, err := s.GetPrediction(ctx, user, ev.ID)
+		p, err := s.GetPrediction(ctx, user, ev.ID, true)
 		mustOK(t, err)
 		u, _, err := s.GetUser(ctx, user, 20, false)
 		mustOK(t, err)
@@ -126,14 +124,14 @@ func TestRanks(t *testing.T) {
 		}
 	})
 	t.Run("UnscoredHasNoRank", func(t *testing.T) {
-		p, err := l.s.GetPrediction(ctx, "p-top", l.mar.ID)
+		p, err := l.s.GetPrediction(ctx, "p-top", l.mar.ID, true)
 		mustOK(t, err)
 		if p.Rank != nil {
 			t.Fatalf("an unscored prediction has rank %d", *p.Rank)
 		}
 	})
 	t.Run("MovesFollowCorrections", func(t *testing.T) {
-		sh := scoreShard("p-low")
+		sh := shardOf("p-low", l.shards)
 		for _, to := range []int{15, 16} {
 			from := event["p-low"]
 			d := rankDelta{}
@@ -147,7 +145,7 @@ func TestRanks(t *testing.T) {
 		}
 		// What the leaderboard will say once scoring rewrote the keys: p-top 18, p-low 16,
 		// p-amy and p-zed 15.
-		mustOK(t, l.s.summarizeRanks(ctx, eid, 2030))
+		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))
 		e, se := rankOf(t, l.s, "p-amy")
 		if *e != 3 || *se != 3 {
 			t.Fatalf("p-amy after p-low's correction: %d, %d; want 3, 3", *e, *se)
@@ -163,7 +161,7 @@ func TestRanks(t *testing.T) {
 			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: encodeRankTable(histogram{1: 9})}},
 		})
 		mustOK(t, err)
-		mustOK(t, l.s.summarizeRanks(ctx, eid, 2030))
+		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))
 		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}})
 		mustOK(t, err)
 		if got := tables[rankRef{event: eid}]; got == nil || got.total != 9 {
@@ -183,50 +181,6 @@ func TestRanks(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestRebuildRanks: tables of scores written before histograms existed (admin migrate) get
-// histograms and rank tables that agree with the lists, in every shard.
-func TestRebuildRanks(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ev := f.createEvent("2030-03-10-rebuild-show", 20, standardCard())
-	eid := eventID(ev.ID)
-	rng := rand.New(rand.NewPCG(3, 4))
-	var items []map[string]types.AttributeValue
-	var board, table []ranked
-	for i := range 120 {
-		u, points := fmt.Sprintf("p-%03d", i), rng.IntN(9)
-		var p *int
-		if i%17 != 0 { // a few unscored: not counted
-			p = &points
-			board = append(board, ranked{user: u, points: points})
-		}
-		items = append(items, sharded(predictionItem(t, u, ev, p, 0), u, func(s int) string { return eventShardPK(eid, s) }),
-			sharded(standingItem(t, u, 2030, 100+points, 0), u, func(s int) string { return seasonShardPK(2030, s) }))
-		table = append(table, ranked{user: u, points: 100 + points})
-	}
-	f.putRaw(items)
-	// A stale histogram in one shard (a total nobody has any more) is replaced, not added to.
-	f.applyRanks(eventRanksKey(eid, 5), rankDelta{77: 3})
-
-	mustOK(t, f.s.rebuildRanks(ctxT(t), eid, 2030))
-	mustOK(t, f.s.rebuildRanks(ctxT(t), eid, 2030)) // idempotent
-	tables, err := f.s.rankTables(ctxT(t), []rankRef{{event: eid}, {season: 2030}})
-	mustOK(t, err)
-	for name, c := range map[string]struct {
-		t    *rankTable
-		want []ranked
-	}{"event": {tables[rankRef{event: eid}], expectRanks(board)}, "season": {tables[rankRef{season: 2030}], expectRanks(table)}} {
-		if c.t == nil || c.t.total != len(c.want) {
-			t.Fatalf("%s: table %+v for %d players", name, c.t, len(c.want))
-		}
-		for _, r := range c.want {
-			if got := c.t.rank(r.points); got != r.rank {
-				t.Errorf("%s: %s with %d points: rank %d, want %d", name, r.user, r.points, got, r.rank)
-			}
-		}
-	}
 }
 
 func deref(p *int) any {

@@ -29,7 +29,7 @@ import (
 // only the public rank tables their ranks come from are kept), nor pages after the first
 // (their cursors spread them). The card and a leaderboard's first page are apart, so a
 // card read for a submit or an edit of the card does not touch the page, and the page
-// (scoreShards Queries) is read only for a SCORED event. An entry is served for the TTL
+// (one Query per shard) is read only for an event that shows a leaderboard. An entry is served for the TTL
 // after it was read, so an answer is at most TTL older than the table — plus the index's
 // own lag, which reads have anyway. Writes never decide anything from the cache: mutations
 // read what they check themselves (see README, "Consistency").

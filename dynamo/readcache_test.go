@@ -88,19 +88,19 @@ func TestReadCache(t *testing.T) {
 			mustOK(t, err)
 			return p
 		}
-		if n := calls(t, func(ctx context.Context) { page(ctx, 2, "") }); n != scoreShards {
-			t.Fatalf("standings miss: %d calls, want %d (one Query per shard)", n, scoreShards)
+		if n := calls(t, func(ctx context.Context) { page(ctx, 2, "") }); n != 1 {
+			t.Fatalf("standings miss: %d calls, want 1 (the season's one shard)", n)
 		}
 		var p domain.Page[domain.Standing]
 		if n := calls(t, func(ctx context.Context) { p = page(ctx, 2, "") }); n != 0 || len(p.Items) != 2 || *p.Items[1].Rank != 2 {
 			t.Fatalf("standings hit: %d calls, %d rows", n, len(p.Items))
 		}
-		if n := calls(t, func(ctx context.Context) { page(ctx, 3, "") }); n != scoreShards {
+		if n := calls(t, func(ctx context.Context) { page(ctx, 3, "") }); n != 1 {
 			t.Fatalf("another page size: %d calls, want its own read", n)
 		}
 		for range 2 {
-			if n := calls(t, func(ctx context.Context) { page(ctx, 2, p.EndCursor()) }); n != scoreShards {
-				t.Fatalf("a page after a cursor: %d calls, want %d every time", n, scoreShards)
+			if n := calls(t, func(ctx context.Context) { page(ctx, 2, p.EndCursor()) }); n != 1 {
+				t.Fatalf("a page after a cursor: %d calls, want 1 every time", n)
 			}
 		}
 		for range 2 {
@@ -111,7 +111,7 @@ func TestReadCache(t *testing.T) {
 					t.Fatalf("leaderboard: %d rows", len(lb.Items))
 				}
 			})
-			if n > scoreShards+1 {
+			if n > 1 {
 				t.Fatalf("event with leaderboard: %d calls", n)
 			}
 		}
@@ -156,9 +156,9 @@ func TestReadCache(t *testing.T) {
 			mustOK(t, err)
 			return e, lb
 		}
-		// A miss of both: the card's Query and the shards', one round trip.
-		if n := calls(t, func(ctx context.Context) { withPage(ctx, l.spring.ID) }); n != 1+scoreShards {
-			t.Fatalf("scored event with its leaderboard, both missed: %d calls, want %d", n, 1+scoreShards)
+		// A miss of both: one Query of the event's one shard, the card and the top.
+		if n := calls(t, func(ctx context.Context) { withPage(ctx, l.spring.ID) }); n != 1 {
+			t.Fatalf("scored event with its leaderboard, both missed: %d calls, want 1", n)
 		}
 		// The card it read is GetEvent's entry, and the page is kept on its own.
 		if n := calls(t, func(ctx context.Context) { _, err := cached.GetEvent(ctx, l.spring.ID); mustOK(t, err) }); n != 0 {
@@ -185,8 +185,8 @@ func TestReadCache(t *testing.T) {
 			if len(lean.Items) != 3 || len(lean.Items[0].Picks) != 0 {
 				t.Fatalf("page without picks: %d rows, %d picks", len(lean.Items), len(lean.Items[0].Picks))
 			}
-		}); n != scoreShards {
-			t.Fatalf("the page without picks after the one with: %d calls, want %d (its shards)", n, scoreShards)
+		}); n != 1 {
+			t.Fatalf("the page without picks after the one with: %d calls, want 1 (its shard)", n)
 		}
 		if n := calls(t, func(ctx context.Context) {
 			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "", false)
@@ -219,8 +219,8 @@ func TestReadCache(t *testing.T) {
 			if len(lb.Items) != 3 {
 				t.Fatalf("uncached leaderboard: %d rows", len(lb.Items))
 			}
-		}); n != 1+scoreShards {
-			t.Fatalf("uncached event with its leaderboard: %d calls, want %d", n, 1+scoreShards)
+		}); n != 1 {
+			t.Fatalf("uncached event with its leaderboard: %d calls, want 1", n)
 		}
 	})
 
@@ -270,7 +270,7 @@ func TestReadCacheWeight(t *testing.T) {
 	for name, read := range map[string]func(z *sized) (any, error){
 		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
 		"leaderboard": func(z *sized) (any, error) {
-			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), 50, nil, true, z)
+			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), l.shards, 50, nil, true, z)
 		},
 		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {

@@ -22,7 +22,7 @@ import (
 func TestReadCacheShowsOwnWrites(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	s := New(f.db, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies), WithReadCache(ReadCache{TTL: time.Hour}))
+	s := New(f.db, f.table, WithClock(f.clock.Now), WithScoreShards(testShards), WithReadCache(ReadCache{TTL: time.Hour}))
 	ctx := ctxT(t)
 
 	// Picks are made in January; from March (t0) the February events are locked by time.
@@ -81,7 +81,7 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 		return "(absent)"
 	}
 	rank := func(t *testing.T, user string) string {
-		p, err := s.GetPrediction(ctx, user, scored.ID)
+		p, err := s.GetPrediction(ctx, user, scored.ID, true)
 		mustOK(t, err)
 		if p.Rank == nil {
 			return "none"
@@ -271,7 +271,7 @@ func TestReadCacheFillStartedBeforeAWriteIsNotKept(t *testing.T) {
 	f.score(ev)
 
 	hold := &holdQueries{API: f.db, match: readsPartition(prefixSeason), held: make(chan struct{}, 1), release: make(chan struct{})}
-	s := New(hold, f.table, WithClock(f.clock.Now), WithLockCopies(testLockCopies), WithReadCache(ReadCache{TTL: time.Hour}))
+	s := New(hold, f.table, WithClock(f.clock.Now), WithScoreShards(testShards), WithReadCache(ReadCache{TTL: time.Hour}))
 	name := func(page domain.Page[domain.Standing]) string {
 		if len(page.Items) != 1 {
 			return fmt.Sprintf("(%d rows)", len(page.Items))

@@ -171,43 +171,50 @@ func (s *Store) cachedEvent(ctx context.Context, eid eventID) (domain.Event, err
 
 // readEvent is GetEvent without the cache.
 func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Event, error) {
-	ev, _, err := s.readEventCopies(ctx, eid, z)
+	ev, _, err := s.readEventRow(ctx, eid, z)
 	return ev, err
 }
 
-// readEventCopies is readEvent that also returns how many lock copies the event has (its
-// row's count, which never changes once the event has copies).
-func (s *Store) readEventCopies(ctx context.Context, eid eventID, z *sized) (domain.Event, int, error) {
+// readEventRow is readEvent that also returns the event's row (its shard and lock-copy
+// counts, which never change).
+func (s *Store) readEventRow(ctx context.Context, eid eventID, z *sized) (domain.Event, eventRow, error) {
 	id := string(eid)
 	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
 		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
 	if err != nil {
-		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, eventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
-		return domain.Event{}, 0, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, eventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	ev, current, err := p.toEvent(id)
 	if !current {
 		r, err := s.readCard(ctx, id, false)
-		return r.ev, r.row.copies(), err
+		return r.ev, r.row, err
 	}
 	if err != nil {
-		return ev, 0, err
+		return ev, eventRow{}, err
 	}
-	return ev, p.event.copies(), nil
+	s.noteEvent(*p.event, len(ev.Matches))
+	return ev, *p.event, nil
 }
+
+// cardReadAhead is how many matches the card is taken to have when the card and the top of
+// its leaderboard are read with one Query and the store has not read the card before: a
+// larger card costs that Query a second page, a smaller one a few rows read for nothing.
+const cardReadAhead = 12
 
 // GetEventWithLeaderboard returns an event with its card and the first page of its
 // leaderboard, empty unless the event has one (domain.Event.LeaderboardVisible: SCORED,
-// or BROADCAST after a complete live scoring pass): the card's Query (as GetEvent) and the
-// page's scoreShards Queries (shardmerge.go) at the same time, one round trip of at most
-// scoreShards+1 calls. With the read cache on, the card and the page are kept apart (the
-// card under GetEvent's entry) and each may be up to its TTL old; a cached card without a
-// leaderboard costs no shard Query. Without picks the page's rows are read without their
-// picks (Picks empty): the caller does not show them. Returns NOT_FOUND if there is no such
-// event.
+// or BROADCAST after a complete live scoring pass). With one shard (or when the store does
+// not know the event yet) the card and the top of the leaderboard are one Query of the
+// event's index partition (readEventAndTop); with more, the card's Query and the shards'
+// Queries at once (shardmerge.go), one round trip. With the read cache on, the card and
+// the page are kept apart (the card under GetEvent's entry) and each may be up to its TTL
+// old; a cached card without a leaderboard costs nothing more. Without picks the page's
+// rows are returned without their picks (Picks empty): the caller does not show them.
+// Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	eid, err := parseEventID(id)
@@ -221,6 +228,9 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 		}
 		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
 		return e, page, err
+	}
+	if shards, ok := s.known.get(eventShardsKey(eid)); !ok || shards == 1 {
+		return s.readEventAndTop(ctx, eid, first, picks)
 	}
 	var e domain.Event
 	var page domain.Page[domain.Prediction]
@@ -242,19 +252,92 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	return e, page, nil
 }
 
+// readEventAndTop reads an event's card and the top first rows of its leaderboard with one
+// Query of the event's index partition (GSI_SK from "CARD#" to the last score key): with one
+// shard the scored predictions follow the card there. The read cache keeps the card, and
+// the page when the event shows a leaderboard. An event of more shards has none of its rows
+// there: its page is read from its shards after (once per process: the store remembers its
+// shard count). When the index shows the card half updated, the card is read from the table.
+func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
+	var none domain.Page[domain.Prediction]
+	id := string(eid)
+	gen := s.cache.generation()
+	ahead, ok := s.known.get(cardSizeKey(eid))
+	if !ok {
+		ahead = cardReadAhead
+	}
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
+		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(scoreUpper))), 1+ahead+first+1, true)
+	if err != nil {
+		return domain.Event{}, none, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	p := &eventPartition{}
+	var top []map[string]types.AttributeValue
+	cardBytes, topBytes := &sized{}, &sized{}
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		if strings.HasPrefix(itemString(item, attrGSISK), prefixScore) {
+			topBytes.add(item)
+			top = append(top, item)
+			return len(top) <= first, nil
+		}
+		cardBytes.add(item)
+		return true, p.add(item)
+	})
+	if err != nil {
+		return domain.Event{}, none, fmt.Errorf("dynamo: get event %s: %w", id, err)
+	}
+	ev, current, err := p.toEvent(id)
+	if !current {
+		r, err := s.readCard(ctx, id, false)
+		if err != nil || !r.ev.LeaderboardVisible() {
+			return r.ev, none, err
+		}
+		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
+		return r.ev, page, err
+	}
+	if err != nil {
+		return ev, none, err
+	}
+	row := *p.event
+	s.noteEvent(row, len(ev.Matches))
+	s.cache.addIfCurrent(gen, cardCacheKey(eid), ev, cardBytes.bytes)
+	if !ev.LeaderboardVisible() {
+		return ev, none, nil
+	}
+	if row.Shards > 1 {
+		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
+		return ev, page, err
+	}
+	page, err := s.leaderboardPage(eid, row.Shards, top, first, domain.Ranker{})
+	if err != nil {
+		return ev, none, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
+	}
+	if !picks {
+		for i := range page.Items {
+			page.Items[i].Picks = []domain.Pick{}
+		}
+	}
+	s.cache.addIfCurrent(gen, leaderboardCacheKey(eid, first, picks), page, topBytes.bytes)
+	return ev, page, nil
+}
+
 // firstLeaderboardPage is the first page of first rows of an event's leaderboard, whatever
-// the event's state (callers check it is SCORED): scoreShards Queries, or the read cache
+// the event's state (callers check it shows one): one Query per shard, or the read cache
 // (which keeps the page with picks and the page without apart).
 func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
 	return cachedRead(ctx, s, leaderboardCacheKey(eid, first, picks), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
-		return s.leaderboardShards(ctx, eid, first, nil, picks, z)
+		shards, err := s.eventShards(ctx, eid)
+		if err != nil {
+			return domain.Page[domain.Prediction]{}, err
+		}
+		return s.leaderboardShards(ctx, eid, shards, first, nil, picks, z)
 	})
 }
 
-// Leaderboard returns the page of a scored event's leaderboard after cursor after (the
-// first page when after is empty, kept by the read cache as in GetEventWithLeaderboard):
-// scoreShards Queries (shardmerge.go); without picks, rows without them as in
-// GetEventWithLeaderboard. It does not read the event: callers check it is SCORED.
+// Leaderboard returns the page of an event's leaderboard after cursor after (the first page
+// when after is empty, kept by the read cache as in GetEventWithLeaderboard): one Query per
+// shard (shardmerge.go); without picks, rows without them as in GetEventWithLeaderboard.
+// It does not read the event: callers check it shows a leaderboard.
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
 	eid, err := parseEventID(id)
 	if err != nil {
@@ -267,12 +350,18 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
-	return s.leaderboardShards(ctx, eid, first, &c, picks, nil)
+	return s.leaderboardShards(ctx, eid, c.Shards, first, &c, picks, nil)
 }
 
-func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
+// leaderboardPage ranks items (predictions in score-key order, after r's rows) into a page
+// of at most first rows of the leaderboard of an event of shards shards.
+func (s *Store) leaderboardPage(eid eventID, shards int, items []map[string]types.AttributeValue, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
-	for _, row := range rows {
+	for _, item := range items {
+		var row predictionRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return page, err
+		}
 		if row.Points == nil {
 			continue
 		}
@@ -288,15 +377,15 @@ func (s *Store) leaderboardPage(eid eventID, rows []predictionRow, first int, r 
 		p.Rank = &rank
 		page.Items = append(page.Items, p)
 		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: string(eid), ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank}))
+			Points: r.Points, Index: r.Index, Rank: r.Rank, Shards: shards}))
 	}
 	return page, nil
 }
 
 // GetPrediction returns a user's prediction for an event (one consistent GetItem), or
-// NOT_FOUND. A scored prediction carries its rank in the event when the event has a rank
-// table (ranks.go; one more read, or none from the read cache).
-func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error) {
+// NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
+// event has a rank table (ranks.go; one more read, or none from the read cache).
+func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
 	uid, err := parseUserID(user)
 	if err != nil {
 		return domain.Prediction{}, err
@@ -319,7 +408,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string) (domain.P
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
 	p, err := row.toDomain()
-	if err != nil {
+	if err != nil || !withRank {
 		return p, err
 	}
 	ps := []domain.Prediction{p}
@@ -344,14 +433,47 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 }
 
 func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *sized) (domain.Page[domain.Standing], error) {
-	if after == "" {
-		return s.standingsShards(ctx, season, first, nil, z)
+	if after != "" {
+		c, err := s.cursors.decode(after, cursorStandings, strconv.Itoa(season))
+		if err != nil {
+			return domain.Page[domain.Standing]{}, err
+		}
+		return s.standingsShards(ctx, season, c.Shards, first, &c, z)
 	}
-	c, err := s.cursors.decode(after, cursorStandings, strconv.Itoa(season))
+	if n, ok := s.known.get(seasonShardsKey(season)); ok && n > 1 {
+		return s.standingsShards(ctx, season, n, first, nil, z)
+	}
+	// One shard, or not known yet: the season's item and the top of its standings are one
+	// Query of its index partition (the item's sort key, "INFO", sorts first).
+	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(seasonPK(season))).
+		And(expression.Key(attrGSISK).Between(expression.Value(seasonInfo), expression.Value(scoreUpper))), first+2, true)
 	if err != nil {
-		return domain.Page[domain.Standing]{}, err
+		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}
-	return s.standingsShards(ctx, season, first, &c, z)
+	var (
+		info *seasonRow
+		top  []map[string]types.AttributeValue
+	)
+	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		z.add(item)
+		if itemType(item) == typeSeason {
+			info = &seasonRow{}
+			return true, attributevalue.UnmarshalMap(item, info)
+		}
+		top = append(top, item)
+		return len(top) <= first, nil
+	})
+	if err != nil {
+		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
+	}
+	if info != nil {
+		s.known.put(seasonShardsKey(season), info.Shards)
+		if info.Shards > 1 {
+			return s.standingsShards(ctx, season, info.Shards, first, nil, z)
+		}
+	}
+	// One shard (or no season item: no event of the season yet, and so no standing).
+	return s.standingsPage(season, 1, top, first, domain.Ranker{})
 }
 
 // GetUser returns a user with their standings (newest season first) and the first page of

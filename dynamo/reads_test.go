@@ -55,7 +55,7 @@ func newLeague(t *testing.T) *league {
 	f.submit("p-top", l.mar, 0, 1, 0)
 	f.submit("p-top", l.apr, 1, -1, 1)
 	// A standing of an older season, as scoring would have written it.
-	f.putRaw([]map[string]types.AttributeValue{standingItem(t, "p-top", 2029, 7, 0)})
+	f.putRaw([]map[string]types.AttributeValue{standingItem(t, f.shards, "p-top", 2029, 7, 0)})
 	return l
 }
 
@@ -550,7 +550,7 @@ func TestReads(t *testing.T) {
 	t.Run("GetPrediction", func(t *testing.T) {
 		t.Parallel()
 		t.Run("OwnUnscored", func(t *testing.T) {
-			p, err := s.GetPrediction(ctx, "p-top", l.apr.ID)
+			p, err := s.GetPrediction(ctx, "p-top", l.apr.ID, true)
 			mustOK(t, err)
 			if p.EventID != l.apr.ID || p.Event.Name != "apr show" || p.User.ID != "p-top" || p.Points != nil || p.Correct != nil {
 				t.Errorf("prediction %+v", p)
@@ -565,7 +565,7 @@ func TestReads(t *testing.T) {
 			}
 		})
 		t.Run("Scored", func(t *testing.T) {
-			p, err := s.GetPrediction(ctx, "p-amy", l.spring.ID)
+			p, err := s.GetPrediction(ctx, "p-amy", l.spring.ID, true)
 			mustOK(t, err)
 			if pointsOf(p) != "15" || p.Correct == nil || *p.Correct != 2 {
 				t.Fatalf("points %s correct %v", pointsOf(p), p.Correct)
@@ -590,7 +590,7 @@ func TestReads(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := s.GetPrediction(ctx, tt.user, tt.event)
+				_, err := s.GetPrediction(ctx, tt.user, tt.event, true)
 				wantCode(t, err, tt.code)
 			})
 		}

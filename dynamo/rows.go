@@ -15,22 +15,9 @@ const (
 	typeMatch      = "match"
 	typePrediction = "prediction"
 	typeStanding   = "standing"
-	typeCount      = "count"
+	typeSeason     = "season"
 	typeLock       = "lock"
 	typeCheckpoint = "scoring"
-)
-
-// Table layouts an event can be in (eventRow.Layout).
-const (
-	// layoutLegacy: written before issue 12 — no lock copies, predictions in GSI
-	// EVENT#<eid>, counted on COUNT#… items. Submits and scoring refuse it until admin
-	// migrate has moved it.
-	layoutLegacy = 0
-	// layoutMigrating: admin migrate has created the lock copies (submits work) but may
-	// not have moved every prediction yet (scoring waits).
-	layoutMigrating = 1
-	// layoutSharded: lock copies, predictions in their shards (keys.go).
-	layoutSharded = 2
 )
 
 // timeLayout stores instants as fixed-width UTC strings so that they compare as strings in
@@ -79,12 +66,11 @@ type eventRow struct {
 	// Rev grows by one with every change of what a submit's condition reads (name, start,
 	// state, card version); the lock copies carry the Rev they mirror.
 	Rev int `dynamodbav:"rev"`
-	// Layout is the table layout the event's items are in (layoutLegacy…layoutSharded).
-	Layout int `dynamodbav:"layout"`
-	// LockCopies is how many lock copies the event has (keys.go), set when the event is
-	// created (or migrated) and never changed; 0 on rows written before it was stored,
-	// which have legacyLockCopies (see copies).
-	LockCopies int `dynamodbav:"lockCopies,omitempty"`
+	// Shards is how many index partitions the event's predictions are spread over, and
+	// LockCopies how many lock copies it has (keys.go): set when the event is created and
+	// never changed.
+	Shards     int `dynamodbav:"shards"`
+	LockCopies int `dynamodbav:"lockCopies"`
 	// ScoredMatches and ScoredVersion are what the last complete scoring pass counted (the
 	// matches with a result) and the card version it reflects; written with the pass's last
 	// step (markScored), 0 before any.
@@ -92,15 +78,8 @@ type eventRow struct {
 	ScoredVersion int `dynamodbav:"scoredVersion"`
 }
 
-// copies is how many lock copies the event of row r has.
-func (r eventRow) copies() int {
-	if r.LockCopies > 0 {
-		return r.LockCopies
-	}
-	return legacyLockCopies
-}
-
-func newEventRow(e domain.Event) eventRow {
+// newEventRow is the row of a new event of shards shards.
+func newEventRow(e domain.Event, shards int) eventRow {
 	id := eventID(e.ID)
 	return eventRow{
 		keys:        keys{PK: eventsPK, SK: eventSK(id)},
@@ -114,8 +93,24 @@ func newEventRow(e domain.Event) eventRow {
 		CardVersion: e.CardVersion,
 		CardHash:    cardHash(e.Matches),
 		Rev:         1,
-		Layout:      layoutSharded,
+		Shards:      shards,
+		LockCopies:  lockCopies(shards),
 	}
+}
+
+// seasonRow is a season's item: how many index partitions its standings are spread over,
+// set by the creation of its first event and never changed.
+type seasonRow struct {
+	keys
+	indexKeys
+	Type   string `dynamodbav:"type"`
+	Season int    `dynamodbav:"season"`
+	Shards int    `dynamodbav:"shards"`
+}
+
+func newSeasonRow(season, shards int) seasonRow {
+	return seasonRow{keys: keys{PK: seasonPK(season), SK: seasonSK}, indexKeys: indexKeys{GSIPK: seasonPK(season), GSISK: seasonInfo},
+		Type: typeSeason, Season: season, Shards: shards}
 }
 
 func (r eventRow) toDomain() (domain.Event, error) {
@@ -232,10 +227,6 @@ type predictionRow struct {
 	// every write is conditioned on the version it read. (updatedAt has one-second
 	// resolution and is for display only.)
 	Version int `dynamodbav:"version"`
-	// Counted: the prediction is counted on its player's lock copy (lockRow.Predictions).
-	// A first submit counts it in its transaction; a prediction written before issue 12
-	// is counted by admin migrate, or by the submit that replaces it, whichever comes first.
-	Counted bool `dynamodbav:"counted,omitempty"`
 }
 
 // storedScore is what scoring last wrote on the row, or nil if it was never scored.
@@ -312,15 +303,6 @@ func (r standingRow) toDomain() domain.Standing {
 		Correct:      r.Correct,
 		EventsPlayed: r.EventsPlayed,
 	}
-}
-
-// countRow is one shard of an event's prediction count: how many predictions of players
-// of that shard the event has. Only a first submit of a player changes it (+1, in the
-// submit's transaction); predictions are never deleted.
-type countRow struct {
-	keys
-	Type        string `dynamodbav:"type"`
-	Predictions int    `dynamodbav:"predictions"`
 }
 
 // lockRow is one of an event's lock copies (keys.go): what a submit's condition reads,

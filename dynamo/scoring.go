@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/internal/capacity"
 )
 
 const (
@@ -24,11 +27,6 @@ const (
 	// player, the shard's checkpoint, and room for two more items) within DynamoDB's 100
 	// items. It is also the page a shard's scoring reads at a time.
 	playersPerTransaction = (maxTransactItems - 4) / 2
-	// scoringWorkers is how many shards are scored at once (each one batch at a time).
-	scoringWorkers = scoreShards
-	// ScoringWorkers is scoringWorkers, for the throughput model: a scoring call runs at
-	// most this many units of work (a batch of one shard) at once.
-	ScoringWorkers = scoringWorkers
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
 	// maxDriftRereads is how many consistent re-reads a player's apparent drift must
@@ -50,7 +48,9 @@ type scoreJob struct {
 	row      predictionRow
 	rescore  domain.Rescore
 	standing *standingRow // as last read; nil if the player has none this season
-	leagues  *leaguesRow  // the player's league item as last read (leaguecopies.go); nil if none
+	// size and standingSize are the bytes of the prediction and of the standing as read,
+	// for pacing (pace.go).
+	size, standingSize int
 	// user is the player's profile as last read (consistently): a first standing takes its
 	// name, on the condition that it is still that version (nameCheck). nil if none.
 	user *userRow
@@ -68,8 +68,8 @@ type driftError struct{ err error }
 func (d *driftError) Error() string { return d.err.Error() }
 func (d *driftError) Unwrap() error { return d.err }
 
-func newScoreJob(row predictionRow, ev domain.Event) *scoreJob {
-	return &scoreJob{row: row, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.domainPicks(), row.storedScore())}
+func newScoreJob(row predictionRow, size int, ev domain.Event) *scoreJob {
+	return &scoreJob{row: row, size: size, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.domainPicks(), row.storedScore())}
 }
 
 // cardOutdated is the error of a run whose card a newer run has overtaken.
@@ -94,7 +94,8 @@ func cardOutdated(ev domain.Event) error {
 // standings by the difference; concurrent runs and runs cut off halfway converge to the
 // same table.
 //
-// The shards of the event (keys.go) are scored in parallel, each from where the last call
+// The shards of the event (keys.go: the event's own count; the standings go to the
+// season's shards, the season's own count) are scored in parallel, each from where the last call
 // left it: its checkpoint says, for the card version, the last index key passed and how
 // many predictions were written for that version, and every batch's transaction moves the
 // checkpoint on, conditioned on the checkpoint read, so a batch is never skipped nor
@@ -107,12 +108,13 @@ func cardOutdated(ev domain.Event) error {
 // what Remains (exact: the predictions not yet written for the card). The pass completes
 // (the event's scoredMatches, SCORED if final, the card's pick counts), and the report is
 // Complete, when every shard is done, with a transaction conditioned on the card version
-// and every checkpoint (see markScored). dryRun computes the report without writing.
+// and every checkpoint (see markScored). dryRun computes the report without writing. The
+// run paces its reads and writes to each partition it shares (pace.go).
 //
 // Returns NOT_FOUND, BAD_USER_INPUT (open event, no result at all), CONFLICT (the card or the
-// predictions changed while scoring: run it again), UNAVAILABLE (the event is still being
-// moved by admin migrate) or INTERNAL (standings or counts have drifted from the
-// predictions; see domain.ApplyDelta).
+// predictions changed while scoring: run it again), UNAVAILABLE (DynamoDB busy: run it
+// again) or INTERNAL (standings or counts have drifted from the predictions; see
+// domain.ApplyDelta).
 func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error) {
 	report := domain.ScoreReport{EventID: event, DryRun: dryRun}
 	deadline := s.scoringDeadline(ctx, time.Now())
@@ -124,9 +126,6 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		return report, err
 	}
 	ev := card.ev
-	if card.row.Layout != layoutSharded {
-		return report, domain.Errorf(domain.CodeUnavailable, "event %q is still being moved to the current table layout: run admin migrate until it completes, then score", event)
-	}
 	if err := domain.CheckScorable(ev, s.now(), ev.ScoredMatches > 0 || card.anyScored()); err != nil {
 		return report, err
 	}
@@ -146,20 +145,24 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		}
 		ev = card.ev
 	}
+	seasonShards, err := s.seasonShardsFor(ctx, ev.Season())
+	if err != nil {
+		return report, err
+	}
 	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
 	report.ScoredMatches, report.Final = domain.ResultedMatches(ev.Matches), len(domain.MissingResults(ev.Matches)) == 0
-	run := &scoringRun{s: s, ev: ev, card: card, deadline: deadline, dryRun: dryRun, report: &report,
-		done: make([]int, scoreShards), complete: make([]bool, scoreShards), cps: make([]checkpointRow, scoreShards)}
+	shards := card.row.Shards
+	run := &scoringRun{s: s, ev: ev, card: card, shards: shards, seasonShards: seasonShards, deadline: deadline, dryRun: dryRun,
+		report: &report, done: make([]int, shards), complete: make([]bool, shards), cps: make([]checkpointRow, shards)}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(scoringWorkers)
-	for sh := range scoreShards {
+	for sh := range shards {
 		g.Go(func() error { return run.shard(gctx, sh) })
 	}
 	if err := g.Wait(); err != nil {
 		return report, s.auditScoringCall(ctx, run, err)
 	}
 	complete := true
-	for sh := range scoreShards {
+	for sh := range shards {
 		report.Remaining += card.shardCount(sh) - run.done[sh]
 		complete = complete && run.complete[sh]
 	}
@@ -175,11 +178,11 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 		// consistently, at the start, and nothing was written: nothing to confirm.)
 		// The counts once more (defence in depth: none can have grown since the prologue,
 		// see markScored, and the copies may be more than its transaction could check).
-		locks, err := s.readLocks(ctx, card.row)
+		locks, _, err := s.readCounts(ctx, card.row)
 		if err != nil {
 			return report, err
 		}
-		for c := range card.row.copies() {
+		for c := range card.row.LockCopies {
 			if locks[c].Predictions != card.locks[c].Predictions {
 				return report, domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 			}
@@ -211,11 +214,25 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	// The rank tables sum the shard histograms as they are now; a table is only replaced
 	// by one of more changes, so this also finishes the summary of a completing call cut
 	// off after markScored.
-	if err := s.summarizeRanks(ctx, eventID(ev.ID), ev.Season()); err != nil {
+	if err := s.summarizeRanks(ctx, eventID(ev.ID), shards, ev.Season(), seasonShards); err != nil {
 		return report, err
 	}
 	report.Complete = true
 	return report, nil
+}
+
+// seasonShardsFor is the shard count of a season being scored, from a consistent read of
+// its item; a season without one (its events created by an older store) is given the
+// store's.
+func (s *Store) seasonShardsFor(ctx context.Context, season int) (int, error) {
+	n, err := s.seasonShards(ctx, season, true)
+	if err != nil || n > 0 {
+		return n, err
+	}
+	if err := s.ensureSeason(ctx, season); err != nil {
+		return 0, err
+	}
+	return s.seasonShards(ctx, season, true)
 }
 
 // scoringRun is one ScoreEvent call: its shards run in parallel, each one batch at a time.
@@ -225,6 +242,8 @@ type scoringRun struct {
 	card     cardRead
 	deadline time.Time
 	dryRun   bool
+	// shards and seasonShards are the event's and its season's shard counts.
+	shards, seasonShards int
 
 	started atomic.Int64 // batches started, all shards
 	wrote   atomic.Int64 // transactions and checkpoint updates that succeeded
@@ -274,7 +293,7 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 	// pos is the checkpoint as the next write must find it; next what this pass counts.
 	pos := cp
 	if cp.CardVersion < ev.CardVersion {
-		cp = checkpointRow{keys: keys{PK: eventPK(eid), SK: checkpointSK(sh)}, Type: typeCheckpoint, CardVersion: ev.CardVersion}
+		cp = checkpointRow{keys: keys{PK: shardPK(eid, sh), SK: checkpointSK}, Type: typeCheckpoint, CardVersion: ev.CardVersion}
 	}
 	restarted := false
 	defer func() { r.done[sh], r.cps[sh] = cp.Done, cp }()
@@ -282,11 +301,11 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 		if cp.Done > count {
 			// More written than counted when the run read the counts: predictions came
 			// since (CONFLICT: the next run reads the counts again), or the counts drifted.
-			locks, err := s.readLocks(ctx, r.card.row)
+			locks, _, err := s.readCounts(ctx, r.card.row)
 			if err != nil {
 				return err
 			}
-			if now := (cardRead{locks: locks}).shardCount(sh); now >= cp.Done {
+			if now := (cardRead{row: r.card.row, locks: locks}).shardCount(sh); now >= cp.Done {
 				return domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 			}
 			return domain.Errorf(domain.CodeInternal, "shard %d of event %q has %d predictions scored for card version %d but its lock copies count %d: the counts have drifted", sh, ev.ID, cp.Done, ev.CardVersion, count)
@@ -334,10 +353,10 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 			return fmt.Errorf("dynamo: score %s: read standings: %w", ev.ID, err)
 		}
 		moved := true
-		for _, c := range splitPage(page, last) { // one chunk unless leagues make it too big
+		for _, c := range splitPage(page, last, r.seasonShards) { // one chunk unless first standings make it too big
 			to := cp
 			to.After = c.after
-			rep, m, err := s.scoreBatch(ctx, ev, c.jobs, &checkpointMove{from: pos, to: to})
+			rep, m, err := r.scoreBatch(ctx, sh, c.jobs, &checkpointMove{from: pos, to: to})
 			r.add(rep)
 			if err != nil {
 				return err
@@ -363,7 +382,8 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 // Returns CONFLICT if a prediction holds a score from a newer card.
 func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJob, string, error) {
 	eid := eventID(r.ev.ID)
-	q, err := r.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventShardPK(eid, sh))).
+	partition := eventShardPK(eid, sh, r.shards)
+	q, err := r.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(partition)).
 		And(expression.Key(attrGSISK).GreaterThan(expression.Value(max(after, cardUpper)))), playersPerTransaction, true)
 	if err != nil {
 		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
@@ -373,11 +393,14 @@ func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJo
 		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
 	}
 	var (
-		jobs []*scoreJob
-		last string
-		seen = map[string]bool{}
+		jobs  []*scoreJob
+		last  string
+		seen  = map[string]bool{}
+		bytes int
 	)
 	for _, item := range out.Items {
+		size := itemSize(item)
+		bytes += size
 		last = itemString(item, attrGSISK)
 		if itemType(item) != typePrediction {
 			continue
@@ -393,13 +416,16 @@ func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJo
 			continue
 		}
 		seen[row.UserID] = true
-		j := newScoreJob(row, r.ev)
+		j := newScoreJob(row, size, r.ev)
 		if j.rescore.Newer {
 			return nil, "", cardOutdated(r.ev)
 		}
 		if j.rescore.Write {
 			jobs = append(jobs, j)
 		}
+	}
+	if err := r.s.pace.chargeRead(ctx, IndexName+"|"+partition, capacity.ReadUnits(bytes, false)); err != nil {
+		return nil, "", err
 	}
 	return jobs, last, nil
 }
@@ -494,7 +520,7 @@ func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *checkp
 func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *checkpointRow) error {
 	eid := eventID(r.ev.ID)
 	out, err := r.s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(r.s.table), Key: pkKey(eventPK(eid), checkpointSK(sh)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(r.s.table), Key: checkpointKey(eid, sh), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
@@ -510,7 +536,7 @@ func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *chec
 	}
 	*pos = row
 	if row.CardVersion < r.ev.CardVersion { // cannot go back; kept for safety
-		*cp = checkpointRow{keys: keys{PK: eventPK(eid), SK: checkpointSK(sh)}, Type: typeCheckpoint, CardVersion: r.ev.CardVersion}
+		*cp = checkpointRow{keys: keys{PK: shardPK(eid, sh), SK: checkpointSK}, Type: typeCheckpoint, CardVersion: r.ev.CardVersion}
 		return nil
 	}
 	*cp = row
@@ -537,7 +563,8 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 // the batch has nothing left to write (then the transaction moves the checkpoint alone).
 // It reports only what its successful transaction wrote, and returns the checkpoint as
 // written, or nil if another run had moved the checkpoint first (nothing written).
-func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJob, move *checkpointMove) (domain.ScoreReport, *checkpointRow, error) {
+func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, move *checkpointMove) (domain.ScoreReport, *checkpointRow, error) {
+	s, ev := r.s, r.ev
 	var report domain.ScoreReport
 	season := ev.Season()
 	rereads := 0
@@ -549,9 +576,10 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 		owner := make([]int, 0, 2*len(batch)) // item index → batch index
 		standings := 0
 		drift := map[int]bool{}
-		eventRanks, seasonRanks := rankDelta{}, rankDelta{}
+		eventRanks, seasonRanks := rankDelta{}, map[int]rankDelta{}
+		demand := writeDemand{}
 		for i, j := range batch {
-			pred, st, err := s.scoreItems(j, season, ev.CardVersion, eventRanks, seasonRanks)
+			pred, st, err := r.scoreItems(j, eventRanks, seasonRanks, demand)
 			var de *driftError
 			if errors.As(err, &de) && j.driftRereads < maxDriftRereads {
 				drift[i] = true
@@ -563,21 +591,14 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 			items = append(items, pred)
 			owner = append(owner, i)
 			if st != nil {
-				copies, err := s.leagueCopyItems(j, season)
-				if err != nil {
-					return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-				}
 				items = append(items, *st)
-				items = append(items, copies...)
+				owner = append(owner, i)
 				if j.standing == nil {
 					check, err := s.nameCheck(j)
 					if err != nil {
 						return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 					}
-					copies = append(copies, check)
 					items = append(items, check)
-				}
-				for range 1 + len(copies) {
 					owner = append(owner, i)
 				}
 				standings++
@@ -608,25 +629,35 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 		}
 		cpIndex := len(items)
 		items = append(items, cpItem)
-		if len(batch) > 0 {
-			// The players of a batch are of one shard (the checkpoint's): its two
-			// histograms move with their scores.
-			sh := scoreShard(userID(batch[0].row.UserID))
-			for _, h := range []struct {
+		shardItems := shardPK(eventID(ev.ID), sh)
+		demand.transactional(shardItems, itemSize(cpItem.Update.ExpressionAttributeValues))
+		// The players of a batch are of one shard of the event (the checkpoint's): its
+		// histogram, and those of their season shards, move with their scores.
+		hists := []struct {
+			key map[string]types.AttributeValue
+			d   rankDelta
+		}{{eventRanksKey(eventID(ev.ID), sh), eventRanks}}
+		for _, ss := range slices.Sorted(maps.Keys(seasonRanks)) {
+			hists = append(hists, struct {
 				key map[string]types.AttributeValue
 				d   rankDelta
-			}{{eventRanksKey(eventID(ev.ID), sh), eventRanks}, {seasonRanksKey(season, sh), seasonRanks}} {
-				it, ok, err := s.ranksUpdate(h.key, h.d)
-				if err != nil {
-					return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-				}
-				if ok {
-					items = append(items, it)
-				}
+			}{seasonRanksKey(season, ss), seasonRanks[ss]})
+		}
+		for _, h := range hists {
+			it, ok, err := s.ranksUpdate(h.key, h.d)
+			if err != nil {
+				return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+			}
+			if ok {
+				items = append(items, it)
+				demand.transactional(itemString(h.key, attrPK), histogramSize)
 			}
 		}
 		if tooManyItems(items) {
-			return report, nil, nil // leagues joined since the page was split: read it again
+			return report, nil, nil // first standings found since the page was split: read it again
+		}
+		if err := s.pace.waitWrites(ctx, demand); err != nil {
+			return report, nil, err
 		}
 		err = s.transact(ctx, items)
 		if _, cancelled := cancellationReasons(err); err != nil && !cancelled && s.batchCommitted(ctx, moved) {
@@ -681,6 +712,10 @@ func (s *Store) scoreBatch(ctx context.Context, ev domain.Event, batch []*scoreJ
 	}
 }
 
+// histogramSize is what a score histogram is taken to weigh when pacing its writes: a
+// few hundred totals of a few bytes each.
+const histogramSize = 1024
+
 // batchCommitted reports whether the checkpoint holds what a batch's transaction wrote to
 // it (to, with its By mark): after an error that does not say whether the transaction was
 // applied (a timeout, a reset connection, the SDK's retries spent), a consistent read of the
@@ -706,22 +741,35 @@ func (s *Store) batchCommitted(ctx context.Context, to checkpointRow) bool {
 // scoreItems builds a job's prediction update, conditioned on the version read, and, if
 // the standing moves (or the player has none yet), its standing write (nil otherwise).
 // Beside the items it records the moves of the prediction's points in ev (the shard's
-// event histogram) and of the standing's total in season (the season histogram).
-func (s *Store) scoreItems(j *scoreJob, season, cardVersion int, ev, seasonRanks rankDelta) (types.TransactWriteItem, *types.TransactWriteItem, error) {
-	pred, st, moved, err := s.scoreWrites(j, season, cardVersion)
-	if err == nil {
-		ev.move(j.row.Points, &j.rescore.Score.Points)
-		if moved != nil {
-			seasonRanks.move(moved[0], moved[1])
-		}
+// event histogram) and of the standing's total in seasonRanks (by season shard), and what
+// the writes ask of the index partitions (demand).
+func (r *scoringRun) scoreItems(j *scoreJob, ev rankDelta, seasonRanks map[int]rankDelta, demand writeDemand) (types.TransactWriteItem, *types.TransactWriteItem, error) {
+	pred, st, moved, err := r.scoreWrites(j)
+	if err != nil {
+		return pred, st, err
 	}
-	return pred, st, err
+	ev.move(j.row.Points, &j.rescore.Score.Points)
+	demand.indexMove(IndexName+"|"+eventShardPK(eventID(r.ev.ID), shardOf(userID(j.row.UserID), r.shards), r.shards), j.size)
+	if moved != nil {
+		ss := shardOf(userID(j.row.UserID), r.seasonShards)
+		if seasonRanks[ss] == nil {
+			seasonRanks[ss] = rankDelta{}
+		}
+		seasonRanks[ss].move(moved[0], moved[1])
+		demand.indexMove(IndexName+"|"+seasonShardPK(r.ev.Season(), ss, r.seasonShards), max(j.standingSize, newStandingSize))
+	}
+	return pred, st, nil
 }
+
+// newStandingSize is what a standing is taken to weigh when pacing its first write.
+const newStandingSize = 300
 
 // scoreWrites is scoreItems without the histograms: moved is the standing's total before
 // and after (nil before: no standing yet), or nil if the standing is not written.
-func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.TransactWriteItem, *types.TransactWriteItem, *[2]*int, error) {
+func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.TransactWriteItem, *[2]*int, error) {
+	s, season, cardVersion := r.s, r.ev.Season(), r.ev.CardVersion
 	uid := userID(j.row.UserID)
+	seasonPartition := seasonShardPK(season, shardOf(uid, r.seasonShards), r.seasonShards)
 	sc := j.rescore.Score
 	sk, err := scoreSK(sc.Points, uid)
 	if err != nil {
@@ -756,8 +804,8 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 		}
 		name, version := j.firstStandingName()
 		row := standingRow{
-			keys:      keys{PK: userPK(uid), SK: seasonSK(season)},
-			indexKeys: indexKeys{GSIPK: seasonShardPK(season, scoreShard(uid))},
+			keys:      keys{PK: userPK(uid), SK: standingSK(season)},
+			indexKeys: indexKeys{GSIPK: seasonPartition},
 			Type:      typeStanding, UserID: j.row.UserID, UserName: name, UserNameVersion: version,
 			Season: season, Points: d.Points, Correct: d.Correct, EventsPlayed: d.EventsPlayed, Version: 1,
 		}
@@ -783,7 +831,7 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 		WithUpdate(expression.Set(expression.Name("points"), expression.Value(next.Points)).
 			Set(expression.Name("correct"), expression.Value(next.Correct)).
 			Set(expression.Name("eventsPlayed"), expression.Value(next.EventsPlayed)).
-			Set(expression.Name(attrGSIPK), expression.Value(seasonShardPK(season, scoreShard(uid)))).
+			Set(expression.Name(attrGSIPK), expression.Value(seasonPartition)).
 			Set(expression.Name(attrGSISK), expression.Value(stSK)).
 			Set(expression.Name("version"), expression.Value(st.Version+1))).
 		WithCondition(expression.Name("version").Equal(expression.Value(st.Version))).Build()
@@ -797,15 +845,15 @@ func (s *Store) scoreWrites(j *scoreJob, season, cardVersion int) (types.Transac
 	}}, &[2]*int{&st.Points, &next.Points}, nil
 }
 
-// readStandings loads the season standing, the league item and the profile of every player
-// in batch (consistent BatchGetItems of 100 keys).
+// readStandings loads the season standing and the profile of every player in batch
+// (consistent BatchGetItems of 100 keys).
 func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob) error {
-	keys := make([]map[string]types.AttributeValue, 0, 3*len(batch))
+	keys := make([]map[string]types.AttributeValue, 0, 2*len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
 	for _, j := range batch {
-		keys = append(keys, pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK), pkKey(j.row.PK, userSK))
+		keys = append(keys, pkKey(j.row.PK, standingSK(season)), pkKey(j.row.PK, userSK))
 		byPK[j.row.PK] = j
-		j.standing, j.leagues, j.user = nil, nil, nil
+		j.standing, j.user = nil, nil
 	}
 	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) (err error) {
 		j := byPK[itemString(item, attrPK)]
@@ -813,13 +861,12 @@ func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob
 			return nil
 		}
 		switch itemType(item) {
-		case typeLeagueCount: // the player's leagues (leaguecopies.go)
-			j.leagues, err = decodeLeagues(item)
 		case typeUser:
 			j.user = &userRow{}
 			err = attributevalue.UnmarshalMap(item, j.user)
 		case typeStanding:
 			j.standing = &standingRow{}
+			j.standingSize = itemSize(item)
 			err = attributevalue.UnmarshalMap(item, j.standing)
 		}
 		return err
@@ -861,11 +908,11 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	var keys []map[string]types.AttributeValue
 	for i := range stale {
 		j := batch[i]
-		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, seasonSK(season)), pkKey(j.row.PK, leagueCountSK), pkKey(j.row.PK, userSK))
+		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, standingSK(season)), pkKey(j.row.PK, userSK))
 	}
 	preds := map[string]predictionRow{}
+	sizes := map[string]int{}
 	standings := map[string]*standingRow{}
-	leagues := map[string]*leaguesRow{}
 	users := map[string]*userRow{}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
 		pk := itemString(item, attrPK)
@@ -875,17 +922,13 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			preds[pk] = row
+			preds[pk], sizes[pk] = row, itemSize(item)
 		case typeStanding:
 			var row standingRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			standings[pk] = &row
-		case typeLeagueCount:
-			row, err := decodeLeagues(item)
-			leagues[pk] = row
-			return err
+			standings[pk], sizes[pk+"|standing"] = &row, itemSize(item)
 		case typeUser:
 			var row userRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
@@ -908,14 +951,14 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 		if !ok {
 			continue // gone
 		}
-		nj := newScoreJob(row, ev)
+		nj := newScoreJob(row, sizes[j.row.PK], ev)
 		if nj.rescore.Newer {
 			return nil, cardOutdated(ev)
 		}
 		if !nj.rescore.Write {
 			continue // another run already wrote it
 		}
-		nj.standing, nj.leagues, nj.user = standings[j.row.PK], leagues[j.row.PK], users[j.row.PK]
+		nj.standing, nj.standingSize, nj.user = standings[j.row.PK], sizes[j.row.PK+"|standing"], users[j.row.PK]
 		nj.driftRereads = j.driftRereads
 		out = append(out, nj)
 	}
@@ -981,12 +1024,12 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 		}})
 		return nil
 	}
-	for sh := range scoreShards {
+	for sh := range card.row.Shards {
 		if card.shardCount(sh) == 0 {
 			continue // nothing to have scored
 		}
 		cond := same.And(expression.Name("done").Equal(expression.Value(done[sh])))
-		if err := check(pkKey(eventPK(eid), checkpointSK(sh)), cond); err != nil {
+		if err := check(checkpointKey(eid, sh), cond); err != nil {
 			return err
 		}
 	}
@@ -1016,3 +1059,62 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// jobItems is how many transaction items scoring j takes: its prediction, and with a
+// standing write the standing, and for a first standing the check of the name it takes
+// (nameCheck).
+func jobItems(j *scoreJob) int {
+	switch {
+	case j.standing == nil && j.row.Points == nil:
+		return 3
+	case j.standing != nil && !j.rescore.Delta.Zero():
+		return 2
+	}
+	return 1
+}
+
+// pageChunk is a part of a page of a shard written in one transaction, and the index key
+// the checkpoint moves to with it.
+type pageChunk struct {
+	jobs  []*scoreJob
+	after string
+}
+
+// splitPage splits a page (whose last index key is last) into transactions of at most
+// maxTransactItems items, in index order: each holds its players' items, the checkpoint,
+// the event shard's histogram and one histogram per season shard (of seasonShards) of its
+// players. Every chunk but the last moves the checkpoint to the index key of its last
+// player, the last one to last. A page is one chunk unless its first standings make it too
+// big.
+func splitPage(page []*scoreJob, last string, seasonShards int) []pageChunk {
+	var (
+		out     []pageChunk
+		cur     []*scoreJob
+		items   int
+		seasons map[int]bool
+	)
+	for _, j := range page {
+		ss := shardOf(userID(j.row.UserID), seasonShards)
+		n := jobItems(j)
+		if !seasons[ss] {
+			n++
+		}
+		if len(cur) > 0 && items+n+2 > maxTransactItems {
+			out = append(out, pageChunk{jobs: cur, after: cur[len(cur)-1].row.GSISK})
+			cur, items, seasons = nil, 0, nil
+			n = jobItems(j) + 1
+		}
+		if seasons == nil {
+			seasons = map[int]bool{}
+		}
+		seasons[ss] = true
+		cur = append(cur, j)
+		items += n
+	}
+	return append(out, pageChunk{jobs: cur, after: last})
+}
+
+// tooManyItems reports whether a scoring transaction's items exceed DynamoDB's limit
+// (players re-read since the page was split need more): the caller reads the page again
+// and splits it anew.
+func tooManyItems(items []types.TransactWriteItem) bool { return len(items) > maxTransactItems }

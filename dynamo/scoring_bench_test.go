@@ -211,7 +211,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 			e.t.Fatal(err)
 		}
 		pred := predictionRow{
-			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: sk},
+			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, scShards), scShards), GSISK: sk},
 			Type: typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
 			EventID: prior.ID, EventName: prior.Name, EventStartsAt: formatTime(prior.StartsAt), Season: prior.Season(),
 			Picks:  []pickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
@@ -221,7 +221,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 			pred.CorrectIDs = append(pred.CorrectIDs, prior.Matches[i].ID)
 		}
 		st := standingRow{
-			keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, scoreShard(uid)), GSISK: sk},
+			keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: sk},
 			Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 			Points: points, Correct: correct, EventsPlayed: 1, Version: 1,
 		}
@@ -239,7 +239,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 
 // scBareWrite makes the writes a first scoring run of entries makes — per player, the
 // prediction's Update (points, correct, correctIds, GSI_SK) and the standing's Update (or Put
-// of a new standing) — as transactions of playersPerTransaction players, scoringWorkers at a
+// of a new standing) — as transactions of playersPerTransaction players, scShards at a
 // time, with no reads, no conditions and no retries. The standings' new totals are computed
 // from the data scBenchData wrote, before the clock starts. It returns the time the writes
 // took and the number of transactions.
@@ -273,7 +273,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 			tb.Fatal(err)
 		}
 		if ok {
-			cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), seasonSK(scSeason)),
+			cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), standingSK(scSeason)),
 				expression.Set(expression.Name("points"), expression.Value(total.Points)).
 					Set(expression.Name("correct"), expression.Value(total.Correct)).
 					Set(expression.Name("eventsPlayed"), expression.Value(total.EventsPlayed)).
@@ -281,7 +281,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 					Set(expression.Name("version"), expression.Value(2))))
 		} else {
 			item, err := attributevalue.MarshalMap(standingRow{
-				keys: keys{PK: userPK(uid), SK: seasonSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, scoreShard(uid)), GSISK: stSK},
+				keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: stSK},
 				Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 				Points: total.Points, Correct: total.Correct, EventsPlayed: 1, Version: 1,
 			})
@@ -300,7 +300,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 
 	store := e.after
 	g, ctx := errgroup.WithContext(scCtx(tb))
-	g.SetLimit(scoringWorkers)
+	g.SetLimit(scShards)
 	start := time.Now()
 	for _, items := range txs {
 		g.Go(func() error { return store.transact(ctx, items) })

@@ -42,6 +42,10 @@ var (
 
 const scSeason = 2025
 
+// scShards is the shard count of the scoring tests' events and season: several shards, so
+// that the runs score shards at once.
+const scShards = 4
+
 // scEnv is a fresh table with a store on each side of the events' start.
 type scEnv struct {
 	t      testing.TB
@@ -55,7 +59,7 @@ func newScEnv(t testing.TB) *scEnv {
 	t.Helper()
 	client := dynamotest.Client(t, CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
-	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithLockCopies(testLockCopies))
+	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(scShards))
 	e.after = e.storeOver(client)
 	if err := e.before.EnsureTable(scCtx(t)); err != nil {
 		t.Fatalf("EnsureTable: %v", err)
@@ -66,7 +70,15 @@ func newScEnv(t testing.TB) *scEnv {
 // storeOver is a store over db (a fault-injecting wrapper, typically) on the env's table,
 // with the after clock.
 func (e *scEnv) storeOver(db API) *Store {
-	return New(db, e.table, WithClock(func() time.Time { return scAfter }), WithLockCopies(testLockCopies))
+	return New(db, e.table, WithClock(func() time.Time { return scAfter }), WithScoreShards(scShards))
+}
+
+// getRaw reads an item consistently (nil if none).
+func (e *scEnv) getRaw(pk, sk string) map[string]types.AttributeValue {
+	e.t.Helper()
+	out, err := e.client.GetItem(scCtx(e.t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: pkKey(pk, sk), ConsistentRead: aws.Bool(true)})
+	scOK(e.t, err)
+	return out.Item
 }
 
 // scCtx is the scoring tests' context (ctxT).
@@ -199,10 +211,10 @@ func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.Attribut
 	uid, eid := userID(en.User), eventID(ev.ID)
 	row := predictionRow{
 		keys:      keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys: indexKeys{GSIPK: eventShardPK(eid, scoreShard(uid)), GSISK: pendingSK(uid)},
+		indexKeys: indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, scShards), scShards), GSISK: pendingSK(uid)},
 		Type:      typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
 		EventID: ev.ID, EventName: ev.Name, EventStartsAt: formatTime(ev.StartsAt), Season: ev.Season(),
-		UpdatedAt: formatTime(scBefore), Counted: true,
+		UpdatedAt: formatTime(scBefore),
 	}
 	for _, p := range en.picks(ev) {
 		row.Picks = append(row.Picks, pickRow{MatchID: p.MatchID, Team: p.Team})
@@ -219,7 +231,7 @@ func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.Attribut
 func scBatches(entries []scEntry) int {
 	perShard := map[int]int{}
 	for _, en := range entries {
-		perShard[scoreShard(userID(en.User))]++
+		perShard[shardOf(userID(en.User), scShards)]++
 	}
 	n := 0
 	for _, k := range perShard {
@@ -712,7 +724,7 @@ func TestScoreEventPointsAndVoids(t *testing.T) {
 	e.submit(ev, entries...)
 
 	for _, en := range entries {
-		p, err := e.after.GetPrediction(scCtx(t), en.User, ev.ID)
+		p, err := e.after.GetPrediction(scCtx(t), en.User, ev.ID, true)
 		scOK(t, err)
 		if p.Points != nil || p.Correct != nil {
 			t.Errorf("%s before scoring: points %v correct %v, want nil", en.User, p.Points, p.Correct)
@@ -732,7 +744,7 @@ func TestScoreEventPointsAndVoids(t *testing.T) {
 	voided := map[string]bool{ev.Matches[2].ID: true, ev.Matches[3].ID: true}
 	for _, en := range entries {
 		t.Run(en.User, func(t *testing.T) {
-			p, err := e.after.GetPrediction(scCtx(t), en.User, ev.ID)
+			p, err := e.after.GetPrediction(scCtx(t), en.User, ev.ID, true)
 			scOK(t, err)
 			w := want[en.User]
 			if p.Points == nil || *p.Points != w.Points || p.Correct == nil || *p.Correct != w.Correct {
@@ -888,7 +900,7 @@ func TestScoreEventCorrectionAppliesDifference(t *testing.T) {
 			t.Errorf("unaffected standing of %s was rewritten", user)
 		}
 	}
-	p, err := e.after.GetPrediction(scCtx(t), "eve", two.ID)
+	p, err := e.after.GetPrediction(scCtx(t), "eve", two.ID, true)
 	scOK(t, err)
 	if *p.Points != 0 || *p.Correct != 0 || p.Picks[0].Correct == nil || *p.Picks[0].Correct {
 		t.Errorf("eve after the correction: points %d correct %d pick correct %v", *p.Points, *p.Correct, p.Picks[0].Correct)
@@ -1060,7 +1072,7 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 	// 120 players of one shard (a batch holds one shard's players): pages of 48, 48 and 24.
 	var entries []scEntry
 	for _, en := range scGenEntries(4000, scTeamCounts(ev), 5) {
-		if scoreShard(userID(en.User)) == 0 && len(entries) < 120 {
+		if shardOf(userID(en.User), scShards) == 0 && len(entries) < 120 {
 			entries = append(entries, en)
 		}
 	}
@@ -1227,11 +1239,11 @@ func TestScoreEventScoredOnlyWhenEveryPredictionIs(t *testing.T) {
 		sh := -1
 		for _, it := range in.TransactItems {
 			if k := transactKey(it); strings.HasPrefix(k, prefixUser) {
-				sh = scoreShard(userID(strings.TrimPrefix(k, prefixUser)))
+				sh = shardOf(userID(strings.TrimPrefix(k, prefixUser)), scShards)
 				break
 			}
 		}
-		for i := 0; sh >= 0 && scoreShard(userID(late.User)) != sh; i++ {
+		for i := 0; sh >= 0 && shardOf(userID(late.User), scShards) != sh; i++ {
 			late.User = fmt.Sprintf("zz-late-%d", i)
 		}
 		e.writeEntries(ev, []scEntry{late})

@@ -15,39 +15,18 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// Ranked lists (a leaderboard, a season's standings) are written across scoreShards index
-// partitions, each sorted by its score keys (SCORE#<inv>#<uid>: points high to low, ties by
-// user id). A page is read as one Query per shard, all at once, merged by score key:
-// scoreShards calls whatever the page (one round trip), and exact. Each shard is asked for
-// as many rows as the whole page needs (first+1, so that the merge knows whether a next
-// page exists): any one shard may hold the whole page.
+// Ranked lists (a leaderboard, a season's standings) are written across the event's or the
+// season's shards (keys.go), each sorted by its score keys (SCORE#<inv>#<uid>: points high
+// to low, ties by user id). A page is read as one Query per shard, all at once, merged by
+// score key: as many calls as shards whatever the page (one round trip), and exact. Each
+// shard is asked for as many rows as the whole page needs (first+1, so that the merge knows
+// whether a next page exists): any one shard may hold the whole page. With one shard it is
+// one Query.
 //
 // A page after a cursor continues every shard after the cursor's position, the last row's
 // score key: `GSI_SK > SCORE#<inv>#<uid>` is the same position in every shard, whichever
-// shard that row came from, so the cursor (points and user id, plus the rank state) is the
-// same as when the list was one partition.
-
-// ScoreShards is how many index partitions a leaderboard or a season's standings is
-// written across: a page of either costs that many Queries (scoreShards in keys.go).
-const ScoreShards = scoreShards
-
-// eventShardPKs returns the index partitions of an event's predictions, shard by shard.
-func eventShardPKs(e eventID) []string {
-	pks := make([]string, scoreShards)
-	for s := range pks {
-		pks[s] = eventShardPK(e, s)
-	}
-	return pks
-}
-
-// seasonShardPKs returns the index partitions of a season's standings, shard by shard.
-func seasonShardPKs(season int) []string {
-	pks := make([]string, scoreShards)
-	for s := range pks {
-		pks[s] = seasonShardPK(season, s)
-	}
-	return pks
-}
+// shard that row came from. The cursor carries the list's shard count, so a page after it
+// needs no read to learn it.
 
 // scoredItem is one row of a shard page with its score key.
 type scoredItem struct {
@@ -117,10 +96,10 @@ func cursorPosition(c *cursor) (string, domain.Ranker, error) {
 // bills the whole item either way).
 var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}
 
-// leaderboardShards returns the page of first rows of event eid's leaderboard after cursor
-// c (nil: the first page): scoreShards Queries. Without picks the rows are read without
-// them (leaderboardRowAttrs): their Picks are empty.
-func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c *cursor, picks bool, z *sized) (domain.Page[domain.Prediction], error) {
+// leaderboardShards returns the page of first rows of event eid's leaderboard (the event
+// has shards shards) after cursor c (nil: the first page): one Query per shard. Without
+// picks the rows are read without them (leaderboardRowAttrs): their Picks are empty.
+func (s *Store) leaderboardShards(ctx context.Context, eid eventID, shards, first int, c *cursor, picks bool, z *sized) (domain.Page[domain.Prediction], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
@@ -129,55 +108,47 @@ func (s *Store) leaderboardShards(ctx context.Context, eid eventID, first int, c
 	if !picks {
 		attrs = leaderboardRowAttrs
 	}
-	items, err := s.shardPage(ctx, eventShardPKs(eid), after, first+1, attrs, z)
+	items, err := s.shardPage(ctx, eventShardPKs(eid, shards), after, first+1, attrs, z)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 	}
-	rows := make([]predictionRow, len(items))
-	for i, item := range items {
-		if err := attributevalue.UnmarshalMap(item, &rows[i]); err != nil {
-			return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
-		}
-	}
-	return s.leaderboardPage(eid, rows, first, r)
+	return s.leaderboardPage(eid, shards, items, first, r)
 }
 
-// standingsShards returns the page of first rows of a season's standings after cursor c
-// (nil: the first page), ranked: scoreShards Queries.
-func (s *Store) standingsShards(ctx context.Context, season, first int, c *cursor, z *sized) (domain.Page[domain.Standing], error) {
-	var page domain.Page[domain.Standing]
+// standingsShards returns the page of first rows of a season's standings (the season has
+// shards shards) after cursor c (nil: the first page), ranked: one Query per shard.
+func (s *Store) standingsShards(ctx context.Context, season, shards, first int, c *cursor, z *sized) (domain.Page[domain.Standing], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
-		return page, err
+		return domain.Page[domain.Standing]{}, err
 	}
-	items, err := s.shardPage(ctx, seasonShardPKs(season), after, first+1, nil, z)
+	items, err := s.shardPage(ctx, seasonShardPKs(season, shards), after, first+1, nil, z)
 	if err != nil {
-		return page, fmt.Errorf("dynamo: standings %d: %w", season, err)
+		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}
+	return s.standingsPage(season, shards, items, first, r)
+}
+
+// standingsPage ranks items (standings in score-key order, after r's rows) into a page of
+// at most first rows.
+func (s *Store) standingsPage(season, shards int, items []map[string]types.AttributeValue, first int, r domain.Ranker) (domain.Page[domain.Standing], error) {
+	var page domain.Page[domain.Standing]
 	owner := strconv.Itoa(season)
 	for _, item := range items {
 		if len(page.Items) == first {
 			page.HasNext = true
 			break
 		}
-		if err := s.addStanding(&page, item, &r, owner); err != nil {
+		var row standingRow
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 		}
+		st := row.toDomain()
+		rank := r.Next(st.Points)
+		st.Rank = &rank
+		page.Items = append(page.Items, st)
+		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+			Points: r.Points, Index: r.Index, Rank: r.Rank, Shards: shards}))
 	}
 	return page, nil
-}
-
-// addStanding appends a standing item to page, ranked on by r, with its cursor.
-func (s *Store) addStanding(page *domain.Page[domain.Standing], item map[string]types.AttributeValue, r *domain.Ranker, owner string) error {
-	var row standingRow
-	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-		return err
-	}
-	st := row.toDomain()
-	rank := r.Next(st.Points)
-	st.Rank = &rank
-	page.Items = append(page.Items, st)
-	page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
-		Points: r.Points, Index: r.Index, Rank: r.Rank}))
-	return nil
 }

@@ -32,19 +32,22 @@ func expectRanks(rows []ranked) []ranked {
 	return rows
 }
 
-// sharded moves an item's index key to shard partition pk(shard of user).
-func sharded(item map[string]types.AttributeValue, user string, pk func(s int) string) map[string]types.AttributeValue {
-	item[attrGSIPK] = str(pk(scoreShard(userID(user))))
-	return item
-}
-
-// TestShardPages reads leaderboards and standings written across scoreShards partitions:
-// every page of every size is the exact slice of the one sorted list, ranks with ties
-// carry across pages and shards, every page costs scoreShards calls, and unscored
+// TestShardPages reads leaderboards and standings written across one partition and across
+// sixteen: every page of every size is the exact slice of the one sorted list, ranks with
+// ties carry across pages and shards, every page costs one call per shard, and unscored
 // predictions in the shards are never shown.
 func TestShardPages(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	for _, shards := range []int{1, 16} {
+		t.Run(fmt.Sprintf("Shards%d", shards), func(t *testing.T) {
+			t.Parallel()
+			testShardPages(t, shards)
+		})
+	}
+}
+
+func testShardPages(t *testing.T, shards int) {
+	f := newFixtureShards(t, shards)
 	ev := f.createEvent("2030-03-10-shard-show", 20, standardCard())
 	eid := eventID(ev.ID)
 	rng := rand.New(rand.NewPCG(12, 12))
@@ -60,15 +63,15 @@ func TestShardPages(t *testing.T) {
 			p = ptr(points)
 			board = append(board, ranked{user: user, points: points})
 		}
-		items = append(items, sharded(predictionItem(t, user, ev, p, 0), user, func(s int) string { return eventShardPK(eid, s) }))
-		items = append(items, sharded(standingItem(t, user, 2030, points, 0), user, func(s int) string { return seasonShardPK(2030, s) }))
+		items = append(items, predictionItem(t, f.shards, user, ev, p, 0))
+		items = append(items, standingItem(t, f.shards, user, 2030, points, 0))
 		table = append(table, ranked{user: user, points: points})
 	}
 	for i := range 300 {
 		add(fmt.Sprintf("p-%03d", i), rng.IntN(12), i%29 != 0)
 	}
 	for i, n := 0, 0; n < 40; i++ {
-		if u := fmt.Sprintf("top-%d", i); scoreShard(userID(u)) == 3 {
+		if u := fmt.Sprintf("top-%d", i); shardOf(userID(u), shards) == 3%shards {
 			add(u, 50+n%7, true)
 			n++
 		}
@@ -88,8 +91,8 @@ func TestShardPages(t *testing.T) {
 			for n := 0; ; n++ {
 				ctx, cost := WithCost(ctxT(t))
 				p := read(ctx, first, after)
-				if c := cost.Snapshot().Calls; c != scoreShards {
-					t.Fatalf("first %d, page %d: %d calls, want %d (one Query per shard)", first, n+1, c, scoreShards)
+				if c := cost.Snapshot().Calls; c != shards {
+					t.Fatalf("first %d, page %d: %d calls, want %d (one Query per shard)", first, n+1, c, shards)
 				}
 				got = append(got, p.rows...)
 				if more := len(got) < len(want); p.hasNext != more || (more && len(p.rows) != first) {
@@ -114,7 +117,7 @@ func TestShardPages(t *testing.T) {
 				mustOK(t, err)
 				c = &d
 			}
-			p, err := f.s.leaderboardShards(ctx, eid, first, c, true, nil)
+			p, err := f.s.leaderboardShards(ctx, eid, shards, first, c, true, nil)
 			mustOK(t, err)
 			var rows []ranked
 			for _, it := range p.Items {
@@ -131,7 +134,7 @@ func TestShardPages(t *testing.T) {
 				mustOK(t, err)
 				c = &d
 			}
-			p, err := f.s.standingsShards(ctx, 2030, first, c, nil)
+			p, err := f.s.standingsShards(ctx, 2030, shards, first, c, nil)
 			mustOK(t, err)
 			var rows []ranked
 			for _, it := range p.Items {
@@ -142,9 +145,9 @@ func TestShardPages(t *testing.T) {
 	})
 	t.Run("EmptyList", func(t *testing.T) {
 		ctx, cost := WithCost(ctxT(t))
-		p, err := f.s.standingsShards(ctx, 2031, 50, nil, nil)
+		p, err := f.s.standingsShards(ctx, 2031, shards, 50, nil, nil)
 		mustOK(t, err)
-		if len(p.Items) != 0 || p.HasNext || cost.Snapshot().Calls != scoreShards {
+		if len(p.Items) != 0 || p.HasNext || cost.Snapshot().Calls != shards {
 			t.Fatalf("%d rows, hasNext %v, %d calls", len(p.Items), p.HasNext, cost.Snapshot().Calls)
 		}
 	})

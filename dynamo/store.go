@@ -30,8 +30,6 @@ type API interface {
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
-	// Scan serves admin migrate only (MigrateLeagueCopies); no API request scans.
-	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
 // Store reads and writes Pick'Em data in one table.
@@ -47,9 +45,13 @@ type Store struct {
 	scoringMargin time.Duration
 	// cache is the read cache (WithReadCache); nil: none.
 	cache *readCache
-	// lockCopies is how many lock copies the events this store creates (or migrates) get
-	// (WithLockCopies; default DefaultLockCopies).
-	lockCopies int
+	// shards is how many shards the events and seasons this store creates get
+	// (WithScoreShards; default 1).
+	shards int
+	// known remembers shard counts (shardcount.go).
+	known knownShards
+	// pace keeps scoring within each partition's throughput (pace.go).
+	pace *pacer
 }
 
 // Option configures a Store.
@@ -72,7 +74,7 @@ func WithCursorKeys(keys ...[]byte) Option {
 // retryable), once the client's own retries are spent, reaches the store's callers as
 // UNAVAILABLE.
 func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, lockCopies: DefaultLockCopies}
+	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -86,8 +88,12 @@ func (s *Store) Now() time.Time { return s.now() }
 // Table returns the table name.
 func (s *Store) Table() string { return s.table }
 
-// maxTransactItems is DynamoDB's limit on items in one transaction.
-const maxTransactItems = 100
+// maxTransactItems is DynamoDB's limit on items in one transaction, maxBatchGetKeys on keys
+// in one BatchGetItem.
+const (
+	maxTransactItems = 100
+	maxBatchGetKeys  = 100
+)
 
 // transact runs one transaction. It refuses to build more than 100 items.
 func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) error {
@@ -327,8 +333,8 @@ func itemString(item map[string]types.AttributeValue, attr string) string {
 // batchGetItems reads keys (consistently or not) in requests of at most 100 keys, retrying
 // unprocessed keys, and calls fn for every item found.
 func (s *Store) batchGetItems(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool, fn func(map[string]types.AttributeValue) error) error {
-	for start := 0; start < len(keys); start += 100 {
-		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[start:min(start+100, len(keys))], ConsistentRead: aws.Bool(consistent)}}
+	for start := 0; start < len(keys); start += maxBatchGetKeys {
+		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[start:min(start+maxBatchGetKeys, len(keys))], ConsistentRead: aws.Bool(consistent)}}
 		for attempt := 1; len(req) > 0; attempt++ {
 			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -92,4 +94,31 @@ func tableReady(t *types.TableDescription) bool {
 		}
 	}
 	return true
+}
+
+// CheckLayout returns an error naming an event written by an older version of the store
+// (an event row without a shard count): this store cannot serve such a table. One Query of
+// the first page of events.
+func (s *Store) CheckLayout(ctx context.Context) error {
+	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)), 100, false, "id", "shards")
+	if err != nil {
+		return err
+	}
+	out, err := s.db.Query(ctx, q)
+	if err != nil {
+		return fmt.Errorf("dynamo: check layout of %s: %w", s.table, err)
+	}
+	for _, item := range out.Items {
+		var row struct {
+			ID     string `dynamodbav:"id"`
+			Shards int    `dynamodbav:"shards"`
+		}
+		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+			return fmt.Errorf("dynamo: check layout of %s: %w", s.table, err)
+		}
+		if row.Shards < 1 {
+			return fmt.Errorf("dynamo: table %s was written by an older version of the API (event %q has no shard count) and cannot be served", s.table, row.ID)
+		}
+	}
+	return nil
 }

@@ -151,31 +151,31 @@ func withCacheFill(ctx context.Context, key string) context.Context {
 }
 
 // KeyShards says how many shards the trailing "#NN" of a key of the sharded layout
-// (keys.go) counts over: DefaultLockCopies for a lock copy's partition (SK LOCK: a key does
-// not say its event's count, so recordings are made with the default), scoreShards for
-// an event's or a season's other shard partitions (index partitions, score histograms)
-// and for a scoring checkpoint's sort key; 0 for a key that is not sharded. The model in
-// bench/scale spreads recorded requests over the shards by shifting these numbers.
-func KeyShards(pk, sk string) (pkShards, skShards int) {
-	if base, n, ok := shardSuffix(pk); ok {
-		if rest, ok := strings.CutPrefix(base, prefixEvent); ok {
-			if _, err := parseEventID(rest); err == nil {
-				pkShards = scoreShards
-				if sk == lockSK {
-					pkShards = DefaultLockCopies
-				}
+// (keys.go) counts over, for a table whose events and seasons all have shards shards (the
+// recordings of bench/scale are made so): lockCopies(shards) for a lock copy's partition,
+// shards for an event's or a season's other shard partitions (index partitions, scoring
+// checkpoints, score histograms); 0 for a key that is not sharded. The model in bench/scale
+// spreads recorded requests over the shards by shifting these numbers.
+func KeyShards(pk, sk string, shards int) int {
+	base, n, ok := shardSuffix(pk)
+	if !ok {
+		return 0
+	}
+	k := 0
+	if rest, ok := strings.CutPrefix(base, prefixEvent); ok {
+		if _, err := parseEventID(rest); err == nil {
+			k = shards
+			if sk == lockSK {
+				k = lockCopies(shards)
 			}
-		} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {
-			pkShards = scoreShards
 		}
-		if n >= pkShards {
-			pkShards = 0
-		}
+	} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {
+		k = shards
 	}
-	if base, n, ok := shardSuffix(sk); ok && base+"#" == prefixCheckpoint && n < scoreShards {
-		skShards = scoreShards
+	if n >= k {
+		return 0
 	}
-	return pkShards, skShards
+	return k
 }
 
 // shardSuffix splits a trailing "#NN" (two digits or more) off key.

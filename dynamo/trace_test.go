@@ -37,7 +37,7 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		}
 		return nil
 	}
-	shard := eventShardPK(eventID(ev.ID), scoreShard("u1"))
+	shard := eventShardPK(eventID(ev.ID), 0, f.shards)
 	put := find(submit, "TransactWriteItems", IndexName, AccessPut, "UNSCORED#u1")
 	if put == nil || put.PK != shard || put.WCU != 1 || !put.Txn {
 		t.Fatalf("submit: index put of UNSCORED#u1 = %+v, want 1 WCU (index writes are not doubled) in %s; trace %+v", put, shard, submit)
@@ -46,8 +46,8 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		t.Errorf("submit: table put = %+v, want 2 WCU (a transaction doubles) in USER#u1", tp)
 	}
 	// A first prediction counts on its player's lock copy: an update in the transaction.
-	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1", testLockCopies)) || lk.WCU != 2 {
-		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1", testLockCopies)))
+	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1", lockCopies(f.shards))) || lk.WCU != 2 {
+		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1", lockCopies(f.shards))))
 	}
 	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc != nil && cc.PK == eventsPK {
 		t.Errorf("submit: condition check on the event item %+v: every submit would hold it", cc)
@@ -77,7 +77,7 @@ func TestRecorderUnitsMatchDynamoDBLocal(t *testing.T) {
 	rctx := WithRecorder(ctx, rec)
 	_, err := f.s.GetEvent(rctx, ev.ID)
 	mustOK(t, err)
-	_, err = f.s.GetPrediction(rctx, "u01", ev.ID)
+	_, err = f.s.GetPrediction(rctx, "u01", ev.ID, true)
 	mustOK(t, err)
 	_, err = f.s.Register(rctx, "u02", "A much longer name for player two")
 	mustOK(t, err)

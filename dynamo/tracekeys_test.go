@@ -2,35 +2,37 @@ package dynamo
 
 import "testing"
 
-// TestKeyShards checks which keys the model spreads over shards, built by keys.go itself.
+// TestKeyShards checks which keys the model spreads over shards, built by keys.go itself,
+// in a table of 16-shard events and seasons and in one of single-shard ones.
 func TestKeyShards(t *testing.T) {
 	e := eventID("2030-06-01-show")
 	for _, c := range []struct {
-		name         string
-		pk, sk       string
-		wantPK, want int
+		name   string
+		pk, sk string
+		shards int
+		want   int
 	}{
-		{"LockCopy", lockPK(e, 37), lockSK, DefaultLockCopies, 0},
-		{"EventShardOnTheIndex", eventShardPK(e, 5), "UNSCORED#u1", scoreShards, 0},
-		{"EventShardQuery", eventShardPK(e, 15), "", scoreShards, 0},
-		{"EventHistogram", eventShardPK(e, 3), ranksSK, scoreShards, 0},
-		{"SeasonShard", seasonShardPK(2030, 9), "SCORE#1#u1", scoreShards, 0},
-		{"Checkpoint", eventPK(e), checkpointSK(12), 0, scoreShards},
-		{"EventPartition", eventPK(e), "", 0, 0},
-		{"EventItem", eventsPK, eventSK(e), 0, 0},
-		{"Prediction", userPK("u1"), eventSK(e), 0, 0},
-		{"Standing", userPK("u1"), seasonSK(2030), 0, 0},
-		{"CountBeforeIssue12", eventPK(e), countSK(2), 0, 0},
-		{"NotAnEvent", "EVENT#not an id#05", "", 0, 0},
-		{"NotAShardOfTheSeason", "STANDINGS#2030#105", "", 0, 0},
-		{"LastLockCopy", lockPK(e, DefaultLockCopies-1), lockSK, DefaultLockCopies, 0},
-		{"NotALockCopy", lockPK(e, DefaultLockCopies), lockSK, 0, 0},
-		{"NotACheckpoint", eventPK(e), checkpointSK(scoreShards), 0, 0},
+		{"LockCopy", lockPK(e, 37), lockSK, 16, 256},
+		{"EventShardOnTheIndex", eventShardPK(e, 5, 16), "UNSCORED#u1", 16, 16},
+		{"EventShardQuery", eventShardPK(e, 15, 16), "", 16, 16},
+		{"EventHistogram", shardPK(e, 3), ranksSK, 16, 16},
+		{"Checkpoint", shardPK(e, 12), checkpointSK, 16, 16},
+		{"SeasonShard", seasonShardPK(2030, 9, 16), "SCORE#1#u1", 16, 16},
+		{"EventPartition", eventPK(e), "", 16, 0},
+		{"EventItem", eventsPK, eventSK(e), 16, 0},
+		{"Prediction", userPK("u1"), eventSK(e), 16, 0},
+		{"Standing", userPK("u1"), standingSK(2030), 16, 0},
+		{"NotAnEvent", "EVENT#not an id#05", "", 16, 0},
+		{"NotAShardOfTheSeason", "STANDINGS#2030#105", "", 16, 0},
+		{"LastLockCopy", lockPK(e, 255), lockSK, 16, 256},
+		{"NotALockCopy", lockPK(e, 256), lockSK, 16, 0},
+		{"OneShardLockCopy", lockPK(e, 0), lockSK, 1, 1},
+		{"OneShardIndexPartitionIsTheEvent", eventShardPK(e, 0, 1), "UNSCORED#u1", 1, 0},
+		{"OneShardCheckpoint", shardPK(e, 0), checkpointSK, 1, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, s := KeyShards(c.pk, c.sk)
-			if p != c.wantPK || s != c.want {
-				t.Errorf("KeyShards(%q, %q) = %d, %d; want %d, %d", c.pk, c.sk, p, s, c.wantPK, c.want)
+			if got := KeyShards(c.pk, c.sk, c.shards); got != c.want {
+				t.Errorf("KeyShards(%q, %q, %d) = %d; want %d", c.pk, c.sk, c.shards, got, c.want)
 			}
 		})
 	}
@@ -56,7 +58,7 @@ func TestRecorderTagsCacheFills(t *testing.T) {
 			if _, err := c.store.GetEvent(ctx, ev.ID); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.store.GetPrediction(ctx, "u1", ev.ID); err != nil {
+			if _, err := c.store.GetPrediction(ctx, "u1", ev.ID, true); err != nil {
 				t.Fatal(err)
 			}
 			tagged, untagged := 0, 0

@@ -108,7 +108,3 @@ func (a available) DescribeTable(ctx context.Context, in *dynamodb.DescribeTable
 func (a available) UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
 	return translated(a.api.UpdateContinuousBackups, ctx, in, o)
 }
-
-func (a available) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return translated(a.api.Scan, ctx, in, o)
-}

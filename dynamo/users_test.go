@@ -133,7 +133,7 @@ func TestRegister(t *testing.T) {
 			t.Errorf("returned user %+v", u)
 		}
 		allCopies(t, "r-rename", "New Name", 2)
-		p, err := s.GetPrediction(ctx, "r-rename", open.ID)
+		p, err := s.GetPrediction(ctx, "r-rename", open.ID, true)
 		mustOK(t, err)
 		if p.User.Name != "New Name" {
 			t.Errorf("prediction name %q", p.User.Name)
@@ -162,7 +162,7 @@ func TestRegister(t *testing.T) {
 		allCopies(t, "r-cut", "Cut Name", 2)
 		// The user item holds version 2; two copies never got there.
 		f.setNameCopy("r-cut", eventSK(eventID(open.ID)), "Old r-cut", 1)
-		f.setNameCopy("r-cut", seasonSK(2030), "Old r-cut", 1)
+		f.setNameCopy("r-cut", standingSK(2030), "Old r-cut", 1)
 		u, err := s.Register(ctx, "r-cut", "Cut Name")
 		mustOK(t, err)
 		allCopies(t, "r-cut", "Cut Name", 2)

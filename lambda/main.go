@@ -87,7 +87,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 	h, err := server.New(server.Config{
 		TrustedDocuments: trusted,
 		Store: dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
-			dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL)),
+			dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards)),
 		Verifier:         verifier,
 		AuthorizerClaims: authorizerClaims,
 		AllowedOrigins:   cfg.AllowedOrigins,

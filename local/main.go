@@ -152,13 +152,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		cfg.CursorKeys = [][]byte{b}
 	}
 	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
-		dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL))
+		dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards))
 	if err := store.EnsureTable(ctx); err != nil {
+		return err
+	}
+	if err := store.CheckLayout(ctx); err != nil {
+		if childEngine {
+			return fmt.Errorf("%w: start over with -fresh (its data is dropped, the tokens stay valid)", err)
+		}
 		return err
 	}
 
 	if *seed {
-		if err := seedDemo(ctx, client, cfg.TableName, log); err != nil {
+		if err := seedDemo(ctx, client, cfg.TableName, cfg.ScoreShards, log); err != nil {
 			return err
 		}
 	}
@@ -218,7 +224,7 @@ const signInHint = "Signed out you can read events, leaderboards, standings and 
 	"the player and admin tokens there last 30 days and survive restarts. More: go run ./admin token -sub ID -name NAME [-admin]."
 
 // seedDemo loads the demo data into table if it holds nothing at all.
-func seedDemo(ctx context.Context, client *dynamodb.Client, table string, log *slog.Logger) error {
+func seedDemo(ctx context.Context, client *dynamodb.Client, table string, shards int, log *slog.Logger) error {
 	empty, err := dynamo.TableEmpty(ctx, client, table)
 	if err != nil {
 		return err
@@ -227,7 +233,7 @@ func seedDemo(ctx context.Context, client *dynamodb.Client, table string, log *s
 		log.Info("table not empty: demo data not loaded", "table", table)
 		return nil
 	}
-	if err := demo.Load(ctx, client, table, time.Now()); err != nil {
+	if err := demo.Load(ctx, client, table, time.Now(), shards); err != nil {
 		return err
 	}
 	log.Info("demo data loaded", "table", table)

@@ -18,7 +18,8 @@ type Store interface {
 	// empty) unless picks is set.
 	GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error)
 	Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error)
-	GetPrediction(ctx context.Context, user, event string) (domain.Prediction, error)
+	// GetPrediction reads the prediction's rank only with withRank.
+	GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error)
 	// GetEventState is an event without its card from a consistent read (who may see picks).
 	GetEventState(ctx context.Context, id string) (domain.Event, error)
 	Standings(ctx context.Context, season, first int, after string) (domain.Page[domain.Standing], error)

@@ -357,7 +357,7 @@ func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *
 		}
 		target = caller.ID
 	}
-	p, err := nullIfNotFound(r.Store.GetPrediction(ctx, target, eventID))
+	p, err := nullIfNotFound(r.Store.GetPrediction(ctx, target, eventID, selectsAny(ctx, "rank")))
 	if err != nil || p == nil {
 		return nil, err
 	}

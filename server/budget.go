@@ -15,17 +15,18 @@ import (
 	"github.com/pickem/api/dynamo"
 )
 
-// DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts):
-// the frontend's screens plan at most 3 (the event card with the caller's picks and their
-// rank, the profile with its ranks, submitPrediction) beside the sharded lists (issue 12):
-// a leaderboard or standings page is one Query per score shard, dynamo.ScoreShards in
-// parallel, so a scored event with its leaderboard and the caller's prediction and rank
-// plans 3 + ScoreShards. The largest operation is the admin's updateEvent renaming an event
-// with predictions, 4 + 2×dynamo.LockCopyBatches + ScoreShards (its lock copies read and
-// synced, 100 a call, then one Query per shard to find the predictions' name copies); plus
-// one. Every screen is one request, and a client that wants more sends more requests, each
-// paying API Gateway's throttle; two ranked pages do not fit in one request.
-const DefaultMaxDynamoDBCalls = 5 + 2*dynamo.LockCopyBatches + dynamo.ScoreShards
+// DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts),
+// sized for the largest counts an event, a season or a league can have: the frontend's
+// screens plan at most 3 (the event card with the caller's picks and their rank, the
+// profile with its ranks, submitPrediction) beside the ranked lists; a leaderboard or
+// standings page is one Query per shard, at most dynamo.MaxShards in parallel, and a
+// league's standings 1 + leagueBatches. The largest operation is the admin's updateEvent
+// renaming an event of MaxShards shards with predictions, 4 + 2×dynamo.MaxLockCopyBatches
+// + MaxShards (its lock copies read and synced, 100 a call, then one Query per shard to
+// find the predictions' name copies); plus one. Every screen is one request, and a client
+// that wants more sends more requests, each paying API Gateway's throttle; two ranked pages
+// of events of many shards do not fit in one request.
+const DefaultMaxDynamoDBCalls = 5 + 2*dynamo.MaxLockCopyBatches + dynamo.MaxShards
 
 // plannedCallsStat is the operation stats key of the calls the budget planned.
 const plannedCallsStat = "PickemPlannedCalls"
@@ -67,29 +68,29 @@ type FieldCost struct {
 var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
 	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, none when the read cache has it; when the index lags behind a card change, GetItem ∥ Query of the table more"},
-	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it; another player's unscored prediction: 1 consistent GetItem of the event's row instead (has it locked?)"},
-	{Field: "Query.standings", Calls: dynamo.ScoreShards, Note: "1 Query per score shard, in parallel (GSI `STANDINGS#<season>#<ss>`), merged; the first page none when the read cache has it"},
+	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; with `rank` selected, a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it; another player's unscored prediction: 1 consistent GetItem of the event's row instead (has it locked?)"},
+	{Field: "Query.standings", Calls: 1 + dynamo.MaxShards, Note: "a season of one shard: 1 Query (GSI `STANDINGS#<season>`: the season's item, then the page); of more: 1 Query per shard, in parallel (`STANDINGS#<season>#<ss>`), merged, and the first time a process reads the season, the season's Query before them; the first page none when the read cache has it"},
 	{Field: "Query.user", Calls: 3, Note: "without `standings` or `predictions` selected, 1 GetItem of the profile item; otherwise 1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips predictions of events still open (1 Query more per `first` + 6 of them); ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache, and on another player's profile, in the same consistent BatchGetItem, the rows of the unscored predictions' events dated today or later (have they locked?)"},
 	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
-	{Field: "Event.leaderboard", Calls: dynamo.ScoreShards, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.ScoreShards, ZeroUnder: []string{"EventEdge.node"},
-		Note: "1 Query per score shard, all at once (GSI `EVENT#<id>#<ss>`), merged, the rows without their picks unless `picks` is selected (same capacity, a fraction of the bytes); under `event(id)` at the same time as the card's Query; the first page none when the read cache has it, or has the card of an event not SCORED; the same first page again is free; refused on `events` rows"},
+	{Field: "Event.leaderboard", Calls: 1 + dynamo.MaxShards, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.MaxShards, ZeroUnder: []string{"EventEdge.node"},
+		Note: "an event of one shard: under `event(id)` none (the card's Query reads the top of the leaderboard with it: GSI `EVENT#<id>` from `CARD#` to the last score), after a cursor 1 Query; of more: 1 Query per shard, all at once (`EVENT#<id>#<ss>`), merged, the rows without their picks unless `picks` is selected (same capacity, a fraction of the bytes), under `event(id)` at the same time as the card's Query once the process knows the event; the first page none when the read cache has it, or has the card of an event without a leaderboard; the same first page again is free; refused on `events` rows"},
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem (with the events' rows, as `user`)"},
 	{Field: "Mutation.register", Calls: 7, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left; of a player in leagues: 1 BatchGetItem (the leagues they own) and 1 TransactWriteItems (their league rows) more"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
-	{Field: "Mutation.createEvent", Calls: 1 + dynamo.LockCopyBatches, Note: "TransactWriteItems (the event and its card), TransactWriteItems of its lock copies, 100 a transaction (256 copies: 3)"},
-	{Field: "Mutation.updateEvent", Calls: dynamo.ScoreShards + 4 + 2*dynamo.LockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each); a new name or start: 1 Query per score shard and 1 TransactWriteItems per 99 predictions"},
-	{Field: "Mutation.addMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each)"},
-	{Field: "Mutation.updateMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
-	{Field: "Mutation.removeMatch", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
-	{Field: "Mutation.reorderMatches", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
-	{Field: "Mutation.setResult", Calls: 3 + 2*dynamo.LockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.createEvent", Calls: 2 + dynamo.MaxLockCopyBatches, Note: "PutItem of its season's item (unless the process knows it: a season's first event gives it its shard count), TransactWriteItems (the event, its card and, when they fit, its lock copies: one at one shard); otherwise TransactWriteItems of its lock copies, 100 a transaction (256 copies at 16 shards: 3)"},
+	{Field: "Mutation.updateEvent", Calls: dynamo.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each); a new name or start: 1 Query per shard and 1 TransactWriteItems per 99 predictions"},
+	{Field: "Mutation.addMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each)"},
+	{Field: "Mutation.updateMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.removeMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.reorderMatches", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.setResult", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
 	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},
 	{Field: "League.standings", Calls: 1 + leagueBatches, FreeUnder: []string{"Query.league"}, FreeCalls: leagueBatches, ZeroUnder: []string{"User.leagues"},
-		Note: "none under `league(id)`, whose Query read the member rows with their copies of the standings (a Query of them otherwise); member rows written before copies existed: their standings by key, BatchGetItems of 100 keys in parallel (10 at 1,000 members) until `admin migrate` copies them; refused on `User.leagues` rows"},
-	{Field: "Mutation.createLeague", Calls: 3, Note: "BatchGetItem (the caller's profile, for their name, and league item), Query (their standings, copied onto their member row), TransactWriteItems"},
-	{Field: "Mutation.joinLeague", Calls: 3, Note: "BatchGetItem (the code, the caller's profile and league item), Query (their standings, copied onto their member row), TransactWriteItems"},
+		Note: "the members' season standings by key: BatchGetItems of 100 keys, all at once, eventually consistent (2 at 101 to 200 members, 10 at 1,000); under `league(id)` the Query that read the league read the member rows, elsewhere a Query of them first; refused on `User.leagues` rows"},
+	{Field: "Mutation.createLeague", Calls: 2, Note: "BatchGetItem (the caller's profile, for their name), TransactWriteItems"},
+	{Field: "Mutation.joinLeague", Calls: 2, Note: "BatchGetItem (the code and the caller's profile), TransactWriteItems"},
 	{Field: "Mutation.leaveLeague", Calls: 3, Note: "BatchGetItem (the league and the caller's member row), TransactWriteItems; an owner leaving others behind: a Query of the member rows between them"},
 	{Field: "Mutation.rotateInviteCode", Calls: 2, Note: "BatchGetItem (the league), TransactWriteItems"},
 	{Field: "Mutation.deleteMe", Calls: wholeBudget, Note: "the whole budget (alone in its request): a leave per league, then a Query of the player's partition and per prediction a GetItem (its checkpoint, when scored) and a TransactWriteItems, per standing a TransactWriteItems, a rank-table rebuild per scored event"},

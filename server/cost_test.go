@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/server"
 )
 
@@ -59,20 +58,23 @@ func TestCostExtension(t *testing.T) {
 	}{
 		{"Events", "", `{ events { edges { node { id name state } } } }`, nil, 1, map[string]int{"Query": 1}},
 		{"EventsWithSeason", "", `{ events(season: 2030, first: 1) { edges { node { id } } pageInfo { hasNextPage } } }`, nil, 1, map[string]int{"Query": 1}},
-		// With its leaderboard, an event is read with the leaderboard's shards at the same
-		// time (its state is known only once the card is read): without the read cache, an
-		// upcoming event pays them too.
-		{"EventCardWithLeaderboard", "", eventOp, map[string]any{"id": open.ID}, 1 + dynamo.ScoreShards, map[string]int{"Query": 1 + dynamo.ScoreShards}},
+		// With its leaderboard, an event of one shard is one Query: the card, then the top
+		// of the leaderboard (none while it has none).
+		{"EventCardWithLeaderboard", "", eventOp, map[string]any{"id": open.ID}, 1, map[string]int{"Query": 1}},
 		{"EventCardWithoutLeaderboard", "", `query($id: ID!) { event(id: $id) { id matches { id } } }`, map[string]any{"id": open.ID}, 1, map[string]int{"Query": 1}},
 		{"EventAndPrediction", ace, `query($id: ID!) { event(id: $id) { ...E } prediction(eventId: $id) { picks { matchId team } } }` + "\n" + eventFields,
 			map[string]any{"id": open.ID}, 2, map[string]int{"Query": 1, "GetItem": 1}},
+		// A scored event with its leaderboard and the caller's prediction: the card and the
+		// top in one Query, the prediction's GetItem; its rank, when selected, one read more.
 		{"ScoredEventLeaderboardAndPrediction", ace, `query($id: ID!) { event(id: $id) { ...E leaderboard(first: 3) { edges { node { rank user { name } } } } }
-  prediction(eventId: $id) { points } }` + "\n" + eventFields, map[string]any{"id": f.ev.ID}, dynamo.ScoreShards + 3,
-			map[string]int{"Query": 1 + dynamo.ScoreShards, "GetItem": 1, "BatchGetItem": 1}}, // the card, the page's shards, the prediction, its rank table
-		// A later leaderboard page reads the card, then the page after the cursor, one
-		// Query per score shard.
-		{"LeaderboardPage2", "", eventOp, nil, 1 + dynamo.ScoreShards, map[string]int{"Query": 1 + dynamo.ScoreShards}}, // vars set below
-		{"Standings", "", standingsOp, map[string]any{"s": 2030}, dynamo.ScoreShards, map[string]int{"Query": dynamo.ScoreShards}},
+  prediction(eventId: $id) { points } }` + "\n" + eventFields, map[string]any{"id": f.ev.ID}, 2,
+			map[string]int{"Query": 1, "GetItem": 1}},
+		{"ScoredEventLeaderboardAndPredictionRank", ace, `query($id: ID!) { event(id: $id) { ...E leaderboard(first: 3) { edges { node { rank user { name } } } } }
+  prediction(eventId: $id) { points rank } }` + "\n" + eventFields, map[string]any{"id": f.ev.ID}, 3,
+			map[string]int{"Query": 1, "GetItem": 1, "BatchGetItem": 1}}, // the card and the top, the prediction, its rank table
+		// A later leaderboard page reads the card, then the page after the cursor.
+		{"LeaderboardPage2", "", eventOp, nil, 2, map[string]int{"Query": 2}}, // vars set below
+		{"Standings", "", standingsOp, map[string]any{"s": 2030}, 1, map[string]int{"Query": 1}},
 		// Another viewer: the partition, then the rank tables with the rows of the events
 		// p-ace predicted that are dated today or later (have they locked?).
 		{"UserProfile", "", userOp, map[string]any{"id": "p-ace"}, 2, map[string]int{"Query": 1, "BatchGetItem": 1}},

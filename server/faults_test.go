@@ -56,7 +56,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	t.Cleanup(func() { db.Options().HTTPClient.(*http.Client).CloseIdleConnections() })
 	clock := testclock.New(t0)
 	table := dynamotest.TableName()
-	store := dynamo.New(db, table, dynamo.WithClock(clock.Now), dynamo.WithLockCopies(testLockCopies))
+	store := dynamo.New(db, table, dynamo.WithClock(clock.Now), dynamo.WithScoreShards(1))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	if err := store.EnsureTable(ctx); err != nil {
@@ -228,10 +228,10 @@ var faultCases = []faultCase{
 // function is called, or for release if that is not 0.
 func (f *faultEnv) holdEvent(t *testing.T, release time.Duration) func() {
 	t.Helper()
-	pk, sk := dynamo.LockCopyKey(f.ev.ID, "player-q", testLockCopies)
+	pk, sk := dynamo.LockCopyKey(f.ev.ID, "player-q", 1)
 	holder := "player-r"
 	for i := 0; ; i++ {
-		if p, _ := dynamo.LockCopyKey(f.ev.ID, holder, testLockCopies); p == pk {
+		if p, _ := dynamo.LockCopyKey(f.ev.ID, holder, 1); p == pk {
 			break
 		}
 		holder = fmt.Sprintf("player-r%d", i)

@@ -47,21 +47,17 @@ type envOption func(*server.Config)
 // http://localhost:5173 and HS256 tokens.
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
-	return newEnvCopies(t, testLockCopies, opts...)
+	return newEnvShards(t, 1, opts...)
 }
 
-// testLockCopies is how many lock copies the tests' events get: fewer than production's
-// dynamo.DefaultLockCopies, so that admin changes (which write every copy) stay quick on
-// DynamoDB Local. Tests of what production plans use newEnvCopies with the default.
-const testLockCopies = 2 * dynamo.ScoreShards
-
-// newEnvCopies is newEnv whose store creates events with copies lock copies.
-func newEnvCopies(t *testing.T, copies int, opts ...envOption) *env {
+// newEnvShards is newEnv whose store creates events and seasons of shards shards (newEnv:
+// one, the production default).
+func newEnvShards(t *testing.T, shards int, opts ...envOption) *env {
 	t.Helper()
 	calls := &atomic.Int64{}
 	db := dynamotest.Client(t, dynamo.CostOption, countCalls(calls))
 	clock := testclock.New(t0)
-	store := dynamo.New(db, dynamotest.TableName(), dynamo.WithClock(clock.Now), dynamo.WithLockCopies(copies))
+	store := dynamo.New(db, dynamotest.TableName(), dynamo.WithClock(clock.Now), dynamo.WithScoreShards(shards))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	if err := store.EnsureTable(ctx); err != nil {

@@ -51,8 +51,9 @@ func TestHostileRow1Aliases(t *testing.T) {
 	if limitOf(r) != "tokens" {
 		t.Fatalf("limit %q", limitOf(r))
 	}
-	// Below the alias limit, the budget: standings (one Query per score shard, a season no
-	// other test reads, so no cache serves it) and aliases of event(id).
+	// Below the alias limit, the budget: standings (planned as one Query per shard of a
+	// season of the most shards; a season no other test reads, so no cache serves it) and
+	// aliases of event(id).
 	budget := func(events int) hostile.Request {
 		var b strings.Builder
 		b.WriteString("query($e: ID!) { standings(season: 2041) { edges { cursor } }")
@@ -62,7 +63,7 @@ func TestHostileRow1Aliases(t *testing.T) {
 		b.WriteString(" }")
 		return hostile.Request{Query: b.String(), Variables: map[string]any{"e": hostile.EventID}}
 	}
-	events := server.DefaultMaxDynamoDBCalls - dynamo.ScoreShards
+	events := server.DefaultMaxDynamoDBCalls - (1 + dynamo.MaxShards)
 	t.Run("OverTheBudget", func(t *testing.T) {
 		before := e.calls.Load()
 		r := refused(t, e, before, e.postJSON(t, "", budget(events+1)), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
@@ -75,8 +76,10 @@ func TestHostileRow1Aliases(t *testing.T) {
 		req := budget(events)
 		resp := e.request(t, "", req.Query, req.Variables)
 		noErrors(t, resp.Errors)
-		if n := e.calls.Load() - before; n != int64(server.DefaultMaxDynamoDBCalls) {
-			t.Fatalf("%d calls", n)
+		// Planned for a season of the most shards; this one has no event, and is read with
+		// one Query.
+		if n := e.calls.Load() - before; n != int64(events+1) {
+			t.Fatalf("%d calls, want %d", n, events+1)
 		}
 	})
 }
@@ -307,10 +310,10 @@ func TestHostileClientLeft(t *testing.T) {
 
 // TestDynamoDBBudgetPlansAtLeastWhatRuns: for every screen and several combinations, the
 // calls the budget plans (extensions.dynamodb.plannedCalls) are at least the calls made,
-// with events of production's dynamo.DefaultLockCopies lock copies.
+// with events and seasons of the most shards (and so lock copies) production allows.
 func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 	t.Parallel()
-	e := newEnvCopies(t, dynamo.DefaultLockCopies) // what production plans
+	e := newEnvShards(t, dynamo.MaxShards) // what production plans
 	f := newScoredFixture(t, e, "Budget Bash")
 	tok := f.tokens[f.players[0]]
 	type costExt struct {
@@ -324,12 +327,12 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		planned int
 	}{
 		"Events":                 {`{ events(first: 5) { edges { cursor } } }`, nil, 1},
-		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1 + dynamo.ScoreShards},
+		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1 + dynamo.MaxShards},
 		"EventAndPrediction":     {`query($id: ID!) { event(id: $id) { id } prediction(eventId: $id) { points } }`, map[string]any{"id": f.ev.ID}, 3},
-		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 1 + dynamo.ScoreShards},
-		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1 + dynamo.ScoreShards},
+		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 2 + dynamo.MaxShards},
+		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1 + dynamo.MaxShards},
 		"ProfileWithPredictions": {`query($u: ID!) { user(id: $u) { name predictions(first: 2) { edges { cursor } } } }`, map[string]any{"u": f.players[1]}, 3},
-		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 3 + dynamo.ScoreShards},
+		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 4 + dynamo.MaxShards},
 		"MergedAliases":          {`query($id: ID!) { event(id: $id) { id } event(id: $id) { name } }`, map[string]any{"id": f.ev.ID}, 1},
 		"SkippedField":           {`query($id: ID!) { event(id: $id) { id } standings(season: 2030) @skip(if: true) { edges { cursor } } }`, map[string]any{"id": f.ev.ID}, 1},
 		"ListRowLeaderboard":     {`{ events(first: 2) { edges { node { id } } } }`, nil, 1},
@@ -347,12 +350,12 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		})
 	}
 	t.Run("TwoRankedPagesRefused", func(t *testing.T) {
-		// Two pages of a ranked list are two rounds of dynamo.ScoreShards Queries: over
-		// the budget, refused before anything runs.
+		// Two pages of a ranked list are two rounds of one Query per shard, planned for the
+		// most shards: over the budget, refused before anything runs.
 		before := e.calls.Load()
 		q := `query($id: ID!) { event(id: $id) { a: leaderboard(first: 1) { pageInfo { endCursor } } b: leaderboard(first: 2) { edges { cursor } } } }`
 		r := refused(t, e, before, e.postJSON(t, tok, hostile.Request{Query: q, Variables: map[string]any{"id": f.ev.ID}}), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
-		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(1+2*dynamo.ScoreShards) {
+		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(2+2*dynamo.MaxShards) {
 			t.Fatalf("errors %+v", r.Errors)
 		}
 	})
@@ -368,9 +371,9 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			{"RegisterRename", tok, `mutation { register(name: "Budget Ace Renamed") { id } }`, nil, 7},
 			{"SubmitPrediction", tok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { eventId } }`,
 				map[string]any{"e": up.ID, "m": up.Matches[0].ID}, 3},
-			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 1 + dynamo.LockCopyBatches},
-			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, dynamo.ScoreShards + 4 + 2*dynamo.LockCopyBatches},
-			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 3 + 2*dynamo.LockCopyBatches},
+			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 2 + dynamo.MaxLockCopyBatches},
+			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, dynamo.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches},
+			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 3 + 2*dynamo.MaxLockCopyBatches},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				resp := e.request(t, c.token, c.query, c.vars)

@@ -747,7 +747,7 @@ func TestMutationSetResult(t *testing.T) {
 func shardsOf[V any](players map[string]V) int {
 	shards := map[int]bool{}
 	for id := range players {
-		shards[dynamo.ScoreShardOf(id)] = true
+		shards[dynamo.ShardOf(id, 1)] = true
 	}
 	return len(shards)
 }

@@ -48,7 +48,7 @@ func (s failingStore) Leaderboard(context.Context, string, int, string, bool) (d
 	s.fail("Leaderboard")
 	return domain.Page[domain.Prediction]{}, errStub
 }
-func (s failingStore) GetPrediction(context.Context, string, string) (domain.Prediction, error) {
+func (s failingStore) GetPrediction(context.Context, string, string, bool) (domain.Prediction, error) {
 	s.fail("GetPrediction")
 	return domain.Prediction{}, errStub
 }

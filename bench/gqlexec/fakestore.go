@@ -154,7 +154,7 @@ func (s *Store) Leaderboard(_ context.Context, _ string, first int, _ string, _ 
 }
 
 // GetPrediction implements resolvers.Store.
-func (s *Store) GetPrediction(context.Context, string, string) (domain.Prediction, error) {
+func (s *Store) GetPrediction(context.Context, string, string, bool) (domain.Prediction, error) {
 	return s.prediction, nil
 }
 

@@ -181,7 +181,7 @@ func abstractCall(c dynamo.TraceCall) Call {
 		return "{p" + strconv.Itoa(slots[id]) + "}"
 	}
 	for _, a := range c.Accesses {
-		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK)
+		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK, dynamo.MaxShards), 0
 		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
 		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
 		if pk != a.PK || sk != a.SK {

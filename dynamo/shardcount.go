@@ -1,0 +1,123 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pickem/api/domain"
+)
+
+// WithScoreShards sets how many shards (keys.go) the events and seasons this store creates
+// get: 1 (the default) to MaxShards. Existing events and seasons keep their own.
+func WithScoreShards(n int) Option {
+	if n < 1 || n > MaxShards {
+		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, MaxShards))
+	}
+	return func(s *Store) { s.shards = n }
+}
+
+// knownShards remembers the shard counts of the events and seasons the store has read, and
+// the size of the cards it has read. A shard count never changes once written, so its
+// entry never goes stale; a card size is only a hint (cardReadAhead).
+type knownShards struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// maxKnownShards bounds knownShards; when full it starts over.
+const maxKnownShards = 100_000
+
+func (k *knownShards) get(key string) (int, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n, ok := k.m[key]
+	return n, ok
+}
+
+func (k *knownShards) put(key string, n int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil || len(k.m) >= maxKnownShards {
+		k.m = map[string]int{}
+	}
+	k.m[key] = n
+}
+
+func eventShardsKey(e eventID) string   { return "e|" + string(e) }
+func seasonShardsKey(season int) string { return "s|" + strconv.Itoa(season) }
+func cardSizeKey(e eventID) string      { return "c|" + string(e) }
+func (s *Store) noteEvent(row eventRow, matches int) {
+	s.known.put(eventShardsKey(eventID(row.ID)), row.Shards)
+	s.known.put(cardSizeKey(eventID(row.ID)), matches)
+}
+
+// eventShards returns event e's shard count: remembered, or read from its row (one
+// eventually consistent GetItem: the count never changes). NOT_FOUND if there is no such
+// event.
+func (s *Store) eventShards(ctx context.Context, e eventID) (int, error) {
+	if n, ok := s.known.get(eventShardsKey(e)); ok {
+		return n, nil
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(e))})
+	if err != nil {
+		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
+	}
+	if out.Item == nil {
+		return 0, domain.Errorf(domain.CodeNotFound, "event %q not found", e)
+	}
+	var row eventRow
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
+	}
+	s.known.put(eventShardsKey(e), row.Shards)
+	return row.Shards, nil
+}
+
+// seasonShards returns a season's shard count: remembered, or read from its item (one
+// GetItem, consistent if consistent: the count never changes, but an item just created may
+// not show in an eventually consistent read). 0 when the season has no item: no event of
+// it was ever created.
+func (s *Store) seasonShards(ctx context.Context, season int, consistent bool) (int, error) {
+	if n, ok := s.known.get(seasonShardsKey(season)); ok {
+		return n, nil
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: seasonKey(season), ConsistentRead: aws.Bool(consistent)})
+	if err != nil {
+		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
+	}
+	if out.Item == nil {
+		return 0, nil
+	}
+	var row seasonRow
+	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
+		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
+	}
+	s.known.put(seasonShardsKey(season), row.Shards)
+	return row.Shards, nil
+}
+
+// ensureSeason records a season's shard count, the store's setting, unless it has one:
+// one conditional PutItem (a season keeps the count its first event gave it).
+func (s *Store) ensureSeason(ctx context.Context, season int) error {
+	if _, ok := s.known.get(seasonShardsKey(season)); ok {
+		return nil
+	}
+	put, err := s.put(newSeasonRow(season, s.shards), false)
+	if err != nil {
+		return fmt.Errorf("dynamo: create season %d: %w", season, err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: put.Put.TableName, Item: put.Put.Item,
+		ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
+	})
+	if err != nil && !isConditionFailed(err) {
+		return fmt.Errorf("dynamo: create season %d: %w", season, err)
+	}
+	return nil
+}
