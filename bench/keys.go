@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"hash/fnv"
-
 )
 
 // Key formats and item shapes, replicated from dynamo/keys.go and dynamo/rows.go on

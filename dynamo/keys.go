@@ -214,7 +214,9 @@ func seasonShardPKs(season, shards int) []string {
 func shardPK(e eventID, s int) string { return fmt.Sprintf("%s%s#%02d", prefixEvent, e, s) }
 
 // seasonShardItemPK is the main-table partition of a season shard's score histogram.
-func seasonShardItemPK(season, s int) string { return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s) }
+func seasonShardItemPK(season, s int) string {
+	return fmt.Sprintf("%s%04d#%02d", prefixSeason, season, s)
+}
 
 // lockPK is the partition of an event's lock copy c.
 func lockPK(e eventID, c int) string { return shardPK(e, c) }

@@ -42,10 +42,10 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var (
-			ev     domain.Event
-			row    eventRow // the event's row: its shards and lock copies
-			user   *userRow
-			old    *predictionRow
+			ev   domain.Event
+			row  eventRow // the event's row: its shards and lock copies
+			user *userRow
+			old  *predictionRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
