@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -65,6 +66,11 @@ func SeasonIndexPartition(season int) string { return seasonPK(season) }
 // UserPartition is a player's partition: profile, standings, predictions, memberships.
 func UserPartition(user string) string { return userPK(userID(user)) }
 
+// UserKey is the key of a player's profile item.
+func UserKey(user string) map[string]types.AttributeValue {
+	return pkKey(userPK(userID(user)), userSK)
+}
+
 // PredictionKey is the key of user's prediction for event.
 func PredictionKey(user, event string) map[string]types.AttributeValue {
 	return pkKey(userPK(userID(user)), eventSK(eventID(event)))
@@ -83,6 +89,13 @@ func EventRankTableKey(event string) map[string]types.AttributeValue {
 func SeasonRankTableKey(season int) map[string]types.AttributeValue {
 	return seasonRankTableKey(season)
 }
+
+// LeaderboardRowAttrs are the attributes a leaderboard row is read with when its picks are
+// not shown (a ranked page of an event of more than one shard).
+func LeaderboardRowAttrs() []string { return slices.Clone(leaderboardRowAttrs) }
+
+// ItemSize is an item's size as DynamoDB bills it (internal/capacity).
+func ItemSize(item map[string]types.AttributeValue) int { return itemSize(item) }
 
 // LeaguePartition is a league's partition: the league item and its member rows.
 func LeaguePartition(league string) string { return leaguePK(leagueID(league)) }

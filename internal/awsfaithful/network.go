@@ -49,30 +49,42 @@ func NewNetwork(t testing.TB, endpoint string) *Network {
 // Endpoint is the proxy's base URL.
 func (n *Network) Endpoint() string { return n.target + n.proxy.Listen }
 
-// Latency delays every answer (the stream from the endpoint to the client) by d.
+// Latency delays every answer (the stream from the endpoint to the client) by d, in whole
+// milliseconds.
 func (n *Network) Latency(d time.Duration) error {
-	return n.add("latency", "downstream", fmt.Sprintf(`{"latency":%d}`, d.Milliseconds()))
+	return n.add("latency", "latency", "downstream", fmt.Sprintf(`{"latency":%d}`, d.Milliseconds()))
 }
+
+// RequestLatency delays every request (the stream from the client to the endpoint) by d, in
+// whole milliseconds: the request reaches the endpoint d after it was sent. With Latency, a
+// call's round trip is what the endpoint takes plus both.
+func (n *Network) RequestLatency(d time.Duration) error {
+	return n.add(requestLatency, "latency", "upstream", fmt.Sprintf(`{"latency":%d}`, d.Milliseconds()))
+}
+
+// requestLatency is the name of RequestLatency's toxic (a proxy's toxics need distinct
+// names; Latency's is "latency").
+const requestLatency = "latency_upstream"
 
 // ResetPeer resets every connection (TCP RST) as soon as the client sends on it: the
 // request never reaches the endpoint. (Connections open before the fault are closed with a
 // FIN rather than an RST: toxiproxy sets SO_LINGER 0 when a connection starts.)
 func (n *Network) ResetPeer() error {
-	if err := n.add(resetGuardType, "upstream", `{}`); err != nil {
+	if err := n.add(resetGuardType, resetGuardType, "upstream", `{}`); err != nil {
 		return err
 	}
-	return n.add("reset_peer", "upstream", `{"timeout":0}`)
+	return n.add("reset_peer", "reset_peer", "upstream", `{"timeout":0}`)
 }
 
 // BlackHole drops every answer and never closes the connection: requests reach the
 // endpoint (and writes happen) but the client hears nothing back.
 func (n *Network) BlackHole() error {
-	return n.add("timeout", "downstream", `{"timeout":0}`)
+	return n.add("timeout", "timeout", "downstream", `{"timeout":0}`)
 }
 
 // Clear removes every fault.
 func (n *Network) Clear() {
-	for _, name := range []string{"latency", resetGuardType, "reset_peer", "timeout"} {
+	for _, name := range []string{"latency", requestLatency, resetGuardType, "reset_peer", "timeout"} {
 		_ = n.proxy.Toxics.RemoveToxic(context.Background(), name)
 	}
 }
@@ -80,8 +92,8 @@ func (n *Network) Clear() {
 // Close stops the proxy and closes its connections.
 func (n *Network) Close() { n.proxy.Stop() }
 
-func (n *Network) add(typ, stream, attributes string) error {
-	js := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, typ, typ, stream, attributes)
+func (n *Network) add(name, typ, stream, attributes string) error {
+	js := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, name, typ, stream, attributes)
 	if _, err := n.proxy.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
 		return fmt.Errorf("awsfaithful: add %s toxic: %w", typ, err)
 	}
