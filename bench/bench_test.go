@@ -11,13 +11,13 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// TestSmallLeague runs the whole suite on a tiny league on the package's DynamoDB Local (a
-// table of its own), so that `make test` catches a drift between the loader's and floors'
-// copy of the table layout (keys.go) and the store's: every screen's answer and every
-// floor's item count is checked by Run.
+// TestSmallLeague runs the whole suite on a tiny data set on the package's DynamoDB Local (a
+// table of its own), at 1 shard and at 16, on the direct path and in latency mode, so that
+// `make test` catches a drift between the store's layout and what the loader and the floors
+// make of it: Run checks every screen's answer and the items every floor reads.
 func TestSmallLeague(t *testing.T) {
 	opts := DefaultOptions()
-	opts.Scales[EngineDynamoDBLocal] = Scale{Players: 60, Sizes: []int{10, 20, 60}, Warmup: 1, Iterations: 2, LoadDuration: 200 * time.Millisecond}
+	opts.Scale = Scale{Players: 60, Sizes: []int{10, 20}, Background: 12, PastFillers: 1, Warmup: 1, Iterations: 1, LoadDuration: 100 * time.Millisecond, LeagueSizes: []int{10, 60}}
 	opts.LoadWorkers = 2
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -26,22 +26,38 @@ func TestSmallLeague(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	if got, want := len(res.Screens), 1+3+3+2+1+1+1; got != want {
-		t.Errorf("%d screen results, want %d", got, want)
+	// Per shard count: the list, the card UPCOMING ×2, BROADCAST, SCORED ×2, the scored
+	// event ×2, standings ×2, the profile, the submit, two leagues.
+	perShards := 1 + 2 + 1 + 2 + 2 + 2 + 1 + 1 + 2
+	for _, k := range opts.Shards {
+		rows := res.screens(k, 0)
+		if len(rows) != perShards {
+			t.Errorf("%d shards: %d screen results, want %d", k, len(rows), perShards)
+		}
+		for _, s := range rows {
+			if s.StackLatency.P50 <= 0 || s.FloorLatency.P50 < opts.Latency.Seconds()*2e3 {
+				t.Errorf("%d shards, screen %d (%s): latency mode p50 %.2f ms, floor %.2f ms; want the floor at least 2 × %v", k, s.Screen, s.Size, s.StackLatency.P50, s.FloorLatency.P50, opts.Latency)
+			}
+		}
 	}
-	if got, want := len(res.Scoring), 2; got != want {
+	if got, want := len(res.Scoring), len(opts.Shards); got != want {
 		t.Errorf("%d scoring results, want %d", got, want)
 	}
-	if got, want := len(res.Load), 3; got != want {
+	if got, want := len(res.Load), 3*len(opts.Shards); got != want {
 		t.Errorf("%d load results, want %d", got, want)
 	}
 	for _, g := range res.Goals {
-		if strings.HasPrefix(g.Goal, "DynamoDB calls") && !g.Met {
-			t.Errorf("calls goal not met: %s", g.Detail)
+		// Calls are not timing: their goals hold on any machine, but for the card of a
+		// scored event, whose rank costs a call more (the goal reports it).
+		if strings.Contains(g.Goal, "ONE Query") || strings.Contains(g.Goal, "league page") {
+			if !g.Met {
+				t.Errorf("%s: %s", g.Goal, g.Detail)
+			}
 		}
 	}
+	t.Log(log.String())
 	md := res.Markdown()
-	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 on DynamoDB Local", "## Screen 7", "## Throughput"} {
+	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 at 1 shard(s)", "## Screens 1–6 and 8 at 16 shard(s)", "## Screen 7", "## Throughput"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

@@ -6,23 +6,19 @@ import (
 	"github.com/pickem/api/internal/dynamotest"
 )
 
-// EngineDynamoDBLocal is DynamoDB Local's key in flags and results, the one engine.
-const EngineDynamoDBLocal = "dynamodb-local"
+// engineName is the engine every screen runs on, as results name it.
+const engineName = "DynamoDB Local"
 
 // benchJavaOpts are the JVM flags for DynamoDB Local in a benchmark. The test default
 // (internal/dynamolocal) stops at the C1 compiler and uses a small serial-GC heap for a
 // cheap start; a benchmark runs long enough for C2 to pay off, and with a small heap
-// DynamoDB Local's transactions got slower and slower over a run (measured: 80 → 150–220 ms
-// per 100-item transaction after ~200 transactions with 1 GB and one GC thread; flat at
-// ~80 ms with 3 GB).
+// DynamoDB Local's transactions get slower and slower over a run.
 const benchJavaOpts = "-Xms2g -Xmx2g -XX:+UseParallelGC"
 
-// engine is a running DynamoDB engine.
+// engine is a running DynamoDB Local.
 type engine struct {
-	key      string
-	name     string
 	endpoint string
-	table    string // the table the league is loaded into
+	table    string // the table the leagues are loaded into
 	javaOpts string // DynamoDB Local's JVM flags, if the run started it
 	stop     func()
 }
@@ -30,13 +26,13 @@ type engine struct {
 // startEngine starts DynamoDB Local with benchJavaOpts (unless DYNAMODB_LOCAL_JAVA_OPTS
 // says otherwise), or uses the test package's engine when DYNAMODB_TEST_ENDPOINT is set
 // (internal/dynamotest), in a table of its own.
-func startEngine(key string) (*engine, error) {
+func startEngine() (*engine, error) {
 	if os.Getenv(dynamotest.EnvEndpoint) != "" {
 		e, err := dynamotest.Start()
 		if err != nil {
 			return nil, err
 		}
-		return &engine{key: key, name: "DynamoDB Local", endpoint: e.Endpoint, table: dynamotest.TableName(), stop: e.Stop}, nil
+		return &engine{endpoint: e.Endpoint, table: dynamotest.TableName(), stop: e.Stop}, nil
 	}
 	if _, ok := os.LookupEnv(dynamotest.EnvJavaOpts); !ok {
 		os.Setenv(dynamotest.EnvJavaOpts, benchJavaOpts)
@@ -45,6 +41,5 @@ func startEngine(key string) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engine{key: key, name: "DynamoDB Local", endpoint: e.Endpoint, table: "pickem_bench",
-		javaOpts: os.Getenv(dynamotest.EnvJavaOpts), stop: e.Stop}, nil
+	return &engine{endpoint: e.Endpoint, table: "pickem_bench", javaOpts: os.Getenv(dynamotest.EnvJavaOpts), stop: e.Stop}, nil
 }

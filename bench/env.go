@@ -18,51 +18,99 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/server"
 )
 
-// env is one engine with the API served over it: the store, the real handler on an
-// httptest server on 127.0.0.1, and an HTTP client with keep-alive.
+// env is the engine with the API served over it twice: through path direct, which
+// reaches DynamoDB Local as it is, and through path slow (latency mode), which reaches it
+// through a proxy that delays every request and every answer. The loader and the admin's
+// scoring use the direct path.
 type env struct {
-	eng   *engine
-	table string
-	// db is the client of the store, the floors and the loader: dynamo.NewClient's.
-	db     *dynamodb.Client
-	store  *dynamo.Store
-	srv    *httptest.Server
-	http   *http.Client
-	secret []byte
+	table  string
 	now    time.Time
+	secret []byte
+	http   *http.Client // to the API servers, with keep-alive
+	netw   *awsfaithful.Network
+	direct *path
+	slow   *path
 
 	mu     sync.Mutex
 	tokens map[string]string
 }
 
-func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
-	api, err := dynamo.NewClient(ctx, eng.endpoint)
+// path is one way to the engine: an SDK client (dynamo.NewClient's), which the floors use,
+// and the store and the real handler over it on an httptest server on 127.0.0.1.
+type path struct {
+	latency bool
+	db      *dynamodb.Client
+	store   *dynamo.Store
+	srv     *httptest.Server
+}
+
+func newEnv(ctx context.Context, eng *engine, now time.Time, latency time.Duration) (e *env, err error) {
+	e = &env{table: eng.table, now: now, tokens: map[string]string{}}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	e.secret = make([]byte, 32)
+	_, _ = rand.Read(e.secret)
+	e.http = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
+	if e.direct, err = e.newPath(ctx, eng.endpoint); err != nil {
+		return e, err
+	}
+	if e.netw, err = awsfaithful.StartNetwork(eng.endpoint); err != nil {
+		return e, err
+	}
+	if err := e.netw.RequestLatency(latency); err != nil {
+		return e, err
+	}
+	if err := e.netw.Latency(latency); err != nil {
+		return e, err
+	}
+	if e.slow, err = e.newPath(ctx, e.netw.Endpoint()); err != nil {
+		return e, err
+	}
+	e.slow.latency = true
+	return e, nil
+}
+
+func (e *env) newPath(ctx context.Context, endpoint string) (*path, error) {
+	db, err := dynamo.NewClient(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	e := &env{eng: eng, table: eng.table, db: api, now: now, tokens: map[string]string{}}
-	clock := func() time.Time { return now }
-	e.store = dynamo.New(api, e.table, dynamo.WithClock(clock))
-	e.secret = make([]byte, 32)
-	_, _ = rand.Read(e.secret)
+	clock := func() time.Time { return e.now }
+	store := dynamo.New(db, e.table, dynamo.WithClock(clock))
 	h, err := server.New(server.Config{
-		Store: e.store, Verifier: auth.NewHS256(e.secret), CostExtension: true, Now: clock,
+		Store: store, Verifier: auth.NewHS256(e.secret), CostExtension: true, Now: clock,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		return nil, err
 	}
-	e.srv = httptest.NewServer(h)
-	e.http = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
-	return e, nil
+	return &path{db: db, store: store, srv: httptest.NewServer(h)}, nil
 }
 
 func (e *env) close() {
-	e.srv.Close()
-	e.http.CloseIdleConnections()
+	for _, p := range []*path{e.direct, e.slow} {
+		if p != nil {
+			p.srv.Close()
+		}
+	}
+	if e.netw != nil {
+		e.netw.Close()
+	}
+	if e.http != nil {
+		e.http.CloseIdleConnections()
+	}
+}
+
+// creator is a store of the direct path that creates events and seasons of shards shards.
+func (e *env) creator(shards int) *dynamo.Store {
+	return dynamo.New(e.direct.db, e.table, dynamo.WithClock(func() time.Time { return e.now }), dynamo.WithScoreShards(shards))
 }
 
 // token returns a bearer token for id (cached).
@@ -97,10 +145,10 @@ type gqlResponse struct {
 	} `json:"extensions"`
 }
 
-// post sends one GraphQL request the way the frontend does and returns the time from
-// sending it to having read the whole answer, and the answer.
-func (e *env) post(ctx context.Context, body []byte, token string) (time.Duration, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/graphql", bytes.NewReader(body))
+// post sends one GraphQL request to p's server the way the frontend does and returns the
+// time from sending it to having read the whole answer, and the answer.
+func (e *env) post(ctx context.Context, p *path, body []byte, token string) (time.Duration, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.srv.URL+"/graphql", bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -3,158 +3,128 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
 )
 
-// The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the same
-// client as the store but nothing else — no expression builder, no unmarshalling into
-// rows, no GraphQL, no HTTP. They ask for consumed capacity like the stack does when its
-// cost extension is on, so both pay the same engine work.
-
-// Every floor returns the number of items DynamoDB returned to it. What its calls cost is
-// counted by the client's cost middleware (dynamo.CostOption, the store's own accounting)
-// into the dynamo.Cost of the context the floor runs with (see measure).
+// The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the
+// path's client (the one its store uses) and nothing else: hand-written inputs, no
+// expression builder, no rows decoded, no GraphQL, no HTTP. Every key value and sort-key
+// bound comes from the store's layout (dynamo/layout.go). Every floor returns the number
+// of items DynamoDB returned to it; what its calls cost is counted by the client's cost
+// middleware (dynamo.CostOption, the store's own accounting) into the dynamo.Cost of the
+// context it runs with (see measure).
 
 func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-func nv(n int) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.Itoa(n)}
+
+// str is the string attribute name of item ("" if it has none).
+func str(item map[string]types.AttributeValue, name string) string {
+	v, _ := item[name].(*types.AttributeValueMemberS)
+	if v == nil {
+		return ""
+	}
+	return v.Value
 }
 
-// query runs q and follows LastEvaluatedKey while more is true for the items so far.
-func (e *env) query(ctx context.Context, q *dynamodb.QueryInput, more func(items int) bool) ([]map[string]types.AttributeValue, error) {
+func keyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{dynamo.AttrPK: sv(pk), dynamo.AttrSK: sv(sk)}
+}
+
+// Page arithmetic of the store's profile (dynamo/reads.go): the user, up to 4 standings,
+// then predictions, one more than the page to learn whether there is a next one.
+const seasonsPerProfile = 4
+
+// query runs q page after page, handing each item to each until it returns false (nil:
+// every item), and returns the items DynamoDB returned (whole pages).
+func query(ctx context.Context, db *dynamodb.Client, q *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for {
-		out, err := e.db.Query(ctx, q)
+		out, err := db.Query(ctx, q)
 		if err != nil {
 			return items, err
 		}
 		items = append(items, out.Items...)
-		if len(out.LastEvaluatedKey) == 0 || !more(len(items)) {
+		for _, it := range out.Items {
+			if each != nil && !each(it) {
+				return items, nil
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
 			return items, nil
 		}
 		q.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 
-func always(int) bool { return true }
+// upTo is an each for query that stops at n items.
+func upTo(n int) func(map[string]types.AttributeValue) bool {
+	seen := 0
+	return func(map[string]types.AttributeValue) bool {
+		seen++
+		return seen < n
+	}
+}
 
-// floorEvents is screen 1: Query PK = EVENT, begins_with(SK, "EVENT#"), newest first, 21 items.
-func (e *env) floorEvents(ctx context.Context, first int) (int, error) {
-	items, err := e.query(ctx, &dynamodb.QueryInput{
+// indexRange is a Query of the index partition pk between sort keys lo and hi, ascending,
+// at most limit items (0: no limit), reading only attrs (none: every attribute).
+func (e *env) indexRange(pk, lo, hi string, limit int, attrs ...string) *dynamodb.QueryInput {
+	q := &dynamodb.QueryInput{
+		TableName:                 aws.String(e.table),
+		IndexName:                 aws.String(dynamo.IndexName),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrGSIPK, "#sk": dynamo.AttrGSISK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":lo": sv(lo), ":hi": sv(hi)},
+		ScanIndexForward:          aws.Bool(true),
+	}
+	if limit > 0 {
+		q.Limit = aws.Int32(int32(limit))
+	}
+	if len(attrs) > 0 {
+		refs := make([]string, len(attrs))
+		for i, a := range attrs {
+			refs[i] = fmt.Sprintf("#a%d", i)
+			q.ExpressionAttributeNames[refs[i]] = a
+		}
+		q.ProjectionExpression = aws.String(strings.Join(refs, ", "))
+	}
+	return q
+}
+
+// floorEvents is screen 1: the events partition, sort keys starting with the events'
+// prefix, newest first, first+1 items.
+func (e *env) floorEvents(ctx context.Context, db *dynamodb.Client, first int) (int, error) {
+	items, err := query(ctx, db, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventsPK), ":sk": sv("EVENT#")},
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(dynamo.EventsPartition), ":sk": sv(dynamo.EventKeyPrefix)},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(first + 1)),
-	}, func(n int) bool { return n <= first })
+	}, upTo(first+1))
 	return len(items), err
 }
 
-// cardQuery is the card of an event: GSI_PK = EVENT#<id>, GSI_SK BETWEEN "CARD#" AND "CARD$".
+// cardQuery is an event's card: its index partition from CardFirst to CardLast (the
+// event's item sorts first).
 func (e *env) cardQuery(eid string) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		TableName:                 aws.String(e.table),
-		IndexName:                 aws.String(indexName),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(eventGSIPK(eid)), ":lo": sv(cardPrefix), ":hi": sv("CARD$")},
-		ScanIndexForward:          aws.Bool(true),
-	}
+	return e.indexRange(dynamo.EventIndexPartition(eid), dynamo.CardFirst, dynamo.CardLast, 0)
 }
 
-// floorCard is screen 2: the card Query and, in parallel, the caller's prediction
-// (consistent GetItem PK = USER#<uid>, SK = EVENT#<id>).
-func (e *env) floorCard(ctx context.Context, eid, uid string) (int, error) {
-	type res struct {
-		items int
-		err   error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		items, err := e.query(ctx, e.cardQuery(eid), always)
-		ch <- res{len(items), err}
-	}()
-	out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(userPK(uid)), attrSK: sv(eventSK(eid))},
-		ConsistentRead: aws.Bool(true),
-	})
-	r := <-ch
-	if err == nil && out.Item == nil {
-		err = fmt.Errorf("no prediction of %s for %s", uid, eid)
-	}
-	if err == nil {
-		err = r.err
-	}
-	return r.items + 1, err
-}
-
-// floorScored is screen 3: the card's Query and, at once, one ascending Query of each of
-// the event's score shards between "SCORE#" and "SCORE$", first+1 rows each (any one shard
-// may hold the whole page): scoreShards+1 calls in one round trip. The screen does not
-// show the rows' picks, so the shards are read with only what a row shows (and its score
-// key, to merge them).
-func (e *env) floorScored(ctx context.Context, eid string, first int) (int, error) {
-	return e.shardFloor(ctx, shardPKs(eid), first, e.cardQuery(eid),
-		attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt")
-}
-
-// floorStandings is screen 4: one Query of each of the season's score shards, first+1 rows
-// each.
-func (e *env) floorStandings(ctx context.Context, season, first int) (int, error) {
-	pks := make([]string, scoreShards)
-	for s := range pks {
-		pks[s] = seasonShardPK(season, s)
-	}
-	return e.shardFloor(ctx, pks, first, nil)
-}
-
-// shardFloor reads the score rows of partitions pks, first+1 at most from each (only the
-// attributes attrs, if any), and extra (if not nil), all at once; it returns the items read.
-func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dynamodb.QueryInput, attrs ...string) (int, error) {
-	qs := make([]*dynamodb.QueryInput, 0, len(pks)+1)
-	for _, pk := range pks {
-		q := &dynamodb.QueryInput{
-			TableName:                 aws.String(e.table),
-			IndexName:                 aws.String(indexName),
-			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":lo": sv(scorePrefix), ":hi": sv(scoreUpper)},
-			ScanIndexForward:          aws.Bool(true),
-			Limit:                     aws.Int32(int32(first + 1)),
-		}
-		if len(attrs) > 0 {
-			refs := make([]string, len(attrs))
-			for i, a := range attrs {
-				refs[i] = fmt.Sprintf("#a%d", i)
-				q.ExpressionAttributeNames[refs[i]] = a
-			}
-			q.ProjectionExpression = aws.String(strings.Join(refs, ", "))
-		}
-		qs = append(qs, q)
-	}
-	if extra != nil {
-		qs = append(qs, extra)
-	}
-	counts := make([]int, len(qs))
+// parallel runs the functions at once and returns the sum of the items they read.
+func parallel(ctx context.Context, fs ...func(context.Context) (int, error)) (int, error) {
+	counts := make([]int, len(fs))
 	g, gctx := errgroup.WithContext(ctx)
-	for i, q := range qs {
-		g.Go(func() error {
-			more := func(n int) bool { return n <= first }
-			if q == extra {
-				more = always
-			}
-			items, err := e.query(gctx, q, more)
-			counts[i] = len(items)
+	for i, f := range fs {
+		g.Go(func() (err error) {
+			counts[i], err = f(gctx)
 			return err
 		})
 	}
@@ -166,138 +136,195 @@ func (e *env) shardFloor(ctx context.Context, pks []string, first int, extra *dy
 	return n, err
 }
 
-// floorProfile is screen 5, viewed by another player: Query PK = USER#<uid> newest first:
-// the user, their standings, then their predictions (1 + 4 + 20 + 1 items); then, in one
-// BatchGetItem, the rank tables of the scored predictions shown and of the seasons (PK =
-// EVENT#<eid> or STANDINGS#<season>, SK = RANKS: a rank outside a page cannot be known
-// without them) and the event rows of the unscored predictions whose event is dated today or
-// later (whether its picks are visible yet: started or BROADCAST). With such rows the read is
-// strongly consistent: a stale event row could show picks of an event whose start was moved
-// later (dynamo/visibility.go). It returns the items read besides the rank tables, and the
-// rank tables found.
-func (e *env) floorProfile(ctx context.Context, uid string, first int) (items, tables int, err error) {
-	limit := 1 + seasonsPerProfile + first + 1
-	rows, err := e.query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(e.table),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"), // not the league rows ("@…")
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(userPK(uid)), ":sk": sv("EVENT#")},
-		ScanIndexForward:          aws.Bool(false),
-		Limit:                     aws.Int32(int32(limit)),
-	}, func(n int) bool { return n < limit })
-	if err != nil {
-		return len(rows), 0, err
+// queryAll is query of q to its end, as a function for parallel.
+func queryAll(db *dynamodb.Client, q *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) func(context.Context) (int, error) {
+	return func(ctx context.Context) (int, error) {
+		items, err := query(ctx, db, q, each)
+		return len(items), err
+	}
+}
+
+// floorCard is screen 2: the card's Query and, at once, the caller's prediction
+// (consistent GetItem).
+func (e *env) floorCard(ctx context.Context, db *dynamodb.Client, eid, uid string) (int, error) {
+	return parallel(ctx, queryAll(db, e.cardQuery(eid), nil), func(ctx context.Context) (int, error) {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(e.table), Key: dynamo.PredictionKey(uid, eid), ConsistentRead: aws.Bool(true),
+		})
+		if err == nil && out.Item == nil {
+			err = fmt.Errorf("no prediction of %s for %s", uid, eid)
+		}
+		return 1, err
+	})
+}
+
+// floorScored is screen 3, an event with card matches and its leaderboard's first rows.
+// With one shard: ONE Query of the event's index partition from CardFirst to ScoreLast
+// (the card, then the scored predictions, best first), 1 + card + first + 1 items. With
+// more: the card's Query and, at once, one Query of each shard from ScoreFirst to ScoreLast,
+// first+1 rows each (any one shard may hold the whole page), read with only what a row
+// shows (dynamo.LeaderboardRowAttrs): shards+1 calls in one round trip.
+func (e *env) floorScored(ctx context.Context, db *dynamodb.Client, eid string, shards, card, first int) (int, error) {
+	if shards == 1 {
+		return queryAll(db, e.indexRange(dynamo.EventIndexPartition(eid), dynamo.CardFirst, dynamo.ScoreLast, 1+card+first+1), upTo(1+card+first+1))(ctx)
+	}
+	fs := []func(context.Context) (int, error){queryAll(db, e.cardQuery(eid), nil)}
+	for _, pk := range dynamo.EventShardPartitions(eid, shards) {
+		fs = append(fs, queryAll(db, e.indexRange(pk, dynamo.ScoreFirst, dynamo.ScoreLast, first+1, dynamo.LeaderboardRowAttrs()...), upTo(first+1)))
+	}
+	return parallel(ctx, fs...)
+}
+
+// floorStandings is screen 4, a season's first rows. With one shard: ONE Query of the
+// season's index partition from SeasonInfo (the season's item, which says how many shards
+// it has) to ScoreLast, first+2 items. With more: one Query of each shard from ScoreFirst to
+// ScoreLast, first+1 rows each, at once.
+func (e *env) floorStandings(ctx context.Context, db *dynamodb.Client, season, shards, first int) (int, error) {
+	if shards == 1 {
+		return queryAll(db, e.indexRange(dynamo.SeasonIndexPartition(season), dynamo.SeasonInfo, dynamo.ScoreLast, first+2), upTo(first+2))(ctx)
+	}
+	var fs []func(context.Context) (int, error)
+	for _, pk := range dynamo.SeasonShardPartitions(season, shards) {
+		fs = append(fs, queryAll(db, e.indexRange(pk, dynamo.ScoreFirst, dynamo.ScoreLast, first+1), upTo(first+1)))
+	}
+	return parallel(ctx, fs...)
+}
+
+// floorProfile is screen 5, viewed by another player: the player's partition from the
+// events' prefix up, newest first (the user, their standings, then their predictions), 1 +
+// 4 + first + 1 items a page, until first+1 predictions are known visible (scored, or of an
+// event dated before today); then, in one BatchGetItem, the rank tables of the seasons and
+// of the scored predictions read (a rank cannot be known without them) and the items of the
+// events of the other predictions read (whether their picks may be shown yet), strongly
+// consistent when there are such events (a stale event item could show picks too early).
+// seasons are the seasons the player may have a standing in. It returns the items read
+// besides the rank tables, and the rank tables found.
+func (e *env) floorProfile(ctx context.Context, db *dynamodb.Client, uid string, first int, seasons []int) (items, tables int, err error) {
+	userSK := str(dynamo.UserKey(uid), dynamo.AttrSK)
+	standingSeason := map[string]int{}
+	for _, s := range seasons {
+		standingSeason[str(dynamo.StandingKey(uid, s), dynamo.AttrSK)] = s
 	}
 	var keys []map[string]types.AttributeValue
-	shown, pending := 0, 0
-	for _, it := range rows {
-		switch t, _ := it["type"].(*types.AttributeValueMemberS); {
-		case t == nil:
-		case t.Value == "standing":
-			season, _ := it["season"].(*types.AttributeValueMemberN)
-			n, _ := strconv.Atoi(season.Value)
-			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(seasonSK(n)), attrSK: sv(ranksSK)})
-		case t.Value == "prediction" && it["points"] != nil && shown < first:
-			shown++
-			eid, _ := it["eventId"].(*types.AttributeValueMemberS)
-			keys = append(keys, map[string]types.AttributeValue{attrPK: sv(eventGSIPK(eid.Value)), attrSK: sv(ranksSK)})
-		case t.Value == "prediction" && it["points"] == nil:
-			eid, _ := it["eventId"].(*types.AttributeValueMemberS)
-			if !domain.LockedByDate(eid.Value, e.now) {
-				pending++
-				keys = append(keys, map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(eid.Value))})
+	tablePKs := map[string]bool{}
+	wantTable := func(k map[string]types.AttributeValue) {
+		keys = append(keys, k)
+		tablePKs[str(k, dynamo.AttrPK)] = true
+	}
+	known, pending := 0, 0
+	limit := 1 + seasonsPerProfile + first + 1
+	rows, err := query(ctx, db, &dynamodb.QueryInput{
+		TableName:                 aws.String(e.table),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"), // not the league rows, which sort below
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(dynamo.UserPartition(uid)), ":sk": sv(dynamo.EventKeyPrefix)},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit)),
+	}, func(it map[string]types.AttributeValue) bool {
+		sk := str(it, dynamo.AttrSK)
+		eid, prediction := strings.CutPrefix(sk, dynamo.EventKeyPrefix)
+		switch {
+		case sk == userSK:
+		case !prediction:
+			if s, ok := standingSeason[sk]; ok {
+				wantTable(dynamo.SeasonRankTableKey(s))
 			}
+		case strings.HasPrefix(str(it, dynamo.AttrGSISK), dynamo.ScoreFirst):
+			known++
+			wantTable(dynamo.EventRankTableKey(eid))
+		case domain.LockedByDate(eid, e.now):
+			known++
+		default:
+			pending++
+			keys = append(keys, dynamo.EventItemKey(eid))
 		}
+		return known <= first
+	})
+	if err != nil || len(keys) == 0 {
+		return len(rows), 0, err
 	}
-	if len(keys) == 0 {
-		return len(rows), 0, nil
-	}
-	out, err := e.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 		RequestItems: map[string]types.KeysAndAttributes{e.table: {Keys: keys, ConsistentRead: aws.Bool(pending > 0)}},
 	})
 	if err != nil {
 		return len(rows), 0, err
 	}
-	if len(out.UnprocessedKeys) > 0 {
-		return len(rows), 0, fmt.Errorf("rank tables: %d keys unprocessed", len(out.UnprocessedKeys[e.table].Keys))
+	if n := len(out.UnprocessedKeys[e.table].Keys); n > 0 {
+		return len(rows), 0, fmt.Errorf("profile: %d keys unprocessed", n)
 	}
 	found := out.Responses[e.table]
 	for _, it := range found {
-		if sk, _ := it[attrSK].(*types.AttributeValueMemberS); sk != nil && sk.Value == ranksSK {
+		if tablePKs[str(it, dynamo.AttrPK)] {
 			tables++
 		}
 	}
 	return len(rows) + len(found) - tables, tables, nil
 }
 
-// floorSubmit is screen 6: read the card (to validate the picks) and, in parallel, the
-// caller's user item (for the name copied onto the prediction); then one transaction:
-// ConditionCheck on the caller's lock copy of the event (open, card unchanged), Put of the
-// prediction (not scored yet), ConditionCheck on the user (name unchanged).
-func (e *env) floorSubmit(ctx context.Context, l *league, ev *leagueEvent, k, p int) (int, error) {
+// floorSubmit is screen 6, player p's picks for ev, the k-th event of l: the card's Query
+// and, at once, the player's profile and prediction (one consistent BatchGetItem); then one
+// transaction: a ConditionCheck on the player's lock copy of the event (open, start ahead,
+// the card version read), the Put of the prediction (not scored), a ConditionCheck on the
+// profile (the name version read). It returns the card's items and the profile.
+func (e *env) floorSubmit(ctx context.Context, db *dynamodb.Client, l *league, ev *leagueEvent, k, p int) (int, error) {
 	uid := playerID(p)
-	type res struct {
-		items []map[string]types.AttributeValue
-		err   error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		items, err := e.query(ctx, e.cardQuery(ev.id), always)
-		ch <- res{items, err}
-	}()
-	user, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(userPK(uid)), attrSK: sv(userSK)},
-		ConsistentRead: aws.Bool(true),
+	var card, mine []map[string]types.AttributeValue
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		card, err = query(gctx, db, e.cardQuery(ev.id), nil)
+		return err
 	})
-	r := <-ch
-	if err != nil {
+	g.Go(func() error {
+		out, err := db.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{e.table: {
+			Keys: []map[string]types.AttributeValue{dynamo.UserKey(uid), dynamo.PredictionKey(uid, ev.id)}, ConsistentRead: aws.Bool(true),
+		}}})
+		if err == nil {
+			mine = out.Responses[e.table]
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return 0, err
 	}
-	if r.err != nil {
-		return 0, r.err
-	}
-	var u userItem
-	var card eventItem
-	if err := attributevalue.UnmarshalMap(user.Item, &u); err != nil {
-		return 0, err
-	}
-	for _, it := range r.items {
-		if t, _ := it["type"].(*types.AttributeValueMemberS); t != nil && t.Value == "event" {
-			if err := attributevalue.UnmarshalMap(it, &card); err != nil {
-				return 0, err
-			}
+	userSK := str(dynamo.UserKey(uid), dynamo.AttrSK)
+	var user map[string]types.AttributeValue
+	for _, it := range mine {
+		if str(it, dynamo.AttrSK) == userSK {
+			user = it
 		}
 	}
-	pred := l.predictionFor(ev, k, p, e.now)
-	pred.UserName, pred.UserNameVersion = u.Name, u.NameVersion
-	item, err := attributevalue.MarshalMap(pred)
+	if len(card) == 0 || user == nil {
+		return 0, fmt.Errorf("submit %s: %d card items, profile found: %t", ev.id, len(card), user != nil)
+	}
+	pred, err := dynamo.PredictionItem(ev.domainEvent(), l.shards, uid, playerName(p), ev.picks(k, p), e.now)
 	if err != nil {
 		return 0, err
 	}
-	_, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+	lockPK, lockSK := dynamo.LockCopyKey(ev.id, uid, l.shards)
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(lockPK(ev.id, lockCopy(uid))), attrSK: sv(lockSK)},
+				TableName: aws.String(e.table), Key: keyOf(lockPK, lockSK),
 				ConditionExpression:      aws.String("#st = :up AND #start > :now AND #cv = :cv"),
 				ExpressionAttributeNames: map[string]string{"#st": "state", "#start": "startsAt", "#cv": "cardVersion"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":up": sv("UPCOMING"), ":now": sv(e.now.UTC().Format(timeLayout)), ":cv": nv(card.CardVersion)},
+					":up": sv(string(domain.StateUpcoming)), ":now": sv(e.now.UTC().Format(time.RFC3339)), ":cv": card[0]["cardVersion"]},
 				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 			}},
 			{Put: &types.Put{
-				TableName: aws.String(e.table), Item: item,
+				TableName: aws.String(e.table), Item: pred,
 				ConditionExpression: aws.String("attribute_not_exists(#pts)"), ExpressionAttributeNames: map[string]string{"#pts": "points"},
 			}},
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(userPK(uid)), attrSK: sv(userSK)},
+				TableName: aws.String(e.table), Key: dynamo.UserKey(uid),
 				ConditionExpression:       aws.String("#nv = :nv"),
 				ExpressionAttributeNames:  map[string]string{"#nv": "nameVersion"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":nv": nv(u.NameVersion)},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":nv": user["nameVersion"]},
 			}},
 		},
 	})
 	if err != nil {
 		return 0, err
 	}
-	return len(r.items) + 1, nil
+	return len(card) + 1, nil
 }

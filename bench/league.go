@@ -6,26 +6,26 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
 )
 
-// Event roles in the league. Sizes are predictions per event.
+// Event roles in a league. Sizes are predictions per event.
 const (
-	roleFiller   = "filler"   // past, scored while loading (Scale.Background predictions, default 50)
-	roleScored   = "scored"   // past; scored while loading (smallest size) or by screen 7
-	roleFloor    = "floor"    // past, copy of a scored-by-screen-7 event for the bare scoring floor
-	roleUpcoming = "upcoming" // open for picks, with predictions (screen 2)
-	roleSubmit   = "submit"   // open for picks, no predictions (screen 6)
-	roleOpen     = "open"     // open for picks (Scale.Background predictions, default 10)
+	roleFiller    = "filler"    // past, scored while loading (Scale.Background predictions, default 50)
+	roleScored    = "scored"    // past; scored while loading (smallest size) or by screen 7
+	roleFloor     = "floor"     // past, copy of a scored-by-screen-7 event for the bare scoring floor
+	roleBroadcast = "broadcast" // past (BROADCAST by date), no results (screen 2)
+	roleUpcoming  = "upcoming"  // open for picks, with predictions (screen 2)
+	roleSubmit    = "submit"    // open for picks, no predictions (screen 6)
+	roleOpen      = "open"      // open for picks (Scale.Background predictions, default 10)
 )
 
-// leagueEvent is one event of the league and what the loader puts in it.
+// leagueEvent is one event of a league and what the loader puts in it.
 type leagueEvent struct {
 	role     string
 	size     int // predictions: players p00000 … p(size-1)
@@ -35,23 +35,30 @@ type leagueEvent struct {
 	startsAt time.Time
 	spec     []domain.MatchSpec
 	matches  []domain.Match // as created (ids)
-	results  bool           // results entered (past events)
+	results  bool           // results entered
 	scored   bool           // scored while loading
 }
 
-func (e *leagueEvent) past() bool { return e.results }
-
 // cardIndex is the index of e's card in cardSpec, e being the k-th event.
 func (e *leagueEvent) cardIndex(k int) int {
-	if e.role == roleUpcoming || e.role == roleScored || e.role == roleFloor {
+	if e.role == roleUpcoming || e.role == roleScored || e.role == roleFloor || e.role == roleBroadcast {
 		return sharedCard
 	}
 	return k
 }
 
-// league is the data set: one season of 20 events of 8–12 matches (14 past, 6 open),
-// players with a user item and a season standing each, and predictions per event by role.
+// domainEvent is e as PredictionItem needs it.
+func (e *leagueEvent) domainEvent() domain.Event {
+	return domain.Event{ID: e.id, Name: e.name, StartsAt: e.startsAt}
+}
+
+// league is the data of one shard count: a season of past events of 8–12 matches (14 by
+// default), 6 events open for picks (in the season of now, which may be a later one),
+// standings of every player in the season, and predictions per event by role. Its events
+// and its season are created by a store with WithScoreShards(shards). Leagues share the
+// players.
 type league struct {
+	shards  int
 	season  int
 	now     time.Time
 	players int
@@ -60,58 +67,70 @@ type league struct {
 }
 
 const (
-	pastEvents = 14
+	pastEvents = 14 // by default
 	fillerSize = 50 // default predictions of a filler event
 	openSize   = 10 // default predictions of an open event
 	sharedCard = 2  // cardSpec(2): 10 matches
 )
 
+// fillers is how many past events no screen measures a league of sizes has by default:
+// the rest of 14 past events.
+func fillers(sizes []int) int { return pastEvents - 2 - 3*len(sizes[1:]) }
+
 func playerID(i int) string   { return fmt.Sprintf("p%05d", i) }
 func playerName(i int) string { return fmt.Sprintf("Player %05d", i) }
 
-// newLeague lays out the league. sizes are the predictions-per-event sizes (ascending, the
-// largest at most players); background, if not 0, is the number of predictions of every
-// filler and open event (the events no screen measures); now is the clock of the store
-// and the server.
-func newLeague(now time.Time, players int, sizes []int, background int) *league {
+// newLeague lays out the league of shards shards in season (a year up to now's) for sc:
+// its players, its sizes (predictions per event measured, ascending, the largest at most
+// players), its background (if not 0, the predictions of every event no screen measures)
+// and its past fillers; now is the clock of the store and the server.
+func newLeague(now time.Time, season, shards int, sc Scale) *league {
 	filler, openN := fillerSize, openSize
-	if background > 0 {
-		filler, openN = background, background
+	if sc.Background > 0 {
+		filler, openN = sc.Background, sc.Background
 	}
-	l := &league{season: now.Year(), now: now, players: players, sizes: sizes}
+	sizes := sc.Sizes
+	l := &league{shards: shards, season: season, now: now, players: sc.Players, sizes: sizes}
 	small := sizes[0]
-	// 14 past events, oldest first: fillers, the small scored event, then for every other
-	// size the event screen 7 scores between two identical copies for the floor (one run
-	// before the stack's, one after).
-	var past []*leagueEvent
-	for k := range pastEvents - 1 - 3*len(sizes[1:]) {
-		past = append(past, &leagueEvent{role: roleFiller, size: filler, name: fmt.Sprintf("Fight Night %d", k+1), scored: true})
+	// Names carry the shard count (event ids derive from names), and have one length
+	// among the events compared across sizes: they are copied onto every prediction.
+	tag := fmt.Sprintf("k%02d", shards)
+	// Past events, oldest first: fillers, the BROADCAST event, the small scored event, then
+	// for every other size the event screen 7 scores between two identical copies for the
+	// floor (one run before the stack's, one after).
+	n := fillers(sizes)
+	if sc.PastFillers > 0 {
+		n = sc.PastFillers
 	}
-	past = append(past, &leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d", small), scored: true})
+	var past []*leagueEvent
+	for k := range n {
+		past = append(past, &leagueEvent{role: roleFiller, size: filler, name: fmt.Sprintf("Fight Night %d %s", k+1, tag), scored: true, results: true})
+	}
+	past = append(past,
+		&leagueEvent{role: roleBroadcast, size: small, name: fmt.Sprintf("Live %05d %s", small, tag)},
+		&leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d %s", small, tag), scored: true, results: true})
 	for _, n := range sizes[1:] {
-		// Names of one length: they are copied onto every prediction.
 		past = append(past,
-			&leagueEvent{role: roleFloor, size: n, name: fmt.Sprintf("FloorA %05d", n)},
-			&leagueEvent{role: roleScored, size: n, name: fmt.Sprintf("Scored %05d", n)},
-			&leagueEvent{role: roleFloor, size: n, copy: 1, name: fmt.Sprintf("FloorB %05d", n)},
+			&leagueEvent{role: roleFloor, size: n, name: fmt.Sprintf("FloorA %05d %s", n, tag), results: true},
+			&leagueEvent{role: roleScored, size: n, name: fmt.Sprintf("Scored %05d %s", n, tag), results: true},
+			&leagueEvent{role: roleFloor, size: n, copy: 1, name: fmt.Sprintf("FloorB %05d %s", n, tag), results: true},
 		)
 	}
-	first := time.Date(l.season, 1, 4, 19, 0, 0, 0, time.UTC)
+	first := time.Date(season, 1, 4, 19, 0, 0, 0, time.UTC)
 	for k, e := range past {
 		e.startsAt = first.AddDate(0, 0, 12*k)
-		e.results = true
 	}
 	// 6 open events, from 4 days after now.
 	open := []*leagueEvent{
-		{role: roleUpcoming, size: small, name: fmt.Sprintf("Upcoming %05d", small)},
-		{role: roleSubmit, size: 0, name: "Submit Night"},
-		{role: roleOpen, size: openN, name: "Open Night"},
+		{role: roleUpcoming, size: small, name: fmt.Sprintf("Upcoming %05d %s", small, tag)},
+		{role: roleSubmit, size: 0, name: "Submit Night " + tag},
+		{role: roleOpen, size: openN, name: "Open Night " + tag},
 	}
 	for _, s := range sizes[1:] {
-		open = append(open, &leagueEvent{role: roleUpcoming, size: s, name: fmt.Sprintf("Upcoming %05d", s)})
+		open = append(open, &leagueEvent{role: roleUpcoming, size: s, name: fmt.Sprintf("Upcoming %05d %s", s, tag)})
 	}
 	for len(open) < 6 {
-		open = append(open, &leagueEvent{role: roleOpen, size: openN, name: fmt.Sprintf("Open Night %d", len(open))})
+		open = append(open, &leagueEvent{role: roleOpen, size: openN, name: fmt.Sprintf("Open Night %d %s", len(open), tag)})
 	}
 	day := time.Date(now.Year(), now.Month(), now.Day(), 19, 0, 0, 0, time.UTC).AddDate(0, 0, 4)
 	for k, e := range open {
@@ -119,11 +138,12 @@ func newLeague(now time.Time, players int, sizes []int, background int) *league 
 	}
 	l.events = append(past, open...)
 	for k, e := range l.events {
-		// Events compared across sizes (screens 2, 3, 7) share one card, so that their
-		// items have the same sizes and only the number of predictions differs.
+		// Events compared across sizes and states (screens 2, 3, 7) share one card, so
+		// that their items have the same sizes and only the number of predictions differs.
 		e.spec = cardSpec(e.cardIndex(k))
-		if !e.startsAt.After(now) && !e.results || e.startsAt.After(now) && e.results || e.startsAt.Year() != l.season {
-			panic(fmt.Sprintf("bench: event %q at %s does not fit the league around %s", e.name, e.startsAt, now))
+		isPast := !e.startsAt.After(now)
+		if isPast != (e.role != roleUpcoming && e.role != roleSubmit && e.role != roleOpen) || isPast && e.startsAt.Year() != season {
+			panic(fmt.Sprintf("bench: event %q at %s does not fit the league of season %d around %s", e.name, e.startsAt, season, now))
 		}
 	}
 	return l
@@ -140,6 +160,16 @@ func (l *league) eventCopy(role string, size, n int) *leagueEvent {
 		}
 	}
 	panic(fmt.Sprintf("bench: no %s event of size %d (copy %d)", role, size, n))
+}
+
+// index is the position of ev in the league (its card number).
+func (l *league) index(ev *leagueEvent) int {
+	for k, e := range l.events {
+		if e == ev {
+			return k
+		}
+	}
+	return -1
 }
 
 func (l *league) predictions() int {
@@ -198,72 +228,41 @@ func pick(p, i, k, teams int) int {
 	return int(x % uint32(teams))
 }
 
-// predictionFor is player p's unscored prediction for e, as the store writes it.
-func (l *league) predictionFor(e *leagueEvent, k, p int, updated time.Time) predictionItem {
-	uid := playerID(p)
-	it := predictionItem{
-		PK: userPK(uid), SK: eventSK(e.id), GSIPK: eventShardPK(e.id, scoreShard(uid)), GSISK: pendingSK(uid),
-		Type: "prediction", UserID: uid, UserName: playerName(p), UserNameVersion: 1,
-		EventID: e.id, EventName: e.name, EventStartsAt: e.startsAt.UTC().Format(timeLayout), Season: l.season,
-		UpdatedAt: updated.UTC().Format(timeLayout), Version: 1, Counted: true,
-	}
+// picks are player p's picks for e, the k-th event.
+func (e *leagueEvent) picks(k, p int) []domain.Pick {
+	ps := make([]domain.Pick, len(e.matches))
 	for i, m := range e.matches {
-		it.Picks = append(it.Picks, pickItem{MatchID: m.ID, Team: pick(p, i, e.cardIndex(k), len(m.Teams))})
+		ps[i] = domain.Pick{MatchID: m.ID, Team: pick(p, i, e.cardIndex(k), len(m.Teams))}
 	}
-	return it
+	return ps
 }
 
-// loadStats says what loading cost.
-type loadStats struct {
-	Items        int     `json:"items"`
-	BatchWrites  int     `json:"batchWriteCalls"`
-	Seconds      float64 `json:"seconds"`
-	ScoreSeconds float64 `json:"scoreSeconds"` // scoring the small events while loading
-}
-
-// load writes the league into e's table: events with their cards through the store
-// (CreateEvent, SetResult), users, standings and predictions raw with concurrent
-// BatchWriteItem calls, then scores the events meant to be scored already.
-func (l *league) load(ctx context.Context, e *env) (loadStats, error) {
-	var st loadStats
+// load writes the leagues into e's table: the events and cards of each league through a
+// store creating its shard count (CreateEvent, SetResult), the first league's first, so
+// that its season is the one the open events of later leagues fall in; users (once),
+// standings and predictions as the store writes them (dynamo.UserItem, StandingItem,
+// PredictionItem) with concurrent BatchWriteItem calls; the predictions counted
+// (CountPredictions); then the events meant to be scored already are scored.
+func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 	began := time.Now()
-	if err := e.store.EnsureTable(ctx); err != nil {
-		return st, err
+	info := LoadInfo{Players: leagues[0].players}
+	if err := e.direct.store.EnsureTable(ctx); err != nil {
+		return info, err
 	}
-	// Events and cards through the store, so their items are exactly the store's.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	for k, ev := range l.events {
-		g.Go(func() error {
-			created, err := e.store.CreateEvent(gctx, domain.EventSpec{Name: ev.name, StartsAt: ev.startsAt, Matches: ev.spec})
-			if err != nil {
-				return fmt.Errorf("create %s: %w", ev.name, err)
-			}
-			ev.id, ev.matches = created.ID, created.Matches
-			if !ev.results {
-				return nil
-			}
-			for i, m := range created.Matches {
-				r := result(ev.cardIndex(k), i, len(m.Teams))
-				if ev.matches[i], err = e.store.SetResult(gctx, ev.id, m.ID, &r); err != nil {
-					return fmt.Errorf("result %s/%d: %w", ev.name, i, err)
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return st, fmt.Errorf("bench: load events: %w", err)
+	for _, l := range leagues {
+		info.Events += len(l.events)
+		info.Predictions += l.predictions()
+		if err := l.createEvents(ctx, e.creator(l.shards)); err != nil {
+			return info, err
+		}
 	}
 
-	// Users, standings and predictions raw.
 	items := make(chan map[string]types.AttributeValue, 256)
 	var calls, written atomic.Int64
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(items)
-		send := func(v any) error {
-			item, err := attributevalue.MarshalMap(v)
+		send := func(item map[string]types.AttributeValue, err error) error {
 			if err != nil {
 				return err
 			}
@@ -274,27 +273,28 @@ func (l *league) load(ctx context.Context, e *env) (loadStats, error) {
 				return gctx.Err()
 			}
 		}
-		created := l.now.AddDate(0, -6, 0).UTC().Format(timeLayout)
-		for p := range l.players {
-			uid := playerID(p)
-			if err := send(userItem{PK: userPK(uid), SK: userSK, Type: "user", ID: uid, Name: playerName(p), NameVersion: 1, CreatedAt: created}); err != nil {
+		created := e.now.AddDate(-2, 0, 0)
+		for p := range leagues[0].players {
+			if err := send(dynamo.UserItem(playerID(p), playerName(p), created)); err != nil {
 				return err
 			}
-			pts := (p * 37) % 500
-			if err := send(standingItem{PK: userPK(uid), SK: seasonSK(l.season), GSIPK: seasonShardPK(l.season, scoreShard(uid)), GSISK: scoreSK(pts, uid),
-				Type: "standing", UserID: uid, UserName: playerName(p), UserNameVersion: 1, Season: l.season,
-				Points: pts, Correct: pts / 10, EventsPlayed: 10, Version: 1}); err != nil {
-				return err
+			for _, l := range leagues {
+				pts := (p * 37) % 500
+				if err := send(dynamo.StandingItem(playerID(p), playerName(p), l.season, l.shards, pts, pts/10, 10)); err != nil {
+					return err
+				}
 			}
 		}
-		for k, ev := range l.events {
-			updated := ev.startsAt.Add(-48 * time.Hour)
-			if updated.After(l.now) {
-				updated = l.now.Add(-time.Hour)
-			}
-			for p := range ev.size {
-				if err := send(l.predictionFor(ev, k, p, updated)); err != nil {
-					return err
+		for _, l := range leagues {
+			for k, ev := range l.events {
+				updated := ev.startsAt.Add(-48 * time.Hour)
+				if updated.After(l.now) {
+					updated = l.now.Add(-time.Hour)
+				}
+				for p := range ev.size {
+					if err := send(dynamo.PredictionItem(ev.domainEvent(), l.shards, playerID(p), playerName(p), ev.picks(k, p), updated)); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -302,68 +302,93 @@ func (l *league) load(ctx context.Context, e *env) (loadStats, error) {
 	})
 	for range 8 {
 		g.Go(func() error {
-			n, c, err := batchWrite(gctx, e.db, e.table, items)
+			n, c, err := batchWrite(gctx, e.direct.db, e.table, items)
 			written.Add(int64(n))
 			calls.Add(int64(c))
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return st, fmt.Errorf("bench: load items: %w", err)
+		return info, fmt.Errorf("bench: load items: %w", err)
 	}
-	st.Items, st.BatchWrites = int(written.Load()), int(calls.Load())
-	// Every prediction counted on its player's lock copy, as a first submit does.
+	info.Items, info.BatchWrites = int(written.Load()), int(calls.Load())
+
 	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for _, ev := range l.events {
-		counts := map[int]int{}
-		for p := range ev.size {
-			counts[lockCopy(playerID(p))]++
-		}
-		for c, n := range counts {
+	g.SetLimit(4)
+	for _, l := range leagues {
+		for _, ev := range l.events {
+			if ev.size == 0 {
+				continue
+			}
 			g.Go(func() error {
-				_, err := e.db.UpdateItem(gctx, &dynamodb.UpdateItemInput{
-					TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(lockPK(ev.id, c)), attrSK: sv(lockSK)},
-					UpdateExpression:          aws.String("ADD predictions :n"),
-					ConditionExpression:       aws.String("attribute_exists(PK)"),
-					ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
-				})
-				return err
+				users := make([]string, ev.size)
+				for p := range users {
+					users[p] = playerID(p)
+				}
+				return e.direct.store.CountPredictions(gctx, ev.id, users)
 			})
 		}
 	}
 	if err := g.Wait(); err != nil {
-		return st, fmt.Errorf("bench: count predictions: %w", err)
+		return info, fmt.Errorf("bench: count predictions: %w", err)
 	}
 
-	// Events meant to be scored already (small ones) are scored for real.
 	scoreBegan := time.Now()
-	for _, ev := range l.events {
-		if !ev.scored {
-			continue
-		}
-		// Scoring is budgeted per call (the admin command calls again until complete): on
-		// a slow engine one call may not finish the event. Complete means every
-		// prediction is scored (the shards' checkpoints count them); the calls' reports
-		// may count fewer on a slow engine (a transaction that committed after its
-		// attempt timed out is found done by the retry, not written again), and the
-		// screens check what was scored (screen 3's leaderboard).
-		for calls := 1; ; calls++ {
-			rep, err := e.store.ScoreEvent(ctx, ev.id, false)
-			if err != nil {
-				return st, fmt.Errorf("bench: score %s: %w", ev.name, err)
+	for _, l := range leagues {
+		for _, ev := range l.events {
+			if !ev.scored {
+				continue
 			}
-			if rep.Complete {
-				break
-			}
-			if calls == 100 {
-				return st, fmt.Errorf("bench: score %s: not complete after %d calls", ev.name, calls)
+			// One call without a time budget scores the event; complete means every
+			// prediction is scored (the shards' checkpoints count them).
+			for n := 1; ; n++ {
+				rep, err := e.direct.store.ScoreEvent(ctx, ev.id, false)
+				if err != nil {
+					return info, fmt.Errorf("bench: score %s: %w", ev.name, err)
+				}
+				if rep.Complete {
+					break
+				}
+				if n == 100 {
+					return info, fmt.Errorf("bench: score %s: not complete after %d calls", ev.name, n)
+				}
 			}
 		}
 	}
-	st.ScoreSeconds = time.Since(scoreBegan).Seconds()
-	st.Seconds = time.Since(began).Seconds()
-	return st, nil
+	info.ScoreSeconds = time.Since(scoreBegan).Seconds()
+	info.Seconds = time.Since(began).Seconds()
+	return info, nil
+}
+
+// createEvents creates l's events and enters the results of past ones through store.
+func (l *league) createEvents(ctx context.Context, store *dynamo.Store) error {
+	create := func(ctx context.Context, k int, ev *leagueEvent) error {
+		created, err := store.CreateEvent(ctx, domain.EventSpec{Name: ev.name, StartsAt: ev.startsAt, Matches: ev.spec})
+		if err != nil {
+			return fmt.Errorf("bench: create %s: %w", ev.name, err)
+		}
+		ev.id, ev.matches = created.ID, created.Matches
+		if !ev.results {
+			return nil
+		}
+		for i, m := range created.Matches {
+			r := result(ev.cardIndex(k), i, len(m.Teams))
+			if ev.matches[i], err = store.SetResult(ctx, ev.id, m.ID, &r); err != nil {
+				return fmt.Errorf("bench: result %s/%d: %w", ev.name, i, err)
+			}
+		}
+		return nil
+	}
+	// The season's item is created with its first event: before any other.
+	if err := create(ctx, 0, l.events[0]); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for k, ev := range l.events[1:] {
+		g.Go(func() error { return create(gctx, k+1, ev) })
+	}
+	return g.Wait()
 }
 
 // batchWrite writes the items it receives in BatchWriteItem calls of 25, retrying

@@ -6,25 +6,26 @@ import (
 	"strings"
 )
 
-// PlotSVG draws p50 latency against predictions per event (log scale) for screens 2 and 3,
-// stack and floor, one panel per engine. Empty when no screen varies with predictions.
+// PlotSVG draws the p50 latency in latency mode against predictions per event (log
+// scale) for screens 2 (UPCOMING) and 3, stack and floor, one panel per shard count. Empty
+// when no screen varies with predictions.
 func (r *Results) PlotSVG() string {
 	var panels []Panel
-	for _, eng := range r.engines() {
-		pn := Panel{Title: "p50 latency, screens 2 and 3 — " + eng, XLabel: "predictions per event (log scale)", YLabel: "ms"}
+	for _, k := range r.Options.Shards {
+		pn := Panel{Title: fmt.Sprintf("p50 in latency mode, screens 2 and 3 — %d shard(s)", k), XLabel: "predictions per event (log scale)", YLabel: "ms"}
 		for _, sc := range []struct {
 			n     int
 			color string
 		}{{2, "#1f77b4"}, {3, "#d62728"}} {
 			stack := Series{Label: fmt.Sprintf("screen %d stack", sc.n), Color: sc.color}
 			floor := Series{Label: fmt.Sprintf("screen %d floor", sc.n), Color: sc.color, Dashed: true}
-			for _, s := range r.Screens {
-				if s.Engine != eng || s.Screen != sc.n || s.Predictions == 0 {
+			for _, s := range r.screens(k, sc.n) {
+				if s.Predictions == 0 || sc.n == 2 && !strings.HasPrefix(s.Size, "UPCOMING") {
 					continue
 				}
 				x := float64(s.Predictions)
-				stack.Points = append(stack.Points, [2]float64{x, s.Stack.P50})
-				floor.Points = append(floor.Points, [2]float64{x, s.Floor.P50})
+				stack.Points = append(stack.Points, [2]float64{x, s.StackLatency.P50})
+				floor.Points = append(floor.Points, [2]float64{x, s.FloorLatency.P50})
 			}
 			if len(stack.Points) > 1 {
 				pn.Series = append(pn.Series, stack, floor)

@@ -9,43 +9,41 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/internal/capacity"
 )
 
-// Scoring's shape in the store (dynamo/scoring.go): 48 players of one score shard (a
-// prediction and a standing each) per transaction, the shards at once. The floor writes
-// the same transactions.
-const (
-	playersPerTransaction = 48
-	scoringWorkers        = scoreShards
-)
+// Screen 7: scoring an event, through the admin mutation, against the same writes made
+// bare (floorScore).
+
+// maxTransactItems is DynamoDB's limit on the items of one transaction: the floor writes
+// as many players per transaction as it allows (a prediction and a standing each).
+const maxTransactItems = 100
 
 // scoreAPI scores ev through the admin mutation and returns the run's result; then it runs
 // it again and checks that the second run changed nothing.
-func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, error) {
-	r := ScoringResult{Engine: e.eng.name, Predictions: ev.size}
+func (e *env) scoreAPI(ctx context.Context, l *league, ev *leagueEvent) (ScoringResult, error) {
+	r := ScoringResult{Shards: l.shards, Predictions: ev.size, Operations: map[string]int{}}
 	body := request(frontend.ScoreEvent, map[string]any{"eventId": ev.id})
 	run := func() (time.Duration, *gqlResponse, error) {
-		d, b, err := e.post(ctx, body, e.adminToken())
+		d, b, err := e.post(ctx, e.direct, body, e.adminToken())
 		if err != nil {
 			return d, nil, err
 		}
 		resp, err := decode(b)
 		return d, resp, err
 	}
-	// The server runs scoring without a time budget, so one call scores the event; an
-	// UNAVAILABLE answer (the engine too slow for the SDK's attempts, on a loaded machine)
-	// is called again, as the admin command does, and counted in: the run continues from
-	// the shards' checkpoints. The re-run below checks nothing is left.
+	// The server scores without a time budget, so one call scores the event; an
+	// UNAVAILABLE answer (the engine too slow for the SDK's attempts on a loaded machine) is
+	// called again, as the admin command does, and counted in: the run continues from the
+	// shards' checkpoints. The re-run below checks nothing is left.
 	var total time.Duration
-	scoredTotal := 0
-	r.Operations = map[string]int{}
+	scored := 0
 	for attempt := 1; ; attempt++ {
 		d, resp, err := run()
 		total += d
@@ -64,15 +62,15 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 		if err != nil {
 			return r, fmt.Errorf("score %s: %w", ev.name, err)
 		}
-		n, _ := path(resp.Data, "scoreEvent", "predictionsScored")
-		tx, _ := path(resp.Data, "scoreEvent", "transactions")
-		scoredTotal += int(n.(float64))
+		n, _ := dig(resp.Data, "scoreEvent", "predictionsScored")
+		tx, _ := dig(resp.Data, "scoreEvent", "transactions")
+		scored += int(n.(float64))
 		r.Transactions += int(tx.(float64))
 		break
 	}
 	r.Seconds = total.Seconds()
-	if scoredTotal > ev.size || scoredTotal == 0 {
-		return r, fmt.Errorf("score %s: scored %d predictions of %d", ev.name, scoredTotal, ev.size)
+	if scored > ev.size || scored == 0 {
+		return r, fmt.Errorf("score %s: scored %d predictions of %d", ev.name, scored, ev.size)
 	}
 
 	d, resp, err := run()
@@ -80,9 +78,9 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 		return r, fmt.Errorf("re-score %s: %w", ev.name, err)
 	}
 	r.RerunSeconds = d.Seconds()
-	scored, _ := path(resp.Data, "scoreEvent", "predictionsScored")
-	changed, _ := path(resp.Data, "scoreEvent", "standingsChanged")
-	r.RerunChanged = int(scored.(float64)) + int(changed.(float64))
+	again, _ := dig(resp.Data, "scoreEvent", "predictionsScored")
+	changed, _ := dig(resp.Data, "scoreEvent", "standingsChanged")
+	r.RerunChanged = int(again.(float64)) + int(changed.(float64))
 	if c := resp.Ext.DynamoDB; c != nil {
 		r.RerunCalls, r.RerunOperations = c.Calls, c.Operations
 	}
@@ -92,89 +90,90 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 	return r, nil
 }
 
-// floorScore writes what scoring ev needs, bare: read the event's GSI partitions (the card
-// with results, then every prediction, shard by shard, paginated), read every player's standing (consistent
-// BatchGetItems of 100 keys, scoringWorkers at a time), then write each batch of 48
-// players of a shard, predictions and standings, in one TransactWriteItems with the
-// store's conditions, scoringWorkers at a time, and mark the event scored. Reads and writes are timed apart: the writes alone are the floor the
-// scoring goal compares with.
+// floorScore writes bare what scoring ev needs, paced per partition as the store paces
+// (pacer). Reads: every prediction after the card in each of the event's index partitions
+// (all at once, 1 MB pages, each page's read units charged to its partition), then every
+// player's standing (consistent BatchGetItems of 100 keys, 16 at a time). Writes: the
+// store's writes for each player (dynamo.ScoringWrites: the prediction's update and the
+// standing's), 50 players of one shard per transaction (100 items, DynamoDB's most), one
+// worker per shard as the store has, each transaction waiting for its write units on the
+// index partitions it moves entries in. Reads and writes are timed apart. The card, with
+// its results, is read through the store before the clock starts; the store's own
+// checkpoints, score histograms and rank tables are not written.
 func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read, write time.Duration, calls int, err error) {
+	db := e.direct.db
+	event, err := e.direct.store.GetEvent(ctx, ev.id)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	began := time.Now()
-	ctx, c := dynamo.WithCost(ctx)
-	made := func() int { return c.Snapshot().Calls }
-	var items []map[string]types.AttributeValue
-	for _, pk := range append([]string{eventGSIPK(ev.id)}, shardPKs(ev.id)...) {
-		got, err := e.query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(e.table),
-			IndexName:                 aws.String(indexName),
-			KeyConditionExpression:    aws.String("#pk = :pk"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk)},
-			ScanIndexForward:          aws.Bool(true),
-		}, always)
-		if err != nil {
-			return 0, 0, made(), err
-		}
-		items = append(items, got...)
-	}
-	var event eventItem
-	matches := map[string]matchItem{}
-	var preds []predictionItem
-	for _, it := range items {
-		t, _ := it["type"].(*types.AttributeValueMemberS)
-		switch {
-		case t == nil:
-		case t.Value == "event":
-			err = attributevalue.UnmarshalMap(it, &event)
-		case t.Value == "match":
-			var m matchItem
-			err = attributevalue.UnmarshalMap(it, &m)
-			matches[m.ID] = m
-		case t.Value == "prediction":
-			var p predictionItem
-			err = attributevalue.UnmarshalMap(it, &p)
-			if p.Points == nil {
-				preds = append(preds, p)
-			}
-		}
-		if err != nil {
-			return 0, 0, made(), err
-		}
-	}
-	if len(preds) != ev.size {
-		return 0, 0, made(), fmt.Errorf("floor score %s: %d unscored predictions, want %d", ev.name, len(preds), ev.size)
-	}
+	ctx, cost := dynamo.WithCost(ctx)
+	made := func() int { return cost.Snapshot().Calls }
+	pace := newPacer()
 
-	// Every standing first, in consistent BatchGetItems of 100 keys, 4 at a time.
-	standings := make(map[string]standingItem, len(preds))
-	var mu sync.Mutex
+	parts := dynamo.EventShardPartitions(ev.id, l.shards)
+	byShard := make([][]map[string]types.AttributeValue, len(parts))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(scoringWorkers)
-	for start := 0; start < len(preds); start += 100 {
-		chunk := preds[start:min(start+100, len(preds))]
+	for i, pk := range parts {
 		g.Go(func() error {
-			keys := make([]map[string]types.AttributeValue, len(chunk))
-			for i, p := range chunk {
-				keys[i] = map[string]types.AttributeValue{attrPK: sv(p.PK), attrSK: sv(seasonSK(l.season))}
+			q := &dynamodb.QueryInput{
+				TableName:                 aws.String(e.table),
+				IndexName:                 aws.String(dynamo.IndexName),
+				KeyConditionExpression:    aws.String("#pk = :pk AND #sk > :card"),
+				ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrGSIPK, "#sk": dynamo.AttrGSISK},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":card": sv(dynamo.CardLast)},
 			}
-			req := map[string]types.KeysAndAttributes{e.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+			for {
+				out, err := db.Query(gctx, q)
+				if err != nil {
+					return err
+				}
+				bytes := 0
+				for _, it := range out.Items {
+					bytes += dynamo.ItemSize(it)
+				}
+				byShard[i] = append(byShard[i], out.Items...)
+				if err := pace.chargeRead(gctx, pk, capacity.ReadUnits(bytes, false)); err != nil {
+					return err
+				}
+				if len(out.LastEvaluatedKey) == 0 {
+					return nil
+				}
+				q.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, 0, made(), err
+	}
+	var keys []map[string]types.AttributeValue
+	standingSK := str(dynamo.StandingKey(playerID(0), l.season), dynamo.AttrSK)
+	for _, preds := range byShard {
+		for _, p := range preds {
+			keys = append(keys, keyOf(str(p, dynamo.AttrPK), standingSK))
+		}
+	}
+	if len(keys) != ev.size {
+		return 0, 0, made(), fmt.Errorf("floor score %s: %d predictions, want %d", ev.name, len(keys), ev.size)
+	}
+	standings := make(map[string]map[string]types.AttributeValue, len(keys)) // by PK
+	var mu sync.Mutex
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for start := 0; start < len(keys); start += 100 {
+		chunk := keys[start:min(start+100, len(keys))]
+		g.Go(func() error {
+			req := map[string]types.KeysAndAttributes{e.table: {Keys: chunk, ConsistentRead: aws.Bool(true)}}
 			for len(req) > 0 {
-				out, err := e.db.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+				out, err := db.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 				if err != nil {
 					return err
 				}
 				mu.Lock()
 				for _, it := range out.Responses[e.table] {
-					var s standingItem
-					if err = attributevalue.UnmarshalMap(it, &s); err != nil {
-						break
-					}
-					standings[s.PK] = s
+					standings[str(it, dynamo.AttrPK)] = it
 				}
 				mu.Unlock()
-				if err != nil {
-					return err
-				}
 				req = out.UnprocessedKeys
 			}
 			return nil
@@ -184,97 +183,45 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		return 0, 0, made(), err
 	}
 	read = time.Since(began)
-	type batch struct{ preds []predictionItem }
-	var batches []*batch
-	byShard := make([][]predictionItem, scoreShards)
-	for _, p := range preds {
-		byShard[scoreShard(p.UserID)] = append(byShard[scoreShard(p.UserID)], p)
-	}
-	for _, sp := range byShard {
-		for start := 0; start < len(sp); start += playersPerTransaction {
-			batches = append(batches, &batch{preds: sp[start:min(start+playersPerTransaction, len(sp))]})
-		}
-	}
 
-	// The transactions.
 	began = time.Now()
+	const perTransaction = maxTransactItems / 2
 	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(scoringWorkers)
-	for _, b := range batches {
+	for _, preds := range byShard {
 		g.Go(func() error {
-			tx := make([]types.TransactWriteItem, 0, 2*len(b.preds))
-			for _, p := range b.preds {
-				points, correct, ids := 0, 0, []string{}
-				for _, pk := range p.Picks {
-					m := matches[pk.MatchID]
-					if m.Result != nil && m.Result.Outcome == "WIN" && m.Result.Winner != nil && *m.Result.Winner == pk.Team {
-						points += m.Points
-						correct++
-						ids = append(ids, pk.MatchID)
+			for start := 0; start < len(preds); start += perTransaction {
+				var items []types.TransactWriteItem
+				units := map[string]float64{}
+				for _, p := range preds[start:min(start+perTransaction, len(preds))] {
+					st := standings[str(p, dynamo.AttrPK)]
+					ws, err := dynamo.ScoringWrites(e.table, event, l.shards, l.shards, p, st)
+					if err != nil {
+						return err
+					}
+					items = append(items, ws...)
+					// An index entry whose key changes is a delete and a put.
+					units[str(p, dynamo.AttrGSIPK)] += 2 * capacity.WriteUnits(dynamo.ItemSize(p))
+					if len(ws) > 1 {
+						units[str(st, dynamo.AttrGSIPK)] += 2 * capacity.WriteUnits(dynamo.ItemSize(st))
 					}
 				}
-				set := "SET #pts = :pts, #cor = :cor, #gsk = :gsk, #sw = :sw, #ver = :next"
-				names := map[string]string{"#pts": "points", "#cor": "correct", "#gsk": attrGSISK, "#pk": attrPK, "#sw": "scoredWith", "#ver": "version"}
-				vals := map[string]types.AttributeValue{":pts": nv(points), ":cor": nv(correct), ":gsk": sv(scoreSK(points, p.UserID)),
-					":sw": nv(event.CardVersion), ":ver": nv(p.Version), ":next": nv(p.Version + 1)}
-				upd := set
-				if len(ids) > 0 {
-					upd += ", #cids = :cids"
-					names["#cids"] = "correctIds"
-					vals[":cids"] = &types.AttributeValueMemberL{Value: strs(ids)}
-				} else {
-					upd += " REMOVE #cids"
-					names["#cids"] = "correctIds"
+				if err := pace.waitWrites(gctx, units); err != nil {
+					return err
 				}
-				tx = append(tx, types.TransactWriteItem{Update: &types.Update{
-					TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(p.PK), attrSK: sv(p.SK)},
-					UpdateExpression:          aws.String(upd),
-					ConditionExpression:       aws.String("attribute_exists(#pk) AND #ver = :ver"),
-					ExpressionAttributeNames:  names,
-					ExpressionAttributeValues: vals,
-				}})
-				s, ok := standings[p.PK]
-				if !ok {
-					return fmt.Errorf("floor score: no standing for %s", p.PK)
+				if _, err := db.TransactWriteItems(gctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+					return err
 				}
-				tx = append(tx, types.TransactWriteItem{Update: &types.Update{
-					TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(s.PK), attrSK: sv(s.SK)},
-					UpdateExpression:         aws.String("SET #pts = :pts, #cor = :cor, #ep = :ep, #gsk = :gsk, #ver = :next"),
-					ConditionExpression:      aws.String("#ver = :ver"),
-					ExpressionAttributeNames: map[string]string{"#pts": "points", "#cor": "correct", "#ep": "eventsPlayed", "#gsk": attrGSISK, "#ver": "version"},
-					ExpressionAttributeValues: map[string]types.AttributeValue{":pts": nv(s.Points + points), ":cor": nv(s.Correct + correct),
-						":ep": nv(s.EventsPlayed + 1), ":gsk": sv(scoreSK(s.Points+points, s.UserID)), ":next": nv(s.Version + 1), ":ver": nv(s.Version)},
-				}})
 			}
-			_, err := e.db.TransactWriteItems(gctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
-			return err
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return read, 0, made(), fmt.Errorf("floor score %s: %w", ev.name, err)
 	}
-	_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(e.table), Key: map[string]types.AttributeValue{attrPK: sv(eventsPK), attrSK: sv(eventSK(ev.id))},
-		UpdateExpression:          aws.String("SET #st = :scored"),
-		ConditionExpression:       aws.String("#cv = :cv"),
-		ExpressionAttributeNames:  map[string]string{"#st": "state", "#cv": "cardVersion"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":scored": sv("SCORED"), ":cv": nv(event.CardVersion)},
-	})
-	if err != nil {
-		return read, 0, made(), fmt.Errorf("floor score %s: mark scored: %w", ev.name, err)
-	}
 	return read, time.Since(began), made(), nil
 }
 
-func strs(ss []string) []types.AttributeValue {
-	out := make([]types.AttributeValue, len(ss))
-	for i, s := range ss {
-		out[i] = sv(s)
-	}
-	return out
-}
-
-// scoring runs screen 7 for every size but the smallest, once each on fresh data: the
+// scoring runs screen 7 of l for every size but the smallest, once each on fresh data: the
 // floor on one copy of the event, the stack on the event, the floor again on a second copy
 // (so that neither side always meets the engine in a warmer or fuller state); the floor is
 // the mean of its two runs.
@@ -293,7 +240,7 @@ func (e *env) scoring(ctx context.Context, l *league, logf func(string, ...any))
 			return out, err
 		}
 		cpu := cpuTime()
-		r, err := e.scoreAPI(ctx, l.event(roleScored, size))
+		r, err := e.scoreAPI(ctx, l, l.event(roleScored, size))
 		if err != nil {
 			return out, err
 		}
@@ -311,9 +258,9 @@ func (e *env) scoring(ctx context.Context, l *league, logf func(string, ...any))
 		r.FloorSeconds = r.FloorReadSeconds + r.FloorWriteSeconds
 		r.RatioWrites = r.Seconds / r.FloorWriteSeconds
 		r.RatioFloor = r.Seconds / r.FloorSeconds
-		logf("  screen 7 scoreEvent %6d predictions: %.2fs (%d calls, %.2fs CPU) | floor before %.2fs (writes %.2fs, %.2fs CPU), after %.2fs (writes %.2fs) | re-run %.2fs changed %d",
-			size, r.Seconds, r.Calls, r.CPUSeconds, floors[0].ReadSeconds+floors[0].WriteSeconds, floors[0].WriteSeconds, floors[0].CPUSeconds,
-			floors[1].ReadSeconds+floors[1].WriteSeconds, floors[1].WriteSeconds, r.RerunSeconds, r.RerunChanged)
+		logf("  %2d shards screen 7 scoreEvent %6d predictions: %.2fs (%d calls, %.2fs CPU) | floor writes %.2fs / %.2fs, reads %.2fs / %.2fs | ×%.2f | re-run %.2fs changed %d",
+			l.shards, size, r.Seconds, r.Calls, r.CPUSeconds, floors[0].WriteSeconds, floors[1].WriteSeconds,
+			floors[0].ReadSeconds, floors[1].ReadSeconds, r.RatioWrites, r.RerunSeconds, r.RerunChanged)
 		out = append(out, r)
 	}
 	return out, nil

@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
 )
 
 // Who the screens are sent as: a signed-in player looking at their card, another
@@ -15,6 +20,10 @@ const (
 	viewer  = 3 // p00003 has a prediction in every event that has predictions
 	profile = 7 // p00007's profile is the one shown
 )
+
+// submitter is the player of screen 6's i-th submit: never the viewer or the profile's
+// player, whose screens must not change while they are measured.
+func submitter(i, players int) int { return profile + 1 + i%(players-profile-1) }
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
@@ -28,8 +37,8 @@ func request(query string, vars map[string]any) []byte {
 	return mustJSON(frontend.Request{Query: query, Variables: vars})
 }
 
-// path digs into a GraphQL data object.
-func path(data json.RawMessage, keys ...string) (any, error) {
+// dig digs into a GraphQL data object.
+func dig(data json.RawMessage, keys ...string) (any, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
@@ -45,7 +54,7 @@ func path(data json.RawMessage, keys ...string) (any, error) {
 }
 
 func count(data json.RawMessage, want int, keys ...string) error {
-	v, err := path(data, keys...)
+	v, err := dig(data, keys...)
 	if err != nil {
 		return err
 	}
@@ -60,7 +69,7 @@ func count(data json.RawMessage, want int, keys ...string) error {
 }
 
 func equal(data json.RawMessage, want any, keys ...string) error {
-	v, err := path(data, keys...)
+	v, err := dig(data, keys...)
 	if err != nil {
 		return err
 	}
@@ -75,7 +84,7 @@ func equal(data json.RawMessage, want any, keys ...string) error {
 func ranked(data json.RawMessage, want int) error {
 	n := 0
 	for _, keys := range [][]string{{"user", "standings"}, {"user", "predictions", "edges"}} {
-		v, err := path(data, keys...)
+		v, err := dig(data, keys...)
 		if err != nil {
 			return err
 		}
@@ -91,7 +100,7 @@ func ranked(data json.RawMessage, want int) error {
 		}
 	}
 	if n != want {
-		return fmt.Errorf("profile shows %d ranks, want %d (one per rank table)", n, want)
+		return fmt.Errorf("profile shows %d ranks, want %d (one per rank table read)", n, want)
 	}
 	return nil
 }
@@ -100,7 +109,7 @@ func ranked(data json.RawMessage, want int) error {
 // counted; when counted, on every match, at most predictions in all (each prediction picks
 // a match at most once) and at least predictions over the card (each has a pick).
 func pickCounted(data json.RawMessage, predictions int, counted bool) error {
-	v, err := path(data, "event", "matches")
+	v, err := dig(data, "event", "matches")
 	if err != nil {
 		return err
 	}
@@ -142,133 +151,183 @@ func all(errs ...error) error {
 	return nil
 }
 
-// probes returns screens 1–6 for the loaded league.
-func (e *env) probes(ctx context.Context, l *league) ([]probe, error) {
-	var ps []probe
-	viewerToken := e.playerToken(viewer)
-	fixed := func(body []byte, token string) func(int) ([]byte, string) {
-		return func(int) ([]byte, string) { return body, token }
+// shardRows is how many rows a ranked page of first reads from the shards of a list of
+// n players (p00000…): first+1 at most from each shard.
+func shardRows(n, shards, first int) int {
+	sizes := make([]int, shards)
+	for p := range n {
+		sizes[dynamo.ShardOf(playerID(p), shards)]++
 	}
+	rows := 0
+	for _, k := range sizes {
+		rows += min(k, first+1)
+	}
+	return rows
+}
 
-	events := len(l.events)
+// fixed is a request that is the same at every iteration.
+func fixed(body []byte, token string) func(int) ([]byte, string) {
+	return func(int) ([]byte, string) { return body, token }
+}
+
+// probes returns screens 1–6 of l; leagues are every league of the table (the profile shows a
+// player's seasons in all of them).
+func (e *env) probes(l *league, leagues []*league) []probe {
+	var ps []probe
+	k := l.shards
+	viewerToken := e.playerToken(viewer)
+	events := 0
+	for _, x := range leagues {
+		events += len(x.events)
+	}
 	ps = append(ps, probe{
-		screen: 1, name: "Event list", size: "20 newest",
+		shards: k, screen: 1, name: "Event list", size: "20 newest",
 		request: fixed(request(frontend.EventList, map[string]any{"first": 20}), viewerToken),
 		check:   func(d json.RawMessage) error { return count(d, min(20, events), "events", "edges") },
-		floor: func(ctx context.Context, _ int) (int, error) {
-			return e.floorEvents(ctx, 20)
+		floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
+			return e.floorEvents(ctx, db, 20)
 		},
 		floorRows: min(21, events),
 	})
 
-	for _, size := range l.sizes {
-		ev := l.event(roleUpcoming, size)
-		ps = append(ps, probe{
-			screen: 2, name: "Event card + my picks", size: fmt.Sprintf("%d predictions", size), predictions: size,
+	// Screen 2 in every state: UPCOMING at every size, BROADCAST, SCORED at every size.
+	card := func(ev *leagueEvent, state domain.EventState) probe {
+		return probe{
+			shards: k, screen: 2, name: "Event card + my picks", size: fmt.Sprintf("%s, %d predictions", state, ev.size), predictions: ev.size,
 			request: fixed(request(frontend.EventCard, map[string]any{"id": ev.id}), viewerToken),
 			check: func(d json.RawMessage) error {
-				return all(count(d, len(ev.matches), "event", "matches"), count(d, len(ev.matches), "prediction", "picks"),
-					equal(d, "UPCOMING", "event", "state"), pickCounted(d, size, false))
+				v, err := dig(d, "prediction", "rank")
+				if err == nil && (v != nil) != (state == domain.StateScored) {
+					err = fmt.Errorf("prediction.rank = %v in state %s", v, state)
+				}
+				return all(err, count(d, len(ev.matches), "event", "matches"), count(d, len(ev.matches), "prediction", "picks"),
+					equal(d, string(state), "event", "state"), pickCounted(d, ev.size, state == domain.StateScored))
 			},
-			floor: func(ctx context.Context, _ int) (int, error) {
-				return e.floorCard(ctx, ev.id, playerID(viewer))
+			floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
+				return e.floorCard(ctx, db, ev.id, playerID(viewer))
 			},
 			floorRows: 2 + len(ev.matches),
-		})
+		}
+	}
+	for _, size := range l.sizes {
+		ps = append(ps, card(l.event(roleUpcoming, size), domain.StateUpcoming))
+	}
+	ps = append(ps, card(l.event(roleBroadcast, l.sizes[0]), domain.StateBroadcast))
+	for _, size := range l.sizes {
+		ps = append(ps, card(l.event(roleScored, size), domain.StateScored))
 	}
 
+	const top = 50
 	for _, size := range l.sizes {
 		ev := l.event(roleScored, size)
-		const first = 50
+		rows := 1 + len(ev.matches) + min(size, top+1)
+		if k > 1 {
+			rows = 1 + len(ev.matches) + shardRows(size, k, top)
+		}
 		ps = append(ps, probe{
-			screen: 3, name: "Scored event + top 50", size: fmt.Sprintf("%d predictions", size), predictions: size,
-			request: fixed(request(frontend.ScoredEvent, map[string]any{"id": ev.id, "first": first}), viewerToken),
+			shards: k, screen: 3, name: "Scored event + top 50", size: fmt.Sprintf("%d predictions", size), predictions: size,
+			request: fixed(request(frontend.ScoredEvent, map[string]any{"id": ev.id, "first": top}), viewerToken),
 			check: func(d json.RawMessage) error {
-				return all(count(d, len(ev.matches), "event", "matches"), count(d, min(first, size), "event", "leaderboard", "edges"),
+				return all(count(d, len(ev.matches), "event", "matches"), count(d, min(top, size), "event", "leaderboard", "edges"),
 					equal(d, "SCORED", "event", "state"), pickCounted(d, size, true))
 			},
-			floor: func(ctx context.Context, _ int) (int, error) {
-				return e.floorScored(ctx, ev.id, first)
+			floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
+				return e.floorScored(ctx, db, ev.id, k, len(ev.matches), top)
 			},
-			floorRows: 1 + len(ev.matches) + shardRows(shardSizes(size), first),
+			floorRows: rows,
 		})
 	}
 
 	for _, first := range []int{50, 100} {
+		rows := 1 + min(l.players, first+1) // the season's item, then the page and one more
+		if k > 1 {
+			rows = shardRows(l.players, k, first)
+		}
 		ps = append(ps, probe{
-			screen: 4, name: "Standings", size: fmt.Sprintf("%d rows of %d", first, l.players),
+			shards: k, screen: 4, name: "Standings", size: fmt.Sprintf("%d rows of %d", first, l.players),
 			request: fixed(request(frontend.Standings, map[string]any{"season": l.season, "first": first}), viewerToken),
 			check:   func(d json.RawMessage) error { return count(d, min(first, l.players), "standings", "edges") },
-			floor: func(ctx context.Context, _ int) (int, error) {
-				return e.floorStandings(ctx, l.season, first)
+			floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
+				return e.floorStandings(ctx, db, l.season, k, first)
 			},
-			floorRows: shardRows(shardSizes(l.players), first),
+			floorRows: rows,
 		})
 	}
 
-	scored, items, pending := 0, 2, 0 // the user item and one standing
-	for _, ev := range l.events {
-		if ev.size > profile {
-			items++
-			switch {
-			case ev.past():
-				scored++
-			case !domain.LockedByDate(ev.id, e.now):
-				pending++ // its row is read: are its picks visible yet?
+	// Screen 5: the profile shows the player's standing in every season and their 20 newest
+	// predictions another player may see (those of past events), with the ranks of the rank
+	// tables read: the seasons' and those of the events the store scored.
+	var seasons []int
+	visible, ranks := 0, len(leagues)
+	for _, x := range leagues {
+		seasons = append(seasons, x.season)
+		for _, ev := range x.events {
+			if ev.size > profile && !ev.startsAt.After(e.now) {
+				visible++
 			}
 		}
 	}
-	// The rank tables the profile's page can show: those scoring has written (none for a
-	// list not scored since rank tables exist). Every one found gives one rank, on the
-	// season's standing or on the one prediction of the event. The viewer is another player:
-	// the rows of events not yet locked by their date are read too (floorProfile).
-	_, tables, err := e.floorProfile(ctx, playerID(profile), 20)
-	if err != nil {
-		return nil, fmt.Errorf("screen 5: %w", err)
-	}
+	ranks += min(visible, 20) - unranked(leagues)
 	ps = append(ps, probe{
-		screen: 5, name: "Player profile", size: fmt.Sprintf("%d scored of %d predictions", min(scored, 20), items-2),
+		shards: k, screen: 5, name: "Player profile", size: fmt.Sprintf("%d of %d visible predictions", min(visible, 20), visible),
 		request: fixed(request(frontend.Profile, map[string]any{"id": playerID(profile)}), viewerToken),
 		check: func(d json.RawMessage) error {
-			return all(count(d, min(scored, 20), "user", "predictions", "edges"), count(d, 1, "user", "standings"),
-				ranked(d, tables))
+			return all(count(d, min(visible, 20), "user", "predictions", "edges"), count(d, len(leagues), "user", "standings"),
+				ranked(d, ranks))
 		},
-		floor: func(ctx context.Context, _ int) (int, error) {
-			items, tables, err := e.floorProfile(ctx, playerID(profile), 20)
+		floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
+			items, tables, err := e.floorProfile(ctx, db, playerID(profile), 20, seasons)
 			return items + tables, err
 		},
-		floorRows: min(items, 1+seasonsPerProfile+20+1) + pending + tables,
+		floorRows: -1, // checked against the stack's capacity
 	})
 
 	sub := l.event(roleSubmit, 0)
-	k := l.index(sub)
-	// Callers alternate: even players through the stack, odd ones through the floor, each
-	// a first submission until the players run out, then a replacement.
+	n := l.index(sub)
+	// Even submits go through the stack, odd ones through the floor; every one is a first
+	// submission of its player until the players run out, then a replacement (measure
+	// numbers the iterations of its two modes apart).
 	ps = append(ps, probe{
-		screen: 6, name: "submitPrediction", size: fmt.Sprintf("%d picks", len(sub.matches)),
+		shards: k, screen: 6, name: "submitPrediction", size: fmt.Sprintf("%d picks", len(sub.matches)),
 		request: func(i int) ([]byte, string) {
-			p := (2 * i) % l.players
+			p := submitter(2*i, l.players)
 			picks := make([]frontend.Pick, len(sub.matches))
-			for j, m := range sub.matches {
-				picks[j] = frontend.Pick{MatchID: m.ID, Team: pick(p, j, sub.cardIndex(k), len(m.Teams))}
+			for j, pk := range sub.picks(n, p) {
+				picks[j] = frontend.Pick{MatchID: pk.MatchID, Team: pk.Team}
 			}
 			return request(frontend.SubmitPrediction, map[string]any{"eventId": sub.id, "picks": picks}), e.playerToken(p)
 		},
 		check: func(d json.RawMessage) error { return count(d, len(sub.matches), "submitPrediction", "picks") },
-		floor: func(ctx context.Context, i int) (int, error) {
-			return e.floorSubmit(ctx, l, sub, k, (2*i+1)%l.players)
+		floor: func(ctx context.Context, db *dynamodb.Client, i int) (int, error) {
+			return e.floorSubmit(ctx, db, l, sub, n, submitter(2*i+1, l.players))
 		},
 		floorRows: 2 + len(sub.matches),
 	})
-	return ps, nil
+	return ps
 }
 
-// index is the position of ev in the league (its card number).
-func (l *league) index(ev *leagueEvent) int {
-	for k, e := range l.events {
-		if e == ev {
-			return k
+// unranked is how many of the profile's 20 newest visible predictions have no rank: those
+// of events scored by the bare floor (no rank table) or not scored.
+func unranked(leagues []*league) int {
+	type shown struct {
+		id     string
+		ranked bool
+	}
+	var evs []shown
+	for _, l := range leagues {
+		for _, ev := range l.events {
+			if ev.size > profile && !ev.startsAt.After(l.now) {
+				evs = append(evs, shown{ev.id, ev.role == roleFiller || ev.role == roleScored})
+			}
 		}
 	}
-	return -1
+	// Newest first, as the profile lists them (event ids start with their date).
+	slices.SortFunc(evs, func(a, b shown) int { return strings.Compare(b.id, a.id) })
+	n := 0
+	for _, s := range evs[:min(20, len(evs))] {
+		if !s.ranked {
+			n++
+		}
+	}
+	return n
 }

@@ -37,11 +37,28 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	opts := bench.DefaultOptions()
+	sc := &opts.Scale
 	fs := flag.NewFlagSet("screens", flag.ContinueOnError)
 	out := fs.String("out", "bench/results", "directory for results.md, results.json and latency.svg (empty: print only)")
 	goBench := fs.String("gobench", "", "file holding the output of go test -bench ./bench/gqlexec, to include")
-	engines := fs.String("engines", strings.Join(opts.Engines, ","), "engines: dynamodb-local (the only one)")
-	scaleFlags(fs, "", "DynamoDB Local", opts.Scales, bench.EngineDynamoDBLocal)
+	fs.IntVar(&sc.Players, "players", sc.Players, "players, each with a standing in every season")
+	fs.Func("sizes", fmt.Sprintf("predictions per event measured, ascending (default %s)", ints(sc.Sizes)), func(v string) (err error) {
+		sc.Sizes, err = parseInts(v)
+		return err
+	})
+	fs.IntVar(&sc.Background, "background", sc.Background, "predictions of every event no screen measures (0: 50 past, 10 open)")
+	fs.IntVar(&sc.Warmup, "warmup", sc.Warmup, "warm-up iterations per screen, size and mode")
+	fs.IntVar(&sc.Iterations, "n", sc.Iterations, "measured iterations per screen, size and mode")
+	fs.DurationVar(&sc.LoadDuration, "load", sc.LoadDuration, "load test duration per screen, 0 to skip")
+	fs.Func("leagues", "members of screen 8's leagues (default 10,100,1000, those the players allow)", func(v string) (err error) {
+		sc.LeagueSizes, err = parseInts(v)
+		return err
+	})
+	fs.Func("shards", fmt.Sprintf("shard counts measured, each with a season of its own (default %s)", ints(opts.Shards)), func(v string) (err error) {
+		opts.Shards, err = parseInts(v)
+		return err
+	})
+	fs.DurationVar(&opts.Latency, "latency", opts.Latency, "what latency mode adds to every DynamoDB call on each way")
 	fs.IntVar(&opts.LoadWorkers, "workers", opts.LoadWorkers, "load test concurrency")
 	fs.StringVar(&opts.Answers, "answers", "", "write the first answer of every screen to this directory (to compare two versions byte for byte)")
 	gcSetting := fs.String("gc", "deployed", "Go GC settings of the run: deployed (GOGC and GOMEMLIMIT of deploy/template.yaml, as the Lambda function runs) or env (the environment's, Go's defaults if unset)")
@@ -60,9 +77,7 @@ func run(ctx context.Context, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	opts.Engines = strings.Split(*engines, ",")
-	envGC := "GOGC=" + envOr("GOGC", "100") + " GOMEMLIMIT=" + envOr("GOMEMLIMIT", "none") + " (environment)"
-	gcNote := envGC
+	gcNote := "GOGC=" + envOr("GOGC", "100") + " GOMEMLIMIT=" + envOr("GOMEMLIMIT", "none") + " (environment)"
 	switch *gcSetting {
 	case "deployed":
 		// The Lambda function's settings: the API runs as it does on AWS.
@@ -70,7 +85,7 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("-gc deployed (run from the repository root): %w", err)
 		}
-		opts.GC = map[string]func() func(){bench.EngineDynamoDBLocal: gc.Apply}
+		opts.GC = gc.Apply
 		gcNote = gc.String() + " (deploy/template.yaml, as the Lambda function)"
 	case "env":
 	default:
@@ -122,46 +137,24 @@ func run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// scaleFlags registers prefix-named flags that change scales[key].
-func scaleFlags(fs *flag.FlagSet, prefix, what string, scales map[string]bench.Scale, key string) {
-	update := func(f func(*bench.Scale, string) error) func(string) error {
-		return func(v string) error {
-			sc := scales[key]
-			if err := f(&sc, v); err != nil {
-				return err
-			}
-			scales[key] = sc
-			return nil
+func parseInts(v string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, n)
 	}
-	sc := scales[key]
-	intFlag := func(name string, def int, usage string, field func(*bench.Scale) *int) {
-		fs.Func(prefix+name, fmt.Sprintf("%s for %s (default %d)", usage, what, def), update(func(s *bench.Scale, v string) error {
-			n, err := strconv.Atoi(v)
-			*field(s) = n
-			return err
-		}))
+	return out, nil
+}
+
+func ints(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
 	}
-	intFlag("players", sc.Players, "players, each with a season standing,", func(s *bench.Scale) *int { return &s.Players })
-	intFlag("n", sc.Iterations, "measured iterations per screen and size", func(s *bench.Scale) *int { return &s.Iterations })
-	intFlag("background", sc.Background, "predictions of every event no screen measures (0: 50 past, 10 open)", func(s *bench.Scale) *int { return &s.Background })
-	intFlag("warmup", sc.Warmup, "warm-up iterations per screen and size", func(s *bench.Scale) *int { return &s.Warmup })
-	fs.Func(prefix+"sizes", fmt.Sprintf("predictions per event, ascending, for %s (default %v)", what, sc.Sizes), update(func(s *bench.Scale, v string) error {
-		s.Sizes = nil
-		for _, part := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(part))
-			if err != nil {
-				return err
-			}
-			s.Sizes = append(s.Sizes, n)
-		}
-		return nil
-	}))
-	fs.Func(prefix+"load", fmt.Sprintf("load test duration per screen, 0 to skip, for %s (default %v)", what, sc.LoadDuration), update(func(s *bench.Scale, v string) error {
-		d, err := time.ParseDuration(v)
-		s.LoadDuration = d
-		return err
-	}))
+	return strings.Join(parts, ",")
 }
 
 func envOr(name, def string) string {
