@@ -130,6 +130,14 @@ func (z *sized) add(item map[string]types.AttributeValue) {
 	}
 }
 
+// size is the bytes added (0 for a nil *sized, which weighs nothing).
+func (z *sized) size() int {
+	if z == nil {
+		return 0
+	}
+	return z.bytes
+}
+
 // cachedRead returns the entry under key, or runs fill (once per process for concurrent
 // misses) and keeps what it returns for the TTL. Errors are not kept. fill reports the
 // bytes of the items it read through its *sized (nil when nothing is kept).

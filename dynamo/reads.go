@@ -273,7 +273,10 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 	}
 	p := &eventPartition{}
 	var top []map[string]types.AttributeValue
-	cardBytes, topBytes := &sized{}, &sized{}
+	var cardBytes, topBytes *sized // weighed only for the read cache (itemSize is not cheap)
+	if s.cache != nil {
+		cardBytes, topBytes = &sized{}, &sized{}
+	}
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if strings.HasPrefix(itemString(item, attrGSISK), prefixScore) {
 			topBytes.add(item)
@@ -300,7 +303,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 	}
 	row := *p.event
 	s.noteEvent(row, len(ev.Matches))
-	s.cache.addIfCurrent(gen, cardCacheKey(eid), ev, cardBytes.bytes)
+	s.cache.addIfCurrent(gen, cardCacheKey(eid), ev, cardBytes.size())
 	if !ev.LeaderboardVisible() {
 		return ev, none, nil
 	}
@@ -317,7 +320,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 			page.Items[i].Picks = []domain.Pick{}
 		}
 	}
-	s.cache.addIfCurrent(gen, leaderboardCacheKey(eid, first, picks), page, topBytes.bytes)
+	s.cache.addIfCurrent(gen, leaderboardCacheKey(eid, first, picks), page, topBytes.size())
 	return ev, page, nil
 }
 
