@@ -152,7 +152,12 @@ func binarySize(b64 string) (int, error) {
 // sign, point and exponent do not count).
 func numberSize(n string) int {
 	n, _, _ = strings.Cut(strings.ToLower(n), "e")
-	digits := strings.Trim(strings.NewReplacer("-", "", "+", "", ".", "").Replace(n), "0")
+	digits := strings.Trim(strings.Map(func(r rune) rune {
+		if r == '-' || r == '+' || r == '.' {
+			return -1
+		}
+		return r
+	}, n), "0")
 	return (utf8.RuneCountInString(digits)+1)/2 + 1
 }
 
