@@ -63,42 +63,41 @@ e2e:
 	fi
 	go test -tags e2e -count=1 -run Chromium -v ./local
 
-# Benchmark suite (issue 5; not part of `make test`): GraphQL execution alone
-# (go test -bench, fake store), then every frontend screen through the real handler on
-# DynamoDB Local, against its floor (bare SDK calls), scoring,
-# and a vegeta load test (vegeta v12.13.0 is a library pinned in go.mod). Writes
-# bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
-# Store scoring benchmark (separate, long): go test ./dynamo -run '^$$' -bench ScoreEvent -benchtime 1x
-# Then what league copies add to scoring per player in 0 / 1 / 20 leagues (issue 13), on
-# DynamoDB Local: bench/results/leaguescoring.txt.
+# Benchmark suite (not part of `make test`; bench/README.md): GraphQL execution alone (go test
+# -bench, canned store), then every frontend screen through the real handler on DynamoDB Local
+# against its floor (the bare SDK calls), at 1 shard and at 16, on the engine as it is and
+# with 2 ms added each way to every call (latency mode), scoring, and a vegeta load test.
+# Writes bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
+# About 12 minutes; hold the bench lock on a shared machine: flock /work/.bench.lock make bench
 bench: deps
 	@mkdir -p bench/results
 	go test -run '^$$' -bench . -benchmem -count 1 ./bench/gqlexec | tee bench/results/gqlexec.txt
 	go run ./bench/cmd/screens -gobench bench/results/gqlexec.txt -out bench/results
-	go test -run '^$$' -bench ScoreEventLeagues -benchtime 1x -count 1 -timeout 30m ./dynamo | tee bench/results/leaguescoring.txt
 
-# Before and after a change in one run (bench/ab.sh): bench/gqlexec built at BASE (a
-# scratch worktree) and from the work tree, run alternately COUNT times, then benchstat;
-# then the Lambda bootstrap of both (sizes, init time from lambda/e2e_test.go, alternated).
-# Results in OUT (default: a temp dir). Hold the bench lock on a shared machine:
-#   flock /work/.bench.lock make bench-ab BASE=eb72d50 OUT=bench/results/ab
+# Before and after a change in one run (bench/ab.sh): CPU per request and allocations of
+# GraphQL execution (bench/gqlexec) and of the stack on DynamoDB Local (BenchmarkStack), for
+# every screen, each built at BASE (a scratch worktree) and from the work tree and run
+# alternately COUNT times, then benchstat; then the Lambda bootstrap of both (sizes, init
+# time from lambda/e2e_test.go, alternated). Raw results in OUT (default: a temp dir; not
+# committed). Hold the bench lock on a shared machine:
+#   flock /work/.bench.lock make bench-ab BASE=<ref>
 BASE ?= main
 COUNT ?= 10
 OUT ?=
 bench-ab: deps
 	bench/ab.sh $(BASE) $(COUNT) $(OUT)
 
-# Fault figures (issue 8; not part of `make test`): server.TestUnderEveryFault run with the
-# Lambda function's deadline (29 s) instead of CI's 3 s, so that every retry the client makes
-# is measured. One FAULT line per fault (what the query and the mutation answered, in how
-# long, partial writes, writes lost) into bench/results/faults.txt; bench/README.md quotes it.
+# Fault figures (not part of `make test`): server.TestUnderEveryFault run with the Lambda
+# function's deadline (29 s) instead of CI's 3 s, so that every retry the client makes is
+# measured. Prints one FAULT line per fault (what the query and the mutation answered, in how
+# long, partial writes, writes lost) and keeps them in dist/faults.txt (not committed).
 faults: deps
-	@mkdir -p bench/results
-	go test ./server -run '^TestUnderEveryFault$$' -count=1 -v -fault-deadline 29s > bench/results/faults.log
+	@mkdir -p dist
+	go test ./server -run '^TestUnderEveryFault$$' -count=1 -v -fault-deadline 29s > dist/faults.log
 	@{ echo "# make faults, $$(date -u +%FT%TZ), load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
-	   grep -o 'FAULT |.*' bench/results/faults.log; } > bench/results/faults.txt
-	@rm bench/results/faults.log
-	@cat bench/results/faults.txt
+	   grep -o 'FAULT |.*' dist/faults.log; } > dist/faults.txt
+	@rm dist/faults.log
+	@cat dist/faults.txt
 
 # The partition-throughput model (issue 12; not part of `make test`): records what the
 # current code does on DynamoDB Local at 2,000 and 4,000 players (dynamo.Recorder), then

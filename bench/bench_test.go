@@ -55,9 +55,8 @@ func TestSmallLeague(t *testing.T) {
 			}
 		}
 	}
-	t.Log(log.String())
 	md := res.Markdown()
-	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 at 1 shard(s)", "## Screens 1–6 and 8 at 16 shard(s)", "## Screen 7", "## Throughput"} {
+	for _, want := range []string{"## Goals", "## Screens 1–6 and 8 at 1 shard", "## Screens 1–6 and 8 at 16 shards", "## Screen 7", "## Throughput"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

@@ -12,7 +12,7 @@ import (
 func (r *Results) PlotSVG() string {
 	var panels []Panel
 	for _, k := range r.Options.Shards {
-		pn := Panel{Title: fmt.Sprintf("p50 in latency mode, screens 2 and 3 — %d shard(s)", k), XLabel: "predictions per event (log scale)", YLabel: "ms"}
+		pn := Panel{Title: "p50 in latency mode, screens 2 and 3 — " + shardsText(k), XLabel: "predictions per event (log scale)", YLabel: "ms"}
 		for _, sc := range []struct {
 			n     int
 			color string

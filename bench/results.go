@@ -244,7 +244,7 @@ func (r *Results) goals() []Goal {
 		if len(over) > 0 {
 			detail += "; over: " + strings.Join(over, "; ")
 		}
-		add(len(over) == 0, detail, "%d shard(s): full-stack p50 ≤ %.2f× its floor in latency mode (%s each way), screens 1–6 and 8, every size", k, LatencyGoal, ms)
+		add(len(over) == 0, detail, "%s: full-stack p50 ≤ %.2f× its floor in latency mode (%s each way), screens 1–6 and 8, every size", shardsText(k), LatencyGoal, ms)
 	}
 
 	for _, b := range r.GoBench {
@@ -262,8 +262,8 @@ func (r *Results) goals() []Goal {
 	var bad []string
 	for _, s := range r.Screens {
 		if s.CallsMin != s.CallsMax || s.Calls != s.FloorCalls || cu(s.RCU) != cu(s.FloorRCU) || cu(s.WCU) != cu(s.FloorWCU) {
-			bad = append(bad, fmt.Sprintf("%d shard(s) screen %d (%s): %s calls, RCU %s, WCU %s; floor %d calls, RCU %s, WCU %s",
-				s.Shards, s.Screen, s.Size, callsText(s), cu(s.RCU), cu(s.WCU), s.FloorCalls, cu(s.FloorRCU), cu(s.FloorWCU)))
+			bad = append(bad, fmt.Sprintf("%s, screen %d (%s): %s calls, RCU %s, WCU %s; floor %d calls, RCU %s, WCU %s",
+				shardsText(s.Shards), s.Screen, s.Size, callsText(s), cu(s.RCU), cu(s.WCU), s.FloorCalls, cu(s.FloorRCU), cu(s.FloorWCU)))
 		}
 	}
 	if len(r.Screens) > 0 {
@@ -302,13 +302,13 @@ func (r *Results) goals() []Goal {
 	check(1, 4, nil, one, "1 shard: a standings page is ONE Query (BETWEEN SeasonInfo AND ScoreLast, Limit first + 2)")
 	for _, k := range r.Options.Shards {
 		check(k, 2, nil, func(ScreenResult) (int, string) { return 2, "≤ 2: the card's Query and the caller's GetItem" },
-			fmt.Sprintf("%d shard(s): the card + my picks is at most 2 calls in every state (UPCOMING, BROADCAST, SCORED)", k))
+			fmt.Sprintf("%s: the card + my picks is at most 2 calls in every state (UPCOMING, BROADCAST, SCORED)", shardsText(k)))
 		check(k, 8, nil, func(s ScreenResult) (int, string) {
 			var shown, members int
 			fmt.Sscanf(s.Size, "%d of %d members", &shown, &members)
 			n := 1 + (members+99)/100
 			return n, fmt.Sprintf("1 + ⌈%d/100⌉ = %d", members, n)
-		}, fmt.Sprintf("%d shard(s): the league page costs 1 + ⌈members/100⌉ calls", k))
+		}, fmt.Sprintf("%s: the league page costs 1 + ⌈members/100⌉ calls", shardsText(k)))
 	}
 
 	for _, s := range r.Scoring {
@@ -318,9 +318,17 @@ func (r *Results) goals() []Goal {
 		add(s.RatioWrites <= ScoringGoal,
 			fmt.Sprintf("%.2fs vs %.2fs of paced bare writes (runs before and after: %s) = %.2f× (reads and writes: %.2fs, %.2f×); this process's CPU %.2fs vs the floor's %.2fs",
 				s.Seconds, s.FloorWriteSeconds, floorRuns(s), s.RatioWrites, s.FloorSeconds, s.RatioFloor, s.CPUSeconds, s.FloorCPUSeconds),
-			"%d shard(s): scoreEvent of %d predictions ≤ %.1f× its floor (the same writes bare, paced per partition as the store paces)", s.Shards, s.Predictions, ScoringGoal)
+			"%s: scoreEvent of %d predictions ≤ %.1f× its floor (the same writes bare, paced per partition as the store paces)", shardsText(s.Shards), s.Predictions, ScoringGoal)
 	}
 	return gs
+}
+
+// shardsText is "1 shard" or "k shards".
+func shardsText(k int) string {
+	if k == 1 {
+		return "1 shard"
+	}
+	return fmt.Sprintf("%d shards", k)
 }
 
 // screens are the rows of r at k shards, of screen (0: all).
@@ -402,7 +410,7 @@ func (r *Results) Markdown() string {
 		if len(rows) == 0 {
 			continue
 		}
-		p("\n## Screens 1–6 and 8 at %d shard(s)\n\n", k)
+		p("\n## Screens 1–6 and 8 at %s\n\n", shardsText(k))
 		p("| # | screen | size | calls | operations | RCU | WCU | floor calls | floor items | floor RCU | floor WCU | p50 | floor p50 | ×p50 | latency mode p50 | floor p50 | ×p50 | p99 | floor p99 | ×p99 |\n")
 		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range rows {

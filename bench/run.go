@@ -83,7 +83,7 @@ type Options struct {
 // 10,000 predictions at 1 shard and at 16; calls delayed 2 ms each way in latency mode.
 func DefaultOptions() Options {
 	return Options{
-		Scale:       Scale{Players: 10_000, Sizes: []int{10, 1_000, 10_000}, Warmup: 20, Iterations: 200, LoadDuration: 5 * time.Second},
+		Scale:       Scale{Players: 10_000, Sizes: []int{10, 1_000, 10_000}, Warmup: 10, Iterations: 100, LoadDuration: 5 * time.Second},
 		Shards:      []int{1, 16},
 		Latency:     2 * time.Millisecond,
 		LoadWorkers: 8,

@@ -49,7 +49,7 @@ func BenchmarkStack(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.close()
-	sc := Scale{Players: 60, Sizes: []int{10, 20}}
+	sc := Scale{Players: 60, Sizes: []int{10, 20}, PastFillers: 1}
 	var leagues []*league
 	for i, k := range opts.Shards {
 		leagues = append(leagues, newLeague(opts.Now, opts.Now.Year()-i, k, sc))

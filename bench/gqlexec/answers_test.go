@@ -12,10 +12,9 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/answers/*.json from the current handler")
 
 // TestAnswersAreByteIdentical pins the exact bytes of every benchmark screen's answer
-// (status, Content-Type and body) over the canned store. The files were written by the
-// handler as it was before the execution-speed work of issue 10 (commit eb72d50); changes
-// that make execution cheaper must not change a byte. Rewrite them with -update only for
-// a change that is meant to change answers, and say so in the commit.
+// (status, Content-Type and body) over the canned store; changes that make execution
+// cheaper must not change a byte. Rewrite them with -update only for a change that is meant
+// to change answers, and say so in the commit.
 func TestAnswersAreByteIdentical(t *testing.T) {
 	s := NewStore()
 	h := newHandler(s)

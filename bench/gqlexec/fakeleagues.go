@@ -6,14 +6,25 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// The canned store has no leagues: its league reads find none, its league writes are
-// unsupported. (The league screens are measured on DynamoDB Local: bench/cmd/screens.)
+// The canned store has one league, LeagueID, of 100 members (the caller among them), with
+// their standings; its invite code finds nothing and its league writes are unsupported.
 
-var errNoLeague = domain.Errorf(domain.CodeNotFound, "gqlexec: the canned store has no leagues")
+// LeagueID is the canned league.
+const LeagueID = "league-canned"
 
-// GetLeague implements resolvers.Store: no league.
-func (s *Store) GetLeague(context.Context, string, string, bool) (domain.League, bool, error) {
-	return domain.League{}, false, errNoLeague
+var errNoLeague = domain.Errorf(domain.CodeNotFound, "gqlexec: the canned store has one league, %s", LeagueID)
+
+// GetLeague implements resolvers.Store: the canned league, with its members if asked; every
+// caller is a member.
+func (s *Store) GetLeague(_ context.Context, id, _ string, members bool) (domain.League, bool, error) {
+	if id != LeagueID {
+		return domain.League{}, false, errNoLeague
+	}
+	l := s.league
+	if !members {
+		l.Members = nil
+	}
+	return l, true, nil
 }
 
 // LeagueByInvite implements resolvers.Store: no league.
@@ -26,9 +37,12 @@ func (s *Store) UserLeagues(context.Context, string) ([]domain.League, error) {
 	return []domain.League{}, nil
 }
 
-// LeagueStandings implements resolvers.Store: no league.
-func (s *Store) LeagueStandings(context.Context, domain.League, int, int, string) (domain.Page[domain.Standing], error) {
-	return domain.Page[domain.Standing]{}, errNoLeague
+// LeagueStandings implements resolvers.Store: the first rows of the canned league's.
+func (s *Store) LeagueStandings(_ context.Context, l domain.League, _ int, first int, _ string) (domain.Page[domain.Standing], error) {
+	if l.ID != LeagueID {
+		return domain.Page[domain.Standing]{}, errNoLeague
+	}
+	return page(s.standings[:len(s.league.Members)], first, "league"), nil
 }
 
 // CreateLeague implements resolvers.Store (unsupported).

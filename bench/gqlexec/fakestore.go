@@ -26,6 +26,7 @@ type Store struct {
 	user        domain.User
 	profile     []domain.Prediction
 	prediction  domain.Prediction
+	league      domain.League
 }
 
 var start = time.Date(2025, 7, 6, 19, 0, 0, 0, time.UTC)
@@ -80,7 +81,8 @@ func picks(ms []domain.Match, scored bool) []domain.Pick {
 }
 
 // NewStore builds the canned data: 20 events, a 10-match card, a scored event with a
-// leaderboard of 100 rows, standings of 100 rows and a profile with 20 scored predictions.
+// leaderboard of 100 rows, standings of 100 rows, a profile with 20 scored predictions and
+// a league of 100 members (the standings' players).
 func NewStore() *Store {
 	s := &Store{}
 	for i := range 20 {
@@ -116,6 +118,10 @@ func NewStore() *Store {
 		s.profile = append(s.profile, domain.Prediction{EventID: e.ID, Event: domain.EventRef{ID: e.ID, Name: e.Name, StartsAt: e.StartsAt},
 			User: domain.UserRef{ID: s.user.ID, Name: s.user.Name}, Picks: picks(s.scored.Matches, true),
 			Points: ptr(40 + i), Correct: ptr(5), UpdatedAt: e.StartsAt.Add(-time.Hour)})
+	}
+	s.league = domain.League{ID: LeagueID, Name: "The Canned League", Owner: s.standings[0].User, MemberCount: len(s.standings), InviteCode: "CANNED42"}
+	for i, st := range s.standings {
+		s.league.Members = append(s.league.Members, domain.LeagueMember{User: st.User, JoinedAt: start.AddDate(0, -1, 0).Add(time.Duration(i) * time.Minute)})
 	}
 	return s
 }

@@ -70,6 +70,8 @@ func screens(s *Store) []screen {
 				list, _ := p["picks"].([]any)
 				return len(list)
 			}},
+		{"Screen8LeagueStandings50", frontend.Request{Query: frontend.LeagueStandings, Variables: map[string]any{"id": LeagueID, "season": Season, "first": 50}}, player,
+			func(r map[string]any) int { return edges(r, "league", "standings") }},
 		{"Screen7ScoreEvent", frontend.Request{Query: frontend.ScoreEvent, Variables: map[string]any{"eventId": s.ScoredEventID()}}, admin,
 			func(r map[string]any) int {
 				if r["data"].(map[string]any)["scoreEvent"] == nil {
@@ -83,7 +85,7 @@ func screens(s *Store) []screen {
 var wantRows = map[string]int{
 	"Screen1EventList20": 20, "Screen2EventCardMyPicks": 10, "Screen3ScoredEventTop50": 50,
 	"Screen4Standings50": 50, "Screen4Standings100": 100, "Screen5Profile": 20,
-	"Screen6SubmitPrediction": 10, "Screen7ScoreEvent": 1,
+	"Screen6SubmitPrediction": 10, "Screen7ScoreEvent": 1, "Screen8LeagueStandings50": 50,
 }
 
 func newHandler(s *Store) http.Handler {

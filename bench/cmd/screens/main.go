@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	})
 	fs.IntVar(&sc.Background, "background", sc.Background, "predictions of every event no screen measures (0: 50 past, 10 open)")
+	fs.IntVar(&sc.PastFillers, "fillers", sc.PastFillers, "past events no screen measures, per shard count (0: 14 past events in all)")
 	fs.IntVar(&sc.Warmup, "warmup", sc.Warmup, "warm-up iterations per screen, size and mode")
 	fs.IntVar(&sc.Iterations, "n", sc.Iterations, "measured iterations per screen, size and mode")
 	fs.DurationVar(&sc.LoadDuration, "load", sc.LoadDuration, "load test duration per screen, 0 to skip")
