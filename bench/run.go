@@ -28,8 +28,8 @@ type Scale struct {
 	// PastFillers, if not 0, is the number of past events no screen measures in each
 	// league; 0 makes 14 past events in all.
 	PastFillers int `json:"pastFillers,omitempty"`
-	Warmup     int `json:"warmup"`
-	Iterations int `json:"iterations"` // per mode
+	Warmup      int `json:"warmup"`
+	Iterations  int `json:"iterations"` // per mode
 	// LoadDuration drives the vegeta load test of screens 1–3 (0: skip).
 	LoadDuration time.Duration `json:"loadDuration"`
 	// LeagueSizes are the members of screen 8's leagues (nil: 10, 100 and 1,000, those the
@@ -118,7 +118,9 @@ func Run(ctx context.Context, opts Options, log io.Writer) (*Results, error) {
 		defer opts.GC()()
 	}
 	began := time.Now()
-	logf := func(format string, a ...any) { fmt.Fprintf(log, "%6.1fs "+format+"\n", append([]any{time.Since(began).Seconds()}, a...)...) }
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(log, "%6.1fs "+format+"\n", append([]any{time.Since(began).Seconds()}, a...)...)
+	}
 	res := &Results{Generated: time.Now(), Machine: machine(), Options: opts}
 	if err := run(ctx, opts, res, logf); err != nil {
 		return res, err
