@@ -393,8 +393,12 @@ func (r *Results) Markdown() string {
 	p("Every screen is the frontend's document (bench/frontend) sent over HTTP (127.0.0.1, keep-alive) to the real handler (`server.New`, cost extension on) as a signed-in player; ")
 	p("its floor is the bare SDK call(s) the screen cannot avoid (bench/floor.go), timed in the same loop, alternating which goes first, %d times after %d warm-up rounds. ", sc.Iterations, sc.Warmup)
 	p("Each screen is measured twice: on DynamoDB Local as it is, and in **latency mode**, where every DynamoDB call of the stack and of the floor crosses a proxy (toxiproxy) that adds %g ms to the request and %g ms to the answer, about an in-region call on AWS. Latencies in ms.\n\n", ms, ms)
-	p("Data: %d players; per shard count a season of %d events of 8–12 matches with a standing for every player (1 shard: the season of %d, 16 shards: the one before), events with %s predictions measured, %d predictions in all; %d items loaded in %.0f s.\n",
-		r.Loading.Players, pastEvents+6, r.Options.Now.Year(), sc.sizesText(), r.Loading.Predictions, r.Loading.Items, r.Loading.Seconds)
+	var seasons []string
+	for i, k := range r.Options.Shards {
+		seasons = append(seasons, fmt.Sprintf("%s: %d", shardsText(k), r.Options.Now.Year()-i))
+	}
+	p("Data: %d players; per shard count a season (%s) of past events of 8–12 matches and 6 open events, with a standing for every player; events with %s predictions measured; %d events, %d predictions in all; %d items loaded in %.0f s.\n",
+		r.Loading.Players, strings.Join(seasons, ", "), sc.sizesText(), r.Loading.Events, r.Loading.Predictions, r.Loading.Items, r.Loading.Seconds)
 
 	p("\n## Goals\n\n| goal | met | where it stands |\n|---|---|---|\n")
 	for _, g := range r.Goals {

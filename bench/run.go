@@ -67,7 +67,7 @@ type Options struct {
 	Shards []int `json:"shards"`
 	// Latency is what latency mode adds to every DynamoDB call on each way (the request's
 	// and the answer's).
-	Latency time.Duration `json:"latencyEachWay"`
+	Latency time.Duration `json:"latencyEachWayNs"`
 	// LoadWorkers is the load test's concurrency.
 	LoadWorkers int `json:"loadWorkers"`
 	// Now is the clock of the store and the server; the league is laid out around it.
