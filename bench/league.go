@@ -37,6 +37,7 @@ type leagueEvent struct {
 	matches  []domain.Match // as created (ids)
 	results  bool           // results entered
 	scored   bool           // scored while loading
+	ranked   bool           // scored by the store, which wrote its rank table
 }
 
 // cardIndex is the index of e's card in cardSpec, e being the k-th event.
@@ -347,6 +348,7 @@ func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 					return info, fmt.Errorf("bench: score %s: %w", ev.name, err)
 				}
 				if rep.Complete {
+					ev.ranked = true
 					break
 				}
 				if n == 100 {

@@ -240,10 +240,12 @@ func (e *env) scoring(ctx context.Context, l *league, logf func(string, ...any))
 			return out, err
 		}
 		cpu := cpuTime()
-		r, err := e.scoreAPI(ctx, l, l.event(roleScored, size))
+		ev := l.event(roleScored, size)
+		r, err := e.scoreAPI(ctx, l, ev)
 		if err != nil {
 			return out, err
 		}
+		ev.ranked = true
 		r.CPUSeconds = (cpuTime() - cpu).Seconds()
 		if err := floor(1); err != nil {
 			return out, err

@@ -307,7 +307,7 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 }
 
 // unranked is how many of the profile's 20 newest visible predictions have no rank: those
-// of events scored by the bare floor (no rank table) or not scored.
+// of events the store has not scored (the bare floor writes no rank table).
 func unranked(leagues []*league) int {
 	type shown struct {
 		id     string
@@ -317,7 +317,7 @@ func unranked(leagues []*league) int {
 	for _, l := range leagues {
 		for _, ev := range l.events {
 			if ev.size > profile && !ev.startsAt.After(l.now) {
-				evs = append(evs, shown{ev.id, ev.role == roleFiller || ev.role == roleScored})
+				evs = append(evs, shown{ev.id, ev.ranked})
 			}
 		}
 	}
