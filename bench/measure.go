@@ -76,13 +76,13 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers strin
 		return r, fmt.Errorf("%d shards, screen %d %s (%s): %w", p.shards, p.screen, p.name, p.size, err)
 	}
 	var samples [2]sample
-	for mode, path := range []*path{e.direct, e.slow} {
+	for mode, via := range []*path{e.direct, e.slow} {
 		s := &samples[mode]
 		s.callsMin, s.floorMin = math.MaxInt, math.MaxInt
 		offset := mode * (warmup + n)
 		runStack := func(i int) error {
 			body, token := p.request(offset + i)
-			d, b, err := e.post(ctx, path, body, token)
+			d, b, err := e.post(ctx, via, body, token)
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers strin
 		runFloor := func(i int) error {
 			fctx, c := dynamo.WithCost(ctx)
 			start := time.Now()
-			rows, err := p.floor(fctx, path.db, offset+i)
+			rows, err := p.floor(fctx, via.db, offset+i)
 			d := time.Since(start)
 			if err != nil {
 				return err
