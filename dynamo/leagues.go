@@ -132,7 +132,7 @@ func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMembe
 	if profile != nil {
 		return leagueMember{domain.UserRef{ID: string(uid), Name: profile.Name}, profile.NameVersion}
 	}
-	name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+	name, err := domain.CleanPlayerName(tokenName)
 	if err != nil {
 		name = string(uid)
 	}

@@ -134,7 +134,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
 	if user == nil {
-		name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+		name, err := domain.CleanPlayerName(tokenName)
 		if err != nil {
 			name = string(uid)
 		}
