@@ -39,6 +39,23 @@ type LeagueMember struct {
 	JoinedAt time.Time
 }
 
+// NextOwner is who takes a league over when its owner, leaving, leaves members behind:
+// the member who joined first, other than leaving (ties: the lowest id). false when
+// nobody else is a member.
+func NextOwner(members []LeagueMember, leaving string) (LeagueMember, bool) {
+	var next LeagueMember
+	found := false
+	for _, m := range members {
+		if m.User.ID == leaving {
+			continue
+		}
+		if !found || m.JoinedAt.Before(next.JoinedAt) || (m.JoinedAt.Equal(next.JoinedAt) && m.User.ID < next.User.ID) {
+			next, found = m, true
+		}
+	}
+	return next, found
+}
+
 // LeagueView says how the caller may see a league.
 type LeagueView int
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInviteCodes: codes carry at least 60 random bits, use the documented alphabet only,
@@ -53,6 +54,30 @@ func TestLeagueIDs(t *testing.T) {
 	for _, bad := range []string{"", "x", "LEAGUE#1", strings.ToUpper(NewLeagueID())} {
 		if ErrorCode(ValidateLeagueID(bad)) != CodeBadUserInput {
 			t.Fatalf("ValidateLeagueID(%q) passed", bad)
+		}
+	}
+}
+
+func TestNextOwner(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := func(id string, minutes int) LeagueMember {
+		return LeagueMember{User: UserRef{ID: id, Name: "n-" + id}, JoinedAt: t0.Add(time.Duration(minutes) * time.Minute)}
+	}
+	tests := []struct {
+		name    string
+		members []LeagueMember
+		want    string // "" for none
+	}{
+		{"OnlyTheOwner", []LeagueMember{m("owner", 0)}, ""},
+		{"Nobody", nil, ""},
+		{"FirstToJoin", []LeagueMember{m("owner", 0), m("late", 9), m("early", 3), m("mid", 5)}, "early"},
+		{"TieGoesToTheLowestID", []LeagueMember{m("owner", 0), m("zed", 3), m("amy", 3), m("kim", 3)}, "amy"},
+		{"OwnerJoinedLaterStillSkipped", []LeagueMember{m("a", 4), m("owner", -5)}, "a"},
+	}
+	for _, tt := range tests {
+		next, ok := NextOwner(tt.members, "owner")
+		if got := map[bool]string{true: next.User.ID}[ok]; got != tt.want {
+			t.Errorf("%s: NextOwner = %q (%v), want %q", tt.name, next.User.ID, ok, tt.want)
 		}
 	}
 }

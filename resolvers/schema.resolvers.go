@@ -361,8 +361,7 @@ func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *
 	if err != nil || p == nil {
 		return nil, err
 	}
-	if target != caller.ID && !p.Scored() {
-		// (A scored prediction is of a locked event.)
+	if !domain.PredictionVisibleWithoutEvent(eventID, target == caller.ID, p.Scored(), r.now()) {
 		ev, err := r.Store.GetEventState(ctx, eventID)
 		if err != nil {
 			return nil, err
