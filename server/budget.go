@@ -47,7 +47,8 @@ func PlannedCalls(ctx context.Context) int {
 const wholeBudget = -1
 
 // FieldCost is what resolving one field costs in DynamoDB calls. The table FieldCosts is
-// the cost model of the budget and the README's table of costs (a test keeps them equal).
+// the cost model of the budget and the table of costs in docs/api.md (TestDocsFieldCosts keeps
+// them equal).
 type FieldCost struct {
 	Field string // "Type.field"
 	Calls int    // planned calls; wholeBudget for a field that needs a request to itself
