@@ -10,7 +10,8 @@
 // server's dev secret (env PICKEM_DEV_SECRET, else the file dev-secret in -data, default
 // .pickem: the same lookup as `go run ./local`). Any GraphQL error is printed as
 // "admin: <code>: <message>" and exits 1; usage errors exit 2; -h exits 0. Run
-// `go run ./admin help` for the commands, and see docs/admin.md for a worked example.
+// `go run ./admin help` for the commands, and see docs/operations.md ("The admin command")
+// for a recorded session.
 package main
 
 import (
