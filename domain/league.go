@@ -69,6 +69,40 @@ const (
 	LeagueAsAdmin
 )
 
+// ViewLeague is how a caller may see a league (league(id)): everything as a member (member)
+// or as an admin who is not one (admin); FORBIDDEN for anybody else.
+func ViewLeague(member, admin bool) (LeagueView, error) {
+	switch {
+	case member:
+		return LeagueAsMember, nil
+	case admin:
+		return LeagueAsAdmin, nil
+	}
+	return LeagueAsPreview, NotALeagueMember()
+}
+
+// ViewPlayerLeagues is how a caller may see a player's leagues (User.leagues): as a member
+// when they are the player's own (own), as an admin otherwise; FORBIDDEN for anybody else.
+func ViewPlayerLeagues(own, admin bool) (LeagueView, error) {
+	switch {
+	case own:
+		return LeagueAsMember, nil
+	case admin:
+		return LeagueAsAdmin, nil
+	}
+	return LeagueAsPreview, Errorf(CodeForbidden, "a player's leagues are visible to that player only")
+}
+
+// ShowsMembersOnly reports whether v shows what only members see: the invite code and the
+// league's standings.
+func (v LeagueView) ShowsMembersOnly() bool { return v != LeagueAsPreview }
+
+// NotALeagueMember is the error for a caller who is neither a member of a league nor an
+// admin, asking for what only members see (FORBIDDEN).
+func NotALeagueMember() error {
+	return Errorf(CodeForbidden, "a league is visible to its members only: join it with its invite code")
+}
+
 // Invite codes: InviteCodeLen characters of inviteAlphabet, 5 random bits each from
 // crypto/rand (65 bits: guessing one among a billion live codes takes about 2^35 tries).
 // The alphabet is digits and upper-case letters without 0, 1, I and O, which read like

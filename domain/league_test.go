@@ -81,3 +81,31 @@ func TestNextOwner(t *testing.T) {
 		}
 	}
 }
+
+func TestLeagueViews(t *testing.T) {
+	tests := []struct {
+		name              string
+		view              func(a, b bool) (LeagueView, error)
+		first, admin      bool
+		want              LeagueView
+		wantMembersOnly   bool
+		wantForbiddenCode bool
+	}{
+		{"MemberSeesAll", ViewLeague, true, false, LeagueAsMember, true, false},
+		{"MemberWhoIsAdminIsAMember", ViewLeague, true, true, LeagueAsMember, true, false},
+		{"AdminSeesAll", ViewLeague, false, true, LeagueAsAdmin, true, false},
+		{"OtherIsRefused", ViewLeague, false, false, LeagueAsPreview, false, true},
+		{"OwnLeagues", ViewPlayerLeagues, true, false, LeagueAsMember, true, false},
+		{"AdminReadsAnyPlayersLeagues", ViewPlayerLeagues, false, true, LeagueAsAdmin, true, false},
+		{"OtherPlayersLeaguesAreRefused", ViewPlayerLeagues, false, false, LeagueAsPreview, false, true},
+	}
+	for _, tt := range tests {
+		v, err := tt.view(tt.first, tt.admin)
+		if v != tt.want || v.ShowsMembersOnly() != tt.wantMembersOnly || (ErrorCode(err) == CodeForbidden) != tt.wantForbiddenCode {
+			t.Errorf("%s: view %v (members only %v), error %v", tt.name, v, v.ShowsMembersOnly(), err)
+		}
+	}
+	if LeagueAsPreview.ShowsMembersOnly() {
+		t.Error("a preview shows the invite code or standings")
+	}
+}

@@ -54,8 +54,8 @@ func (r *leagueResolver) Standings(ctx context.Context, obj *model.League, seaso
 	if obj.ListRow {
 		return nil, domain.BadInput("standings are not part of list rows: query league(id)")
 	}
-	if obj.View == domain.LeagueAsPreview {
-		return nil, errNotAMember()
+	if !obj.View.ShowsMembersOnly() {
+		return nil, domain.NotALeagueMember()
 	}
 	page, err := r.Store.LeagueStandings(ctx, domain.League{ID: obj.ID, Members: obj.Members}, season, n, deref(after))
 	if err != nil {
@@ -418,7 +418,7 @@ func (r *queryResolver) League(ctx context.Context, id string) (*model.League, e
 	if err != nil {
 		return nil, err
 	}
-	view, err := leagueView(caller, member)
+	view, err := domain.ViewLeague(member, caller.IsAdmin())
 	if err != nil {
 		return nil, err
 	}
@@ -480,12 +480,9 @@ func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *
 // Leagues is the resolver for the leagues field.
 func (r *userResolver) Leagues(ctx context.Context, obj *model.User) ([]model.League, error) {
 	caller := auth.FromContext(ctx)
-	view := domain.LeagueAsMember
-	if caller.ID != obj.ID {
-		if !caller.IsAdmin() {
-			return nil, domain.Errorf(domain.CodeForbidden, "a player's leagues are visible to that player only")
-		}
-		view = domain.LeagueAsAdmin
+	view, err := domain.ViewPlayerLeagues(caller.ID == obj.ID, caller.IsAdmin())
+	if err != nil {
+		return nil, err
 	}
 	leagues, err := r.Store.UserLeagues(ctx, obj.ID)
 	if err != nil {
