@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pickem/api/operations"
 )
 
 // auditCmd prints an event's audit log, newest first: who changed what, when.
@@ -27,11 +29,8 @@ func auditCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 			MatchID *string `json:"matchId"`
 			Summary string
 		}
-		entries, err := fetchPages[entry](ctx, c, "auditLog", `query Audit($event: ID!, $first: Int, $after: String) {
-				auditLog(eventId: $event, first: $first, after: $after) {
-					edges { node { at actor { id name } action matchId summary } }
-					pageInfo { hasNextPage endCursor } } }`,
-			map[string]any{"event": *id}, *first)
+		entries, err := fetchPages[entry](ctx, c, "auditLog", operations.Text("admin-audit-log"),
+			map[string]any{"eventId": *id}, *first)
 		if err != nil {
 			return err
 		}

@@ -97,11 +97,6 @@ type result struct {
 	Winner  *int   `json:"winner"`
 }
 
-// cardFields selects everything printCard shows.
-const cardFields = `id name startsAt state locked
-	matches { id position name points preshow championships
-		teams { name members champion } result { outcome winner } }`
-
 func (t team) String() string {
 	s := strings.Join(t.Members, " & ")
 	if t.Name != nil {

@@ -10,7 +10,8 @@
 // server's dev secret (env PICKEM_DEV_SECRET, else the file dev-secret in -data, default
 // .pickem: the same lookup as `go run ./local`). Any GraphQL error is printed as
 // "admin: <code>: <message>" and exits 1; usage errors exit 2; -h exits 0. Run
-// `go run ./admin help` for the commands, and see docs/admin.md for a worked example.
+// `go run ./admin help` for the commands, and see docs/operations.md ("The admin command")
+// for a recorded session.
 package main
 
 import (
@@ -31,6 +32,8 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/internal/localdata"
+
+	"github.com/pickem/api/operations"
 )
 
 // DefaultURL is the GraphQL endpoint of `go run ./local`.
@@ -264,7 +267,7 @@ func createEventCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) 
 			card.ID = id
 		}
 		var data struct{ CreateEvent event }
-		err = c.do(ctx, `mutation CreateEvent($input: EventInput!) { createEvent(input: $input) { `+cardFields+` } }`,
+		err = c.do(ctx, operations.Text("admin-create-event"),
 			map[string]any{"input": card}, &data)
 		if err != nil {
 			return err
@@ -302,7 +305,7 @@ func parseStart(v string, now time.Time) (string, error) {
 // getEvent reads an event with its card; a missing event is a NOT_FOUND error.
 func getEvent(ctx context.Context, c *client, id string) (event, error) {
 	var data struct{ Event *event }
-	if err := c.do(ctx, `query Card($id: ID!) { event(id: $id) { `+cardFields+` } }`, map[string]any{"id": id}, &data); err != nil {
+	if err := c.do(ctx, operations.Text("admin-event"), map[string]any{"id": id}, &data); err != nil {
 		return event{}, err
 	}
 	if data.Event == nil {
@@ -339,8 +342,7 @@ func eventsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error
 				Edges []struct{ Node event }
 			}
 		}
-		err := c.do(ctx, `query Events($first: Int, $season: Int) {
-			events(first: $first, season: $season) { edges { node { id name startsAt state } } } }`, vars, &data)
+		err := c.do(ctx, operations.Text("admin-events"), vars, &data)
 		if err != nil {
 			return err
 		}
@@ -360,7 +362,7 @@ func lockCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
 			return err
 		}
 		var data struct{ UpdateEvent event }
-		err := c.do(ctx, `mutation Lock($id: ID!) { updateEvent(id: $id, input: {state: BROADCAST}) { id name state locked } }`,
+		err := c.do(ctx, operations.Text("admin-lock-event"),
 			map[string]any{"id": *id}, &data)
 		if err != nil {
 			return err
@@ -402,10 +404,8 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 			return usagef("give exactly one of -winner N, -draw, -no-contest, -clear")
 		}
 		var data struct{ SetResult match }
-		err := c.do(ctx, `mutation SetResult($event: ID!, $match: ID!, $result: MatchResultInput) {
-			setResult(eventId: $event, matchId: $match, result: $result) {
-				id position name points teams { name members champion } result { outcome winner } } }`,
-			map[string]any{"event": *id, "match": *matchID, "result": res}, &data)
+		err := c.do(ctx, operations.Text("admin-set-result"),
+			map[string]any{"eventId": *id, "matchId": *matchID, "result": res}, &data)
 		if err != nil {
 			return err
 		}
@@ -432,10 +432,7 @@ func standingsCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 			Correct      int
 			EventsPlayed int `json:"eventsPlayed"`
 		}
-		rows, err := fetchPages[row](ctx, c, "standings", `query Standings($season: Int!, $first: Int, $after: String) {
-				standings(season: $season, first: $first, after: $after) {
-					edges { node { rank user { id name } points correct eventsPlayed } }
-					pageInfo { hasNextPage endCursor } } }`,
+		rows, err := fetchPages[row](ctx, c, "standings", operations.Text("admin-standings"),
 			map[string]any{"season": *season}, *first)
 		if err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/pickem/api/operations"
 )
 
 // Moderation commands: each is one admin mutation, written to the moderation audit log
@@ -22,7 +24,7 @@ func renameLeagueCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer)
 			return err
 		}
 		var data struct{ RenameLeague struct{ ID, Name string } }
-		err := c.do(ctx, `mutation RenameLeague($id: ID!, $name: String!) { renameLeague(id: $id, name: $name) { id name } }`,
+		err := c.do(ctx, operations.Text("admin-rename-league"),
 			map[string]any{"id": *id, "name": *name}, &data)
 		if err != nil {
 			return err
@@ -39,7 +41,7 @@ func deleteLeagueCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer)
 			return err
 		}
 		var data struct{ DeleteLeague bool }
-		err := c.do(ctx, `mutation DeleteLeague($id: ID!) { deleteLeague(id: $id) }`, map[string]any{"id": *id}, &data)
+		err := c.do(ctx, operations.Text("admin-delete-league"), map[string]any{"id": *id}, &data)
 		if err != nil {
 			return err // a deletion cut off is finished by running the command again
 		}
@@ -59,7 +61,7 @@ func renamePlayerCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer)
 			return err
 		}
 		var data struct{ RenamePlayer struct{ ID, Name string } }
-		err := c.do(ctx, `mutation RenamePlayer($id: ID!, $name: String!) { renamePlayer(id: $id, name: $name) { id name } }`,
+		err := c.do(ctx, operations.Text("admin-rename-player"),
 			map[string]any{"id": *id, "name": *name}, &data)
 		if err != nil {
 			return err
@@ -86,7 +88,7 @@ func leaguesCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) erro
 				}
 			}
 		}
-		err := c.do(ctx, `query Leagues($id: ID!) { user(id: $id) { leagues { id name memberCount owner { id } } } }`,
+		err := c.do(ctx, operations.Text("admin-player-leagues"),
 			map[string]any{"id": *id}, &data)
 		if err != nil {
 			return err

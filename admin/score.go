@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/pickem/api/operations"
 )
 
 // scoreReport is the API's ScoreReport.
@@ -23,9 +25,6 @@ type scoreReport struct {
 	ScoredMatches     int    `json:"scoredMatches"`
 	Final             bool   `json:"final"`
 }
-
-const scoreOp = `mutation Score($id: ID!, $dryRun: Boolean) {
-	scoreEvent(eventId: $id, dryRun: $dryRun) { eventId dryRun predictionsScored standingsChanged transactions complete remaining scoredMatches final } }`
 
 // Limits of the score loop. A call that writes nothing yet is not complete is waiting for
 // the index to show predictions it has not seen yet (typically well under a second on
@@ -63,7 +62,7 @@ func scoreCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error 
 
 func scoreOnce(ctx context.Context, c *client, id string, dryRun bool) (scoreReport, error) {
 	var data struct{ ScoreEvent scoreReport }
-	err := c.do(ctx, scoreOp, map[string]any{"id": id, "dryRun": dryRun}, &data)
+	err := c.do(ctx, operations.ScoreEvent, map[string]any{"eventId": id, "dryRun": dryRun}, &data)
 	return data.ScoreEvent, err
 }
 

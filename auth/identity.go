@@ -14,25 +14,23 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/pickem/api/domain"
 )
 
 // AdminGroup is the group whose members may administer events and results.
 const AdminGroup = "admin"
 
 // MaxNameLen is the maximum length of Identity.Name, in runes.
-const MaxNameLen = 40
-
-// maxUserIDLen is the maximum length of a user id (the "sub" claim).
-const maxUserIDLen = 128
+const MaxNameLen = domain.MaxUserNameLen
 
 // Identity is the caller. The zero value (ID == "") is anonymous.
 type Identity struct {
 	// ID is the user id (the token's "sub"); it always satisfies ValidUserID
 	// unless the identity is anonymous.
 	ID string
-	// Name is the display name: trimmed, at most MaxNameLen runes, never empty
-	// for a signed-in identity.
+	// Name is the display name as domain.NameFromToken gives it: a name the
+	// store accepts as it is, never empty for a signed-in identity.
 	Name string
 	// Groups are the caller's groups (Cognito "cognito:groups").
 	Groups []string
@@ -76,23 +74,9 @@ func ErrorFromContext(ctx context.Context) error {
 	return err
 }
 
-// ValidUserID reports whether s is acceptable as a user id: 1–128 characters
-// of [A-Za-z0-9_.:@-]. Cognito subs are UUIDs.
-func ValidUserID(s string) bool {
-	if len(s) == 0 || len(s) > maxUserIDLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '_' || c == '.' || c == ':' || c == '@' || c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// ValidUserID reports whether s is acceptable as a user id (domain.ValidateUserID):
+// 1–128 characters of [A-Za-z0-9_.:@-]. Cognito subs are UUIDs.
+func ValidUserID(s string) bool { return domain.ValidateUserID(s) == nil }
 
 // Claim names used by IdentityFromClaims.
 const (
@@ -108,8 +92,7 @@ var errInvalidClaims = errors.New("invalid identity claims")
 
 // IdentityFromClaims builds an identity from a claim map: "sub" → ID
 // (required, must satisfy ValidUserID); "name" → Name, else
-// "cognito:username", else the ID (trimmed, control characters removed, at
-// most MaxNameLen runes); "cognito:groups" as a JSON array ([]any or
+// "cognito:username", else the ID, each cleaned by domain.NameFromToken; "cognito:groups" as a JSON array ([]any or
 // []string), or as a string the way API Gateway flattens it: "[admin editors]"
 // → ["admin", "editors"]; "admin" and "admin,editors" are accepted too.
 // Non-string group entries are ignored and duplicates removed.
@@ -124,35 +107,17 @@ func IdentityFromClaims(claims map[string]any) (Identity, error) {
 	id := Identity{ID: sub}
 	for _, c := range []string{claimName, claimUsername} {
 		if s, ok := claims[c].(string); ok {
-			if n := cleanName(s); n != "" {
+			if n := domain.NameFromToken(s); n != "" {
 				id.Name = n
 				break
 			}
 		}
 	}
 	if id.Name == "" {
-		id.Name = cleanName(sub)
+		id.Name = domain.NameFromToken(sub)
 	}
 	id.Groups = parseGroups(claims[claimGroups])
 	return id, nil
-}
-
-// cleanName drops control characters and invalid UTF-8, trims spaces and
-// truncates to MaxNameLen runes.
-func cleanName(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) > MaxNameLen {
-		s = string([]rune(s)[:MaxNameLen])
-		s = strings.TrimSpace(s)
-	}
-	return s
 }
 
 func parseGroups(v any) []string {

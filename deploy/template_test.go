@@ -58,7 +58,7 @@ type tableProps struct {
 
 type warmThroughput struct{ ReadUnitsPerSecond, WriteUnitsPerSecond int }
 
-// Warm throughput the show needs from its first second (README "Warm throughput", the
+// Warm throughput the show needs from its first second (docs/operations.md, "Front door"; the
 // partition-throughput model in bench/scale, bench/results/scale.md): scoring 1M predictions
 // in under 5 minutes (the 16 score shards moving keys at once, on the table and on the
 // index) and the peak submit minute (~2,800 transactions of ~7 WCU a second) need ~40,000
@@ -457,7 +457,7 @@ func lowerSet(vs []string) []string {
 	return slices.Compact(out)
 }
 
-// TestTemplateFrontDoor checks what stands between players and DynamoDB (README, "Front
+// TestTemplateFrontDoor checks what stands between players and DynamoDB (docs/operations.md, "Front
 // door"): the stage throttle, the function's reserved concurrency, and that the read cache
 // the reserved concurrency is sized with is on.
 func TestTemplateFrontDoor(t *testing.T) {

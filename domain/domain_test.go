@@ -236,3 +236,39 @@ func TestRankerTiesShareRank(t *testing.T) {
 		t.Fatalf("continued rank = %d, want 4", r)
 	}
 }
+
+// TestRankTableGivesTheRankersRanks: the ranks a table gives from counts are those a Ranker
+// gives down the same players' list, ties included; totals it does not hold rank among the
+// totals it does; entries out of order or empty are refused.
+func TestRankTableGivesTheRankersRanks(t *testing.T) {
+	points := []int{90, 80, 80, 70, 70, 70, 10, 0}
+	var tbl RankTable
+	for i := 0; i < len(points); {
+		j := i
+		for j < len(points) && points[j] == points[i] {
+			j++
+		}
+		if !tbl.Add(points[i], j-i) {
+			t.Fatalf("Add(%d, %d) refused", points[i], j-i)
+		}
+		i = j
+	}
+	var r Ranker
+	for _, p := range points {
+		if want, got := r.Next(p), tbl.Rank(p); got != want {
+			t.Errorf("Rank(%d) = %d, Ranker gives %d", p, got, want)
+		}
+	}
+	for p, want := range map[int]int{100: 1, 85: 2, 75: 4, 50: 7, 5: 8} {
+		if got := tbl.Rank(p); got != want {
+			t.Errorf("Rank(%d) of a total the table does not hold = %d, want %d", p, got, want)
+		}
+	}
+	if tbl.Add(0, 1) || tbl.Add(5, 1) || tbl.Add(-1, 0) {
+		t.Error("Add took an entry out of order or empty")
+	}
+	var empty RankTable
+	if empty.Rank(3) != 1 {
+		t.Error("the only player of an empty table is not first")
+	}
+}

@@ -39,6 +39,23 @@ type LeagueMember struct {
 	JoinedAt time.Time
 }
 
+// NextOwner is who takes a league over when its owner, leaving, leaves members behind:
+// the member who joined first, other than leaving (ties: the lowest id). false when
+// nobody else is a member.
+func NextOwner(members []LeagueMember, leaving string) (LeagueMember, bool) {
+	var next LeagueMember
+	found := false
+	for _, m := range members {
+		if m.User.ID == leaving {
+			continue
+		}
+		if !found || m.JoinedAt.Before(next.JoinedAt) || (m.JoinedAt.Equal(next.JoinedAt) && m.User.ID < next.User.ID) {
+			next, found = m, true
+		}
+	}
+	return next, found
+}
+
 // LeagueView says how the caller may see a league.
 type LeagueView int
 
@@ -51,6 +68,40 @@ const (
 	// LeagueAsAdmin: an admin who is not a member; everything (moderation).
 	LeagueAsAdmin
 )
+
+// ViewLeague is how a caller may see a league (league(id)): everything as a member (member)
+// or as an admin who is not one (admin); FORBIDDEN for anybody else.
+func ViewLeague(member, admin bool) (LeagueView, error) {
+	switch {
+	case member:
+		return LeagueAsMember, nil
+	case admin:
+		return LeagueAsAdmin, nil
+	}
+	return LeagueAsPreview, NotALeagueMember()
+}
+
+// ViewPlayerLeagues is how a caller may see a player's leagues (User.leagues): as a member
+// when they are the player's own (own), as an admin otherwise; FORBIDDEN for anybody else.
+func ViewPlayerLeagues(own, admin bool) (LeagueView, error) {
+	switch {
+	case own:
+		return LeagueAsMember, nil
+	case admin:
+		return LeagueAsAdmin, nil
+	}
+	return LeagueAsPreview, Errorf(CodeForbidden, "a player's leagues are visible to that player only")
+}
+
+// ShowsMembersOnly reports whether v shows what only members see: the invite code and the
+// league's standings.
+func (v LeagueView) ShowsMembersOnly() bool { return v != LeagueAsPreview }
+
+// NotALeagueMember is the error for a caller who is neither a member of a league nor an
+// admin, asking for what only members see (FORBIDDEN).
+func NotALeagueMember() error {
+	return Errorf(CodeForbidden, "a league is visible to its members only: join it with its invite code")
+}
 
 // Invite codes: InviteCodeLen characters of inviteAlphabet, 5 random bits each from
 // crypto/rand (65 bits: guessing one among a billion live codes takes about 2^35 tries).

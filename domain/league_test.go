@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInviteCodes: codes carry at least 60 random bits, use the documented alphabet only,
@@ -54,5 +55,57 @@ func TestLeagueIDs(t *testing.T) {
 		if ErrorCode(ValidateLeagueID(bad)) != CodeBadUserInput {
 			t.Fatalf("ValidateLeagueID(%q) passed", bad)
 		}
+	}
+}
+
+func TestNextOwner(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := func(id string, minutes int) LeagueMember {
+		return LeagueMember{User: UserRef{ID: id, Name: "n-" + id}, JoinedAt: t0.Add(time.Duration(minutes) * time.Minute)}
+	}
+	tests := []struct {
+		name    string
+		members []LeagueMember
+		want    string // "" for none
+	}{
+		{"OnlyTheOwner", []LeagueMember{m("owner", 0)}, ""},
+		{"Nobody", nil, ""},
+		{"FirstToJoin", []LeagueMember{m("owner", 0), m("late", 9), m("early", 3), m("mid", 5)}, "early"},
+		{"TieGoesToTheLowestID", []LeagueMember{m("owner", 0), m("zed", 3), m("amy", 3), m("kim", 3)}, "amy"},
+		{"OwnerJoinedLaterStillSkipped", []LeagueMember{m("a", 4), m("owner", -5)}, "a"},
+	}
+	for _, tt := range tests {
+		next, ok := NextOwner(tt.members, "owner")
+		if got := map[bool]string{true: next.User.ID}[ok]; got != tt.want {
+			t.Errorf("%s: NextOwner = %q (%v), want %q", tt.name, next.User.ID, ok, tt.want)
+		}
+	}
+}
+
+func TestLeagueViews(t *testing.T) {
+	tests := []struct {
+		name              string
+		view              func(a, b bool) (LeagueView, error)
+		first, admin      bool
+		want              LeagueView
+		wantMembersOnly   bool
+		wantForbiddenCode bool
+	}{
+		{"MemberSeesAll", ViewLeague, true, false, LeagueAsMember, true, false},
+		{"MemberWhoIsAdminIsAMember", ViewLeague, true, true, LeagueAsMember, true, false},
+		{"AdminSeesAll", ViewLeague, false, true, LeagueAsAdmin, true, false},
+		{"OtherIsRefused", ViewLeague, false, false, LeagueAsPreview, false, true},
+		{"OwnLeagues", ViewPlayerLeagues, true, false, LeagueAsMember, true, false},
+		{"AdminReadsAnyPlayersLeagues", ViewPlayerLeagues, false, true, LeagueAsAdmin, true, false},
+		{"OtherPlayersLeaguesAreRefused", ViewPlayerLeagues, false, false, LeagueAsPreview, false, true},
+	}
+	for _, tt := range tests {
+		v, err := tt.view(tt.first, tt.admin)
+		if v != tt.want || v.ShowsMembersOnly() != tt.wantMembersOnly || (ErrorCode(err) == CodeForbidden) != tt.wantForbiddenCode {
+			t.Errorf("%s: view %v (members only %v), error %v", tt.name, v, v.ShowsMembersOnly(), err)
+		}
+	}
+	if LeagueAsPreview.ShowsMembersOnly() {
+		t.Error("a preview shows the invite code or standings")
 	}
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -64,6 +65,36 @@ func (r *Ranker) Next(points int) int {
 	}
 	r.Points = points
 	return r.Rank
+}
+
+// RankTable gives the same competition ranks as Ranker from how many players hold each
+// total: a player's rank is 1 + the players with more points. The zero value is empty.
+type RankTable struct {
+	points []int // totals held, high to low
+	more   []int // players with more than points[i]
+	total  int
+}
+
+// Add adds n > 0 players with points, which must be lower than every total added before; it
+// reports false, adding nothing, otherwise.
+func (t *RankTable) Add(points, n int) bool {
+	if n <= 0 || (len(t.points) > 0 && points >= t.points[len(t.points)-1]) {
+		return false
+	}
+	t.points = append(t.points, points)
+	t.more = append(t.more, t.total)
+	t.total += n
+	return true
+}
+
+// Rank is the rank of a player with points. Points the table does not hold (a total written
+// after the table was) rank among the totals it holds.
+func (t *RankTable) Rank(points int) int {
+	i := sort.Search(len(t.points), func(i int) bool { return t.points[i] <= points })
+	if i < len(t.points) {
+		return t.more[i] + 1
+	}
+	return t.total + 1
 }
 
 // ResultedMatches counts the matches on the card with a result (voids included).

@@ -16,7 +16,7 @@ func TestParseTimeOffsets(t *testing.T) {
 		"2026-12-21T10:00:00-23:59":                       true,
 		"2026-12-21T10:00:00+00:00":                       true,
 		"2026-12-21T10:00:00.123+05:30":                   true,
-		"2026-12-21T10:00:00+24:00":                       false, // issue 9, row 7
+		"2026-12-21T10:00:00+24:00":                       false, // an offset is under 24 hours
 		"2026-12-21T10:00:00-24:00":                       false,
 		"2026-12-21T10:00:00+99:00":                       false,
 		"2026-12-21T10:00:00+05:60":                       false,
@@ -131,6 +131,42 @@ func FuzzCleanText(f *testing.F) {
 		}
 		if again, err := CleanText("name", got, MaxUserNameLen); err != nil || again != got {
 			t.Fatalf("not idempotent: %q → %q → %q, %v", s, got, again, err)
+		}
+	})
+}
+
+func TestNameFromToken(t *testing.T) {
+	long := strings.Repeat("a", MaxUserNameLen)
+	for _, c := range []struct{ in, want string }{
+		{"Ace", "Ace"},
+		{"  Rey Fe\u0301nix ", "Rey F\u00e9nix"},
+		{"Evil\u202eNomad", "EvilNomad"},
+		{"A\u200bce\u2060", "Ace"},
+		{"\ufeffAce\x00", "Ace"},
+		{"\xffAce", "Ace"},
+		{"\u200b\u202e", ""},
+		{"   ", ""},
+		{long + "bcd", long},
+		{strings.Repeat("a", MaxUserNameLen-1) + " b", strings.Repeat("a", MaxUserNameLen-1)},
+	} {
+		if got := NameFromToken(c.in); got != c.want {
+			t.Errorf("NameFromToken(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzNameFromToken: a name taken from a token is "" or one CleanPlayerName keeps as it is.
+func FuzzNameFromToken(f *testing.F) {
+	for _, s := range []string{"Ace", " Rey Fe\u0301nix ", "Evil\u202eNomad", "A\u200bce", "\xff", "", strings.Repeat("e\u0301", 50)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := NameFromToken(s)
+		if got == "" {
+			return
+		}
+		if clean, err := CleanPlayerName(got); err != nil || clean != got {
+			t.Fatalf("NameFromToken(%q) = %q, which CleanPlayerName gives as %q, %v", s, got, clean, err)
 		}
 	})
 }

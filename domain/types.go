@@ -45,10 +45,6 @@ type Event struct {
 // while BROADCAST once a live scoring pass has completed (provisional points and ranks).
 func (e Event) LeaderboardVisible() bool { return e.Stored == StateScored || e.ScoredMatches > 0 }
 
-// Live reports whether the event is being scored live: locked, not SCORED, with a
-// completed provisional pass.
-func (e Event) Live() bool { return e.Stored != StateScored && e.ScoredMatches > 0 }
-
 // Season is the UTC year of the event's start.
 func (e Event) Season() int { return e.StartsAt.UTC().Year() }
 

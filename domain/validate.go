@@ -121,6 +121,38 @@ func CleanText(field, s string, max int) (string, error) {
 	return s, nil
 }
 
+// CleanPlayerName checks a player name as register and renamePlayer take it (see CleanText).
+func CleanPlayerName(name string) (string, error) {
+	return CleanText("name", name, MaxUserNameLen)
+}
+
+// NameFromToken is the player name a sign-in token's name claim gives: name without what a
+// name may not hold (invalid UTF-8 and the invisible characters CleanText refuses),
+// normalised and trimmed as CleanText does, cut to MaxUserNameLen characters. "" when
+// nothing is left. A name it returns is one CleanPlayerName accepts as it is.
+func NameFromToken(name string) string {
+	if len(name) > 4*MaxUserNameLen+64 {
+		name = name[:4*MaxUserNameLen+64]
+	}
+	name = strings.ToValidUTF8(name, "")
+	name = strings.Map(func(r rune) rune {
+		if invisible(r) {
+			return -1
+		}
+		return r
+	}, norm.NFC.String(name))
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxUserNameLen {
+		name = strings.TrimSpace(string([]rune(name)[:MaxUserNameLen]))
+	}
+	// Normalising after a cut or a removal can join what was apart: settle on the form
+	// CleanText keeps.
+	if clean, err := CleanPlayerName(name); err == nil {
+		return clean
+	}
+	return ""
+}
+
 // invisible reports runes a name must not hold: controls (Cc), format characters (Cf:
 // bidi overrides and isolates, zero-width space and joiners, the BOM, soft hyphen), line
 // and paragraph separators (Zl, Zp), private use (Co) and noncharacters. They make

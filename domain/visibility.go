@@ -18,6 +18,14 @@ func PredictionVisible(ev Event, owner, viewer string, now time.Time) bool {
 	return (viewer != "" && viewer == owner) || ev.PicksVisible(now)
 }
 
+// PredictionVisibleWithoutEvent reports whether a prediction of eventID is surely visible
+// to its viewer at now without reading the event: it is the viewer's own, it is scored (a
+// scored prediction is of a locked event), or the event is LockedByDate. false means
+// "unknown": the event decides (PredictionVisible).
+func PredictionVisibleWithoutEvent(eventID string, own, scored bool, now time.Time) bool {
+	return own || scored || LockedByDate(eventID, now)
+}
+
 // LockedByDate reports whether an event is surely locked at now from its id alone: an id
 // starts with the UTC date of the event's start (ValidateEventIDForStart) and the start
 // never leaves that date, so an event dated before now's UTC date has started. false

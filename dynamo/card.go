@@ -458,7 +458,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt)))).
 		And(revIs(row.Rev))
 	if change.RequireOpen {
-		cond = cond.And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now))))
+		cond = cond.And(openAt(now))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {

@@ -132,7 +132,7 @@ func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMembe
 	if profile != nil {
 		return leagueMember{domain.UserRef{ID: string(uid), Name: profile.Name}, profile.NameVersion}
 	}
-	name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+	name, err := domain.CleanPlayerName(tokenName)
 	if err != nil {
 		name = string(uid)
 	}
@@ -535,26 +535,10 @@ func (s *Store) newQueryBetween(pk, prefix string) (*dynamodb.QueryInput, error)
 		And(expression.Key(attrSK).Between(expression.Value(prefix), expression.Value(upper))), 0, true)
 }
 
-// longestStanding returns the member of members, other than uid, who joined first (ties:
-// the lowest id); nil if there is none.
-func longestStanding(members []memberRow, uid userID) *memberRow {
-	var next *memberRow
-	for i := range members {
-		m := &members[i]
-		if m.UserID == string(uid) {
-			continue
-		}
-		if next == nil || m.JoinedAt < next.JoinedAt || (m.JoinedAt == next.JoinedAt && m.UserID < next.UserID) {
-			next = m
-		}
-	}
-	return next
-}
-
 // LeaveLeague removes user from a league: a consistent BatchGetItem of the league and the
 // user's member row, then one transaction. The last member leaving deletes the league and
-// its invite code; an owner leaving hands the league to the longest-standing member (read
-// with one consistent Query of the member rows), conditioned on the league not having
+// its invite code; an owner leaving hands the league to domain.NextOwner (the members read
+// with one consistent Query), conditioned on the league not having
 // changed since. Returns NOT_FOUND unless user is a member.
 func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 	uid, err := parseUserID(user)
@@ -590,18 +574,22 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 			if err != nil {
 				return wrap(err)
 			}
-			next := longestStanding(members, uid)
-			if next == nil { // the count says others are there, the rows say not: read again
+			all, err := membersOf(members)
+			if err != nil {
+				return wrap(err)
+			}
+			next, ok := domain.NextOwner(all, string(uid))
+			if !ok { // the count says others are there, the rows say not: read again
 				continue
 			}
 			owner := func(upd expression.UpdateBuilder) expression.UpdateBuilder {
-				return upd.Set(expression.Name("ownerId"), expression.Value(next.UserID)).
-					Set(expression.Name("ownerName"), expression.Value(next.UserName)).
+				return upd.Set(expression.Name("ownerId"), expression.Value(next.User.ID)).
+					Set(expression.Name("ownerName"), expression.Value(next.User.Name)).
 					Add(expression.Name("memberCount"), expression.Value(-1))
 			}
 			tx.add(s.txUpdateIf(leagueKey, owner(nextRev()), leagueRevIs(league.Rev)))
 			tx.add(s.txUpdateIf(inviteKey, owner(expression.UpdateBuilder{}), inviteOf(lid)))
-			tx.add(s.txUpdateIf(pkKey(userPK(userID(next.UserID)), membershipSK(lid)),
+			tx.add(s.txUpdateIf(pkKey(userPK(userID(next.User.ID)), membershipSK(lid)),
 				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(attrPK))))
 		default:
 			tx.add(s.txUpdateIf(leagueKey, leaves,

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -416,7 +417,7 @@ func (f *fixture) seedMembers(l domain.League, prefix string, n int) []string {
 			marshal(f.t, memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(userID(u))}, Type: typeMember, LeagueID: l.ID, UserID: u, UserName: "Player " + u, JoinedAt: at}, 0),
 			marshal(f.t, membershipRow{keys: keys{PK: userPK(userID(u)), SK: membershipSK(lid)}, Type: typeMembership, LeagueID: l.ID, JoinedAt: at}, 0),
 			map[string]types.AttributeValue{attrPK: str(userPK(userID(u))), attrSK: str(leagueCountSK), attrType: str(typeLeagueCount),
-				"leagues": num(1), "ids": &types.AttributeValueMemberSS{Value: []string{l.ID}}, "rev": num(1)},
+				"leagues": num(1)},
 		)
 	}
 	f.putRaw(items)
@@ -814,5 +815,98 @@ func TestLeagueNamesFollowRenames(t *testing.T) {
 	})
 	if ops["TransactWriteItems"] != 0 {
 		t.Fatalf("a same-name register wrote: %v", ops)
+	}
+}
+
+// TestLeaguePagesEqualTheSeasonsStandings: a league's standings, read when viewed (one
+// Query of its members, one BatchGetItem per 100 of them, at once), rank its members as the
+// season's standings rank the same players — ties across the batches included, members
+// without a standing at 0 — at 1, 100, 101 and 1,000 members, page after page.
+func TestLeaguePagesEqualTheSeasonsStandings(t *testing.T) {
+	t.Parallel()
+	for _, members := range []int{1, 100, 101, domain.MaxLeagueMembers} {
+		t.Run(fmt.Sprint(members), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			l := f.createLeague("host", "Big Table")
+			users := append([]string{"host"}, f.seedMembers(l, "m", members-1)...)
+			type row struct {
+				user         string
+				points, rank int
+			}
+			var want []row
+			var items []map[string]types.AttributeValue
+			for i, u := range users {
+				points := 0
+				if i%5 != 4 { // every fifth member has not played
+					points = (i * 7) % 13 // many ties, spread over the batches
+					items = append(items, standingItem(t, f.shards, u, 2030, points, 0))
+				}
+				want = append(want, row{user: u, points: points})
+			}
+			for i := range 50 { // players of the season who are not members
+				items = append(items, standingItem(t, f.shards, fmt.Sprintf("x%03d", i), 2030, 20+i%3, 0))
+			}
+			f.putRaw(items)
+			slices.SortFunc(want, func(a, b row) int { return cmp.Or(cmp.Compare(b.points, a.points), cmp.Compare(a.user, b.user)) })
+			for i := range want {
+				want[i].rank = i + 1
+				if i > 0 && want[i].points == want[i-1].points {
+					want[i].rank = want[i-1].rank
+				}
+			}
+			var got []row
+			after := ""
+			for page := 0; ; page++ {
+				var p domain.Page[domain.Standing]
+				ops := costOf(t, func(ctx context.Context) {
+					var err error
+					p, err = f.s.LeagueStandings(ctx, domain.League{ID: l.ID}, 2030, 50, after)
+					mustOK(t, err)
+				})
+				wantOps(t, ops, map[string]int{"Query": 1, "BatchGetItem": (members + 99) / 100})
+				for _, st := range p.Items {
+					got = append(got, row{st.User.ID, st.Points, *st.Rank})
+				}
+				if !p.HasNext {
+					break
+				}
+				after = p.EndCursor()
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("the league's pages put together differ from its members' season standings\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// TestLeagueShowsLeavesAndDeletionsAtOnce: a member who leaves, and one who deletes their
+// account, are gone from the league's standings at the next read.
+func TestLeagueShowsLeavesAndDeletionsAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	l := f.createLeague("ann", "Small Table")
+	for _, u := range []string{"ben", "cat"} {
+		f.join(u, l.InviteCode)
+	}
+	f.putRaw([]map[string]types.AttributeValue{standingItem(t, f.shards, "ann", 2030, 9, 0), standingItem(t, f.shards, "ben", 2030, 7, 0),
+		standingItem(t, f.shards, "cat", 2030, 5, 0)})
+	members := func() []string {
+		t.Helper()
+		p, err := f.s.LeagueStandings(ctx, domain.League{ID: l.ID}, 2030, 50, "")
+		mustOK(t, err)
+		return mapIDs(p.Items, func(s domain.Standing) string { return s.User.ID })
+	}
+	if got := members(); !slices.Equal(got, []string{"ann", "ben", "cat"}) {
+		t.Fatalf("before: %v", got)
+	}
+	mustOK(t, f.s.LeaveLeague(ctx, "ben", l.ID))
+	if got := members(); !slices.Equal(got, []string{"ann", "cat"}) {
+		t.Fatalf("after ben left: %v", got)
+	}
+	mustOK(t, f.s.DeleteUser(ctx, "cat"))
+	if got := members(); !slices.Equal(got, []string{"ann"}) {
+		t.Fatalf("after cat deleted their account: %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -31,29 +32,56 @@ import (
 // own share.
 const (
 	// PartitionWriteUnits and PartitionReadUnits are AWS's throughput of one partition, per
-	// second.
+	// second: what scoring paces itself to unless configured otherwise
+	// (WithPartitionThroughput).
 	PartitionWriteUnits = 1000
 	PartitionReadUnits  = 3000
-	// PaceWriteBurst and PaceReadBurst are the most units a partition's bucket lends at
-	// once; the buckets refill at the partition's throughput minus the burst, so that no
-	// second sees more than the throughput.
-	PaceWriteBurst = 250
-	PaceReadBurst  = 500
+	// PaceBurstShare is the share of a second's units a partition's bucket lends at once;
+	// the bucket refills at the rest, so that no second sees more than the throughput. A
+	// demand larger than the burst is taken in bursts.
+	PaceBurstShare = 4 // a quarter
+	// PaceWriteBurst and PaceReadBurst are the bursts at AWS's throughput.
+	PaceWriteBurst = PartitionWriteUnits / PaceBurstShare
+	PaceReadBurst  = PartitionReadUnits / PaceBurstShare
 )
+
+// WithPartitionThroughput sets the throughput of one partition, in write and read units a
+// second, that scoring paces itself to (default PartitionWriteUnits, PartitionReadUnits):
+// for a table whose partitions are known to take less, or tests that model such a table.
+func WithPartitionThroughput(writeUnits, readUnits int) Option {
+	if writeUnits < PaceBurstShare || readUnits < PaceBurstShare {
+		panic(fmt.Sprintf("dynamo: WithPartitionThroughput(%d, %d): want at least %d units each", writeUnits, readUnits, PaceBurstShare))
+	}
+	return func(s *Store) { s.pace = newPacer(writeUnits, readUnits) }
+}
 
 // pacer holds one write bucket and one read bucket per partition paced.
 type pacer struct {
-	mu     sync.Mutex
-	writes map[string]*rate.Limiter
-	reads  map[string]*rate.Limiter
+	writeUnits, readUnits int
+	mu                    sync.Mutex
+	writes                map[string]*rate.Limiter
+	reads                 map[string]*rate.Limiter
 }
 
 // maxPacedPartitions bounds the buckets kept; past it the pacer starts over (the
 // partitions of events scored long ago need none).
 const maxPacedPartitions = 10_000
 
-func newPacer() *pacer {
-	return &pacer{writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
+func newPacer(writeUnits, readUnits int) *pacer {
+	return &pacer{writeUnits: writeUnits, readUnits: readUnits, writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
+}
+
+// take takes n units from partition's bucket of m (of units a second), waiting as long as
+// needed, a burst at a time.
+func (p *pacer) take(ctx context.Context, m map[string]*rate.Limiter, partition string, units int, n float64) error {
+	burst := units / PaceBurstShare
+	l := p.bucket(m, partition, units, burst)
+	for left := int(math.Ceil(n)); left > 0; left -= burst {
+		if err := l.WaitN(ctx, min(left, burst)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *pacer) bucket(m map[string]*rate.Limiter, partition string, units, burst int) *rate.Limiter {
@@ -71,15 +99,10 @@ func (p *pacer) bucket(m map[string]*rate.Limiter, partition string, units, burs
 	return l
 }
 
-// waitWrites waits until every partition of units has the write units units asks of it. A
-// demand above the burst waits for a whole burst (it cannot be split).
+// waitWrites waits until every partition of units has the write units units asks of it.
 func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error {
 	for _, partition := range slices.Sorted(maps.Keys(units)) {
-		n := min(int(math.Ceil(units[partition])), PaceWriteBurst)
-		if n <= 0 {
-			continue
-		}
-		if err := p.bucket(p.writes, partition, PartitionWriteUnits, PaceWriteBurst).WaitN(ctx, n); err != nil {
+		if err := p.take(ctx, p.writes, partition, p.writeUnits, units[partition]); err != nil {
 			return err
 		}
 	}
@@ -89,11 +112,7 @@ func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error 
 // chargeRead takes the read units a call used from partition's bucket, waiting if it is
 // empty, so that the next read waits its turn.
 func (p *pacer) chargeRead(ctx context.Context, partition string, units float64) error {
-	n := min(int(math.Ceil(units)), PaceReadBurst)
-	if n <= 0 {
-		return nil
-	}
-	return p.bucket(p.reads, partition, PartitionReadUnits, PaceReadBurst).WaitN(ctx, n)
+	return p.take(ctx, p.reads, partition, p.readUnits, units)
 }
 
 // writeDemand adds up what a scoring transaction asks of the partitions it shares.

@@ -63,11 +63,8 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 		}
 		for range maxAttempts {
 			now := s.now()
-			if ev.Locked(now) {
-				return domain.Prediction{}, domain.Errorf(domain.CodeLocked, "event %q is locked: picks closed at %s", event, formatTime(ev.StartsAt))
-			}
-			if old != nil && old.Points != nil {
-				return domain.Prediction{}, domain.Errorf(domain.CodeLocked, "your prediction for event %q is already scored", ev.ID)
+			if err := domain.CheckSubmit(ev, old != nil && old.Points != nil, now); err != nil {
+				return domain.Prediction{}, err
 			}
 			clean, err := domain.ValidatePicks(ev.Matches, picks)
 			if err != nil {
@@ -134,7 +131,7 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
 	if user == nil {
-		name, err := domain.CleanText("name", tokenName, domain.MaxUserNameLen)
+		name, err := domain.CleanPlayerName(tokenName)
 		if err != nil {
 			name = string(uid)
 		}
@@ -221,13 +218,20 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 	return p, nil, err
 }
 
-// lockItem is the submit's item on the lock copy of uid (of the event's copies): the lock condition (the event
-// still UPCOMING, its start after now, the card version, name and start read) as a
+// openAt is the condition that an event row or lock copy is open for picks at now: the
+// table's form of !domain.Event.Locked(now) (stored UPCOMING, start after now; starts are
+// whole seconds).
+func openAt(now time.Time) expression.ConditionBuilder {
+	return expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
+		And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now))))
+}
+
+// lockItem is the submit's item on the lock copy of uid (of the event's copies): the lock
+// condition (the event open at now, with the card version, name and start read) as a
 // ConditionCheck, or, when count, as the condition of an update adding one prediction to
 // the copy's count. The copy's values come back when the condition fails.
 func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, copies int, now time.Time, count bool) (types.TransactWriteItem, error) {
-	cond := expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
-		And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now)))).
+	cond := openAt(now).
 		And(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).
 		And(expression.Name("name").Equal(expression.Value(ev.Name))).
 		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
@@ -262,10 +266,8 @@ func versionIs(v int) expression.ConditionBuilder {
 // submitRefusal explains why the lock condition failed on the copy, whose values were
 // old. A copy that does not exist (the event's creation was cut off before all its copies
 // were made) is created, and a copy behind the event row (its rev lower: a sync was cut
-// off) brought forward; then the write may be tried again. Otherwise the event row decides, as
-// the table holds it: LOCKED if it has locked, CONFLICT if its card changed since the card
-// read; else only its name or start moved (the read was older than the table) and the
-// submit may go on with the row.
+// off) brought forward; then the write may be tried again. Otherwise the event row, as the
+// table holds it, decides (domain.RefusedSubmit).
 func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[string]types.AttributeValue, now time.Time) (domain.Prediction, *submitRetry, error) {
 	eid := eventID(read.ID)
 	row, err := s.getEventRow(ctx, eid)
@@ -291,14 +293,11 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		}
 		return domain.Prediction{}, &submitRetry{synced: true}, nil
 	}
-	if row.State != string(domain.StateUpcoming) || row.StartsAt <= formatTime(now) {
-		return domain.Prediction{}, nil, domain.Errorf(domain.CodeLocked, "event %q is locked: picks are closed", read.ID)
-	}
-	if row.CardVersion != read.CardVersion {
-		return domain.Prediction{}, nil, domain.Errorf(domain.CodeConflict, "the card of event %q changed while you picked; reload it", read.ID)
-	}
 	ev, err := row.toDomain()
 	if err != nil {
+		return domain.Prediction{}, nil, err
+	}
+	if err := domain.RefusedSubmit(read, ev, now); err != nil {
 		return domain.Prediction{}, nil, err
 	}
 	return domain.Prediction{}, &submitRetry{retry: true, event: ev}, nil

@@ -2,13 +2,18 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
 )
@@ -305,4 +310,47 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			t.Errorf("stored name %q, want the registered one", stored.User.Name)
 		}
 	})
+}
+
+// TestOpenAtIsTheDomainsLock pins the table's lock condition (openAt) to the domain's rule:
+// for every stored state and starts around now, a write under openAt(now) succeeds exactly
+// when domain.Event.Locked(now) is false.
+func TestOpenAtIsTheDomainsLock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	now := time.Date(2030, 5, 1, 20, 0, 0, 600_000_000, time.UTC) // not a whole second
+	base := now.Truncate(time.Second)
+	starts := []time.Time{base.Add(-time.Hour), base.Add(-time.Second), base, base.Add(time.Second), base.Add(time.Hour)}
+	states := []domain.EventState{domain.StateUpcoming, domain.StateBroadcast, domain.StateScored}
+	expr, err := expression.NewBuilder().WithCondition(openAt(now)).Build()
+	mustOK(t, err)
+	for _, st := range states {
+		for i, start := range starts {
+			pk := fmt.Sprintf("OPENAT#%s#%d", st, i)
+			_, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+				attrPK: str(pk), attrSK: str("X"), "state": str(string(st)), "startsAt": str(formatTime(start)),
+			}})
+			mustOK(t, err)
+			_, err = f.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: aws.String(f.table), Key: pkKey(pk, "X"),
+				UpdateExpression: aws.String("SET written = :t"), ConditionExpression: expr.Condition(),
+				ExpressionAttributeNames: expr.Names(),
+				ExpressionAttributeValues: func() map[string]types.AttributeValue {
+					v := map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}
+					maps.Copy(v, expr.Values())
+					return v
+				}(),
+			})
+			var failed *types.ConditionalCheckFailedException
+			if err != nil && !errors.As(err, &failed) {
+				t.Fatal(err)
+			}
+			locked := domain.Event{Stored: st, StartsAt: start}.Locked(now)
+			if open := err == nil; open == locked {
+				t.Errorf("stored %s, start %s, now %s: the condition lets the write through = %v, domain Locked = %v",
+					st, start.Format(time.RFC3339), now.Format(time.RFC3339Nano), open, locked)
+			}
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -211,42 +210,25 @@ func encodeRankTable(h histogram) []byte {
 	return b
 }
 
-// rankTable answers ranks: the totals present, high to low, and how many players have more
-// than each.
-type rankTable struct {
-	points []int
-	more   []int
-	total  int
-}
-
-func decodeRankTable(b []byte) (*rankTable, error) {
-	t := &rankTable{}
+// decodeRankTable reads a table encodeRankTable wrote.
+func decodeRankTable(b []byte) (*domain.RankTable, error) {
+	t := &domain.RankTable{}
 	for len(b) > 0 {
 		p, k := binary.Uvarint(b)
-		if k <= 0 || p > MaxScore || (len(t.points) > 0 && int(p) >= t.points[len(t.points)-1]) {
+		if k <= 0 || p > MaxScore {
 			return nil, fmt.Errorf("rank table: bad points")
 		}
 		b = b[k:]
 		n, k := binary.Uvarint(b)
-		if k <= 0 || n == 0 || n > math.MaxInt32 {
+		if k <= 0 || n > math.MaxInt32 {
 			return nil, fmt.Errorf("rank table: bad count")
 		}
 		b = b[k:]
-		t.points = append(t.points, int(p))
-		t.more = append(t.more, t.total)
-		t.total += int(n)
+		if !t.Add(int(p), int(n)) {
+			return nil, fmt.Errorf("rank table: entries out of order or empty")
+		}
 	}
 	return t, nil
-}
-
-// rank is the rank of a player with points: 1 + the players with more. Points the table does
-// not hold (a score written after the table) rank among the totals it holds.
-func (t *rankTable) rank(points int) int {
-	i := sort.Search(len(t.points), func(i int) bool { return t.points[i] <= points })
-	if i < len(t.points) {
-		return t.more[i] + 1
-	}
-	return t.total + 1
 }
 
 // rankRef names a rank table: an event's (event set) or a season's.
@@ -272,22 +254,22 @@ func (r rankRef) cacheKey() string {
 // rankTables returns the rank tables of refs (nil where there is none), from the read cache
 // or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
 // too.
-func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*rankTable, error) {
+func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*domain.RankTable, error) {
 	return s.rankTablesWith(ctx, refs, nil, nil)
 }
 
 // rankTablesWith is rankTables also reading the items at extra (passed to fn) in the same
 // BatchGetItems; with extra keys, every read is strongly consistent (extra decides
 // something: visibility.go).
-func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*rankTable, error) {
-	out := make(map[rankRef]*rankTable, len(refs))
+func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
+	out := make(map[rankRef]*domain.RankTable, len(refs))
 	var missing []rankRef
 	for _, r := range refs {
 		if _, done := out[r]; done {
 			continue
 		}
 		if v, ok := s.cache.get(r.cacheKey()); ok {
-			out[r] = v.(*rankTable)
+			out[r] = v.(*domain.RankTable)
 			continue
 		}
 		out[r] = nil
@@ -359,13 +341,13 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 	}
 	for i, p := range ps {
 		if t := tables[rankRef{event: eventID(p.EventID)}]; t != nil && p.Points != nil {
-			r := t.rank(*p.Points)
+			r := t.Rank(*p.Points)
 			ps[i].Rank = &r
 		}
 	}
 	for i, st := range standings {
 		if t := tables[rankRef{season: st.Season}]; t != nil {
-			r := t.rank(st.Points)
+			r := t.Rank(st.Points)
 			standings[i].Rank = &r
 		}
 	}

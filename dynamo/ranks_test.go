@@ -14,13 +14,13 @@ func TestRankTable(t *testing.T) {
 	tbl, err := decodeRankTable(encodeRankTable(h))
 	mustOK(t, err)
 	for points, want := range map[int]int{11: 1, 10: 1, 8: 3, 7: 3, 5: 6, 3: 6, 0: 7} {
-		if got := tbl.rank(points); got != want {
+		if got := tbl.Rank(points); got != want {
 			t.Errorf("rank(%d) = %d, want %d", points, got, want)
 		}
 	}
 	empty, err := decodeRankTable(nil)
 	mustOK(t, err)
-	if empty.rank(0) != 1 {
+	if empty.Rank(0) != 1 {
 		t.Error("the only player of an empty table is not first")
 	}
 	for name, b := range map[string][]byte{
@@ -164,7 +164,7 @@ func TestRanks(t *testing.T) {
 		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))
 		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}})
 		mustOK(t, err)
-		if got := tables[rankRef{event: eid}]; got == nil || got.total != 9 {
+		if got := tables[rankRef{event: eid}]; got == nil || got.Rank(0) != 10 { // 9 players above 0 points
 			t.Fatalf("the newer table was replaced: %+v", got)
 		}
 	})

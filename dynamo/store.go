@@ -74,7 +74,7 @@ func WithCursorKeys(keys ...[]byte) Option {
 // retryable), once the client's own retries are spent, reaches the store's callers as
 // UNAVAILABLE.
 func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer()}
+	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer(PartitionWriteUnits, PartitionReadUnits)}
 	for _, o := range opts {
 		o(s)
 	}

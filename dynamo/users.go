@@ -51,7 +51,7 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 	if err != nil {
 		return domain.User{}, err
 	}
-	if name, err = domain.CleanText("name", name, domain.MaxUserNameLen); err != nil {
+	if name, err = domain.CleanPlayerName(name); err != nil {
 		return domain.User{}, err
 	}
 	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows

@@ -38,10 +38,9 @@ func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, err
 
 // profilePage gathers one page of a profile's predictions, newest event first, as the
 // viewer may see them (domain.PredictionVisible): all of them for the owner; for anyone
-// else the scored ones and those of locked events. Whether an unscored prediction's event
-// has locked is known from its id when it is dated before today (domain.LockedByDate);
-// otherwise — events of today and later, the top of a newest-first list — the event rows
-// decide (resolve: one consistent BatchGetItem, only when there are such rows).
+// else the scored ones and those of locked events. Most are known visible without their
+// event (domain.PredictionVisibleWithoutEvent); for the others — events of today and
+// later, the top of a newest-first list — the event rows decide (resolve: one consistent BatchGetItem, only when there are such rows).
 type profilePage struct {
 	s     *Store
 	owner string
@@ -64,7 +63,7 @@ func (p *profilePage) add(item map[string]types.AttributeValue) (bool, error) {
 	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 		return false, err
 	}
-	if p.own || row.Points != nil || domain.LockedByDate(row.EventID, p.s.now()) {
+	if domain.PredictionVisibleWithoutEvent(row.EventID, p.own, row.Points != nil, p.s.now()) {
 		p.sure++
 	} else {
 		p.pending[row.EventID] = true

@@ -165,7 +165,7 @@ func TestBootstrapBinary(t *testing.T) {
 	})
 	rt.logTimings(t)
 
-	// Warm latency of the cheapest screen, for the README's cost estimate: recorded,
+	// Warm latency of the cheapest screen, for a cost estimate per request: recorded,
 	// not asserted (it measures DynamoDB Local on this machine as much as the function).
 	var warm []time.Duration
 	payload := rawFixture(t, fixtureAnonymousGET)

@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/pickem/api/auth"
-	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testlog"
+	"github.com/pickem/api/operations"
 )
 
 // testCursorKey is a PICKEM_CURSOR_KEYS value for the tests (32 bytes, base64).
@@ -383,7 +383,7 @@ func TestHandlerTrustedDocuments(t *testing.T) {
 	}
 	in := &invoker{h: lambda.NewHandler(fn.Handle)}
 	ev := anonymous(fixture(t, fixtureBase64POST))
-	resp, _ := in.invoke(t, marshal(t, withBody(t, ev, frontend.EventList, map[string]any{"first": 3})))
+	resp, _ := in.invoke(t, marshal(t, withBody(t, ev, operations.EventList, map[string]any{"first": 3})))
 	if g := graphQL(t, resp); len(g.Errors) != 0 {
 		t.Fatalf("the frontend's EventList: %s", resp.Body)
 	}

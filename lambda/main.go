@@ -7,8 +7,10 @@
 // COGNITO_CLIENT_ID, PICKEM_CURSOR_KEYS (required: the keys that sign page cursors),
 // PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND (both off by
 // default), PICKEM_INTROSPECTION (default off), PICKEM_TRUSTED_DOCUMENTS ("builtin": only
-// the frontend's documents run), PICKEM_SCORING_BUDGET (default 20s), LOG_LEVEL. PICKEM_DEV_SECRET is refused: HS256 development tokens
-// are never accepted in Lambda.
+// the frontend's documents run), PICKEM_SCORING_BUDGET (default 20s), PICKEM_READ_CACHE_TTL
+// (default 2s), PICKEM_SCORE_SHARDS (default 1), LOG_LEVEL (docs/operations.md,
+// "Configuration"). PICKEM_DEV_SECRET is refused: HS256 development tokens are never
+// accepted in Lambda.
 //
 // Identity: the HTTP API has no JWT authorizer on its routes (an authorizer cannot be
 // optional, and signed-out players read events and standings), so the function verifies

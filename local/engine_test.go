@@ -15,6 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/testlog"
 )
@@ -257,4 +263,51 @@ func TestOldTableFileIsSaidOnce(t *testing.T) {
 	if _, err := os.Stat(old); err != nil {
 		t.Errorf("the old file is gone: %v", err)
 	}
+}
+
+// TestOlderLayoutIsRefusedWithFresh: a -data directory whose table was written by an older
+// version (an event without a shard count) is refused, with a message naming -fresh; with
+// -fresh the server starts over.
+func TestOlderLayoutIsRefusedWithFresh(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := dynamolocal.ModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, err := dynamolocal.FindDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := dynamolocal.Start(dynamolocal.Options{Dir: jar, DBPath: filepath.Join(dir, localdata.EngineDir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(eng.Stop)
+	client, err := dynamo.NewClient(t.Context(), eng.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamo.New(client, "pickem").EnsureTable(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	old := dynamo.EventItemKey("2020-01-01-old-show")
+	old["type"] = &types.AttributeValueMemberS{Value: "event"}
+	old["id"] = &types.AttributeValueMemberS{Value: "2020-01-01-old-show"}
+	if _, err := client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String("pickem"), Item: old}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Stop()
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	err = run(ctx, []string{"-data", dir, "-addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-fresh") || !strings.Contains(err.Error(), "2020-01-01-old-show") {
+		t.Fatalf("run on a table of an older layout: %v; want a refusal naming the event and -fresh", err)
+	}
+	s := startLocal(t, dir, map[string]string{}, "-fresh")
+	s.stop(t)
 }

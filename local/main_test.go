@@ -306,6 +306,7 @@ func TestRunRejectsBadConfiguration(t *testing.T) {
 		"UnknownFlag":    {[]string{"-nope"}, nil},
 		"BadBool":        {nil, map[string]string{"PICKEM_COST_EXTENSION": "maybe"}},
 		"HalfCognito":    {nil, map[string]string{"COGNITO_USER_POOL_ID": "us-east-1_abc"}},
+		"TooManyShards":  {nil, map[string]string{"PICKEM_SCORE_SHARDS": "17"}},
 		"AddressInvalid": {[]string{"-addr", "256.0.0.1:http-nope", "-seed=false"}, nil},
 	} {
 		t.Run(name, func(t *testing.T) {

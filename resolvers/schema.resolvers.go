@@ -54,8 +54,8 @@ func (r *leagueResolver) Standings(ctx context.Context, obj *model.League, seaso
 	if obj.ListRow {
 		return nil, domain.BadInput("standings are not part of list rows: query league(id)")
 	}
-	if obj.View == domain.LeagueAsPreview {
-		return nil, errNotAMember()
+	if !obj.View.ShowsMembersOnly() {
+		return nil, domain.NotALeagueMember()
 	}
 	page, err := r.Store.LeagueStandings(ctx, domain.League{ID: obj.ID, Members: obj.Members}, season, n, deref(after))
 	if err != nil {
@@ -361,8 +361,7 @@ func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *
 	if err != nil || p == nil {
 		return nil, err
 	}
-	if target != caller.ID && !p.Scored() {
-		// (A scored prediction is of a locked event.)
+	if !domain.PredictionVisibleWithoutEvent(eventID, target == caller.ID, p.Scored(), r.now()) {
 		ev, err := r.Store.GetEventState(ctx, eventID)
 		if err != nil {
 			return nil, err
@@ -419,7 +418,7 @@ func (r *queryResolver) League(ctx context.Context, id string) (*model.League, e
 	if err != nil {
 		return nil, err
 	}
-	view, err := leagueView(caller, member)
+	view, err := domain.ViewLeague(member, caller.IsAdmin())
 	if err != nil {
 		return nil, err
 	}
@@ -481,12 +480,9 @@ func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *
 // Leagues is the resolver for the leagues field.
 func (r *userResolver) Leagues(ctx context.Context, obj *model.User) ([]model.League, error) {
 	caller := auth.FromContext(ctx)
-	view := domain.LeagueAsMember
-	if caller.ID != obj.ID {
-		if !caller.IsAdmin() {
-			return nil, domain.Errorf(domain.CodeForbidden, "a player's leagues are visible to that player only")
-		}
-		view = domain.LeagueAsAdmin
+	view, err := domain.ViewPlayerLeagues(caller.ID == obj.ID, caller.IsAdmin())
+	if err != nil {
+		return nil, err
 	}
 	leagues, err := r.Store.UserLeagues(ctx, obj.ID)
 	if err != nil {

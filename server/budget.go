@@ -47,7 +47,8 @@ func PlannedCalls(ctx context.Context) int {
 const wholeBudget = -1
 
 // FieldCost is what resolving one field costs in DynamoDB calls. The table FieldCosts is
-// the cost model of the budget and the README's table of costs (a test keeps them equal).
+// the cost model of the budget and the table of costs in docs/api.md (TestDocsFieldCosts keeps
+// them equal).
 type FieldCost struct {
 	Field string // "Type.field"
 	Calls int    // planned calls; wholeBudget for a field that needs a request to itself
@@ -98,7 +99,7 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.deleteLeague", Calls: wholeBudget, Note: "the whole budget (alone in its request): a Query of the league's partition before each step; a TransactWriteItems closing it, one per 33 members, one deleting it with the audit entry"},
 	{Field: "Mutation.renamePlayer", Calls: 7, Note: "as `register`: GetItem, TransactWriteItems (the profile and the audit entry), Query; 1 TransactWriteItems per 100 predictions and standings and a Query that finds none left; of a player in leagues: 1 BatchGetItem and 1 TransactWriteItems more"},
 	{Field: "Query.auditLog", Calls: 1, Note: "1 consistent Query (main `AUDIT#<event id>`, the event's audit log alone)"},
-	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 100"},
+	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 48 players per shard"},
 }
 
 // leagueBatches is how many BatchGetItems a league's standings take at most: one per 100

@@ -2,17 +2,18 @@ package server_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pickem/api/operations"
 )
 
-// TestContractOperations runs the clients' operations in testdata/operations, in the order
-// a season goes (build a card, pick, lock, enter results, score, read), and requires each
-// to succeed with data. Every file there must have a step here.
+// TestContractOperations runs every document of package operations (the frontend's and the
+// admin command's) through the real handler, in the order a season goes (build a card,
+// pick, lock, enter results, score, read, moderate), and requires each to succeed with
+// data. Every document must have a step here.
 func TestContractOperations(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -20,19 +21,6 @@ func TestContractOperations(t *testing.T) {
 	player := e.token(t, "p-jo", "Jo")
 	friend := e.token(t, "p-ki", "Ki")
 	var league tLeague
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "operations", "*.graphql"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no operations in testdata/operations (%v)", err)
-	}
-	ops := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops[strings.TrimSuffix(filepath.Base(f), ".graphql")] = string(b)
-	}
-
 	start := t0.Add(2 * time.Hour)
 	var ev tEvent
 	steps := []struct {
@@ -63,6 +51,11 @@ func TestContractOperations(t *testing.T) {
 				t.Fatalf("my picks %s", data)
 			}
 		}},
+		{"admin-lock-event", func() string { return admin }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"state":"BROADCAST","locked":true`) {
+				t.Fatalf("locked %s", data)
+			}
+		}},
 		{"admin-set-result", func() string { return admin }, func() map[string]any {
 			// Results go in once the event has started: the first two through setWinners,
 			// the third through this file.
@@ -76,12 +69,32 @@ func TestContractOperations(t *testing.T) {
 			}
 		}},
 		{"scored-event", func() string { return "" }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
-			if !strings.Contains(string(data), `"rank":1,"points":20`) {
+			if !strings.Contains(string(data), `"rank":1,"user":{"id":"p-jo","name":"Jo Nakamura"},"points":20`) {
 				t.Fatalf("leaderboard %s", data)
 			}
 		}},
 		{"standings", func() string { return "" }, func() map[string]any { return map[string]any{"season": 2030} }, nil},
+		{"admin-standings", func() string { return admin }, func() map[string]any { return map[string]any{"season": 2030, "first": 10} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"rank":1,"user":{"id":"p-jo"`) {
+				t.Fatalf("standings %s", data)
+			}
+		}},
 		{"profile", func() string { return "" }, func() map[string]any { return map[string]any{"id": "p-jo"} }, nil},
+		{"admin-event", func() string { return admin }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"result":{"outcome":"WIN","winner":0}`) {
+				t.Fatalf("card %s", data)
+			}
+		}},
+		{"admin-events", func() string { return admin }, func() map[string]any { return map[string]any{"first": 5, "season": 2030} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), ev.ID) {
+				t.Fatalf("events %s", data)
+			}
+		}},
+		{"admin-audit-log", func() string { return admin }, func() map[string]any { return map[string]any{"eventId": ev.ID, "first": 50} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"action":"scoreEvent"`) {
+				t.Fatalf("audit log %s", data)
+			}
+		}},
 		{"me", func() string { return player }, func() map[string]any { return nil }, func(t *testing.T, data json.RawMessage) {
 			if !strings.Contains(string(data), `"name":"Jo Nakamura"`) {
 				t.Fatalf("me %s", data)
@@ -97,8 +110,8 @@ func TestContractOperations(t *testing.T) {
 		}},
 		{"league-by-invite", func() string { return friend }, func() map[string]any { return map[string]any{"inviteCode": *league.InviteCode} }, nil},
 		{"join-league", func() string { return friend }, func() map[string]any { return map[string]any{"inviteCode": *league.InviteCode} }, nil},
-		{"league", func() string { return player }, func() map[string]any { return map[string]any{"id": league.ID, "season": 2030} }, func(t *testing.T, data json.RawMessage) {
-			if !strings.Contains(string(data), `"rank":1,"season":2030,"points":20`) || !strings.Contains(string(data), `"memberCount":2`) {
+		{"league-standings", func() string { return player }, func() map[string]any { return map[string]any{"id": league.ID, "season": 2030} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"rank":1,"user":{"id":"p-jo","name":"Jo Nakamura"},"points":20`) || !strings.Contains(string(data), `"memberCount":2`) {
 				t.Fatalf("league %s", data)
 			}
 		}},
@@ -108,18 +121,21 @@ func TestContractOperations(t *testing.T) {
 			}
 		}},
 		{"rotate-invite-code", func() string { return player }, func() map[string]any { return map[string]any{"id": league.ID} }, nil},
+		{"admin-player-leagues", func() string { return admin }, func() map[string]any { return map[string]any{"id": "p-jo"} }, func(t *testing.T, data json.RawMessage) {
+			if !strings.Contains(string(data), `"name":"Dojo"`) {
+				t.Fatalf("leagues %s", data)
+			}
+		}},
+		{"admin-rename-league", func() string { return admin }, func() map[string]any { return map[string]any{"id": league.ID, "name": "Dojo Two"} }, nil},
+		{"admin-rename-player", func() string { return admin }, func() map[string]any { return map[string]any{"id": "p-jo", "name": "Jo Two"} }, nil},
 		{"leave-league", func() string { return friend }, func() map[string]any { return map[string]any{"id": league.ID} }, nil},
+		{"admin-delete-league", func() string { return admin }, func() map[string]any { return map[string]any{"id": league.ID} }, nil},
 	}
 	var covered []string
 	for _, s := range steps {
 		covered = append(covered, s.op)
 		t.Run(s.op, func(t *testing.T) {
-			op, ok := ops[s.op]
-			if !ok {
-				t.Fatalf("testdata/operations/%s.graphql is missing", s.op)
-			}
-			tok := s.token()
-			resp := e.request(t, tok, op, s.vars())
+			resp := e.request(t, s.token(), operations.Text(s.op), s.vars())
 			noErrors(t, resp.Errors)
 			var fields map[string]json.RawMessage
 			if err := json.Unmarshal(resp.Data, &fields); err != nil || len(fields) == 0 {
@@ -135,9 +151,9 @@ func TestContractOperations(t *testing.T) {
 			}
 		})
 	}
-	for name := range ops {
+	for _, name := range operations.Names() {
 		if !slices.Contains(covered, name) {
-			t.Errorf("testdata/operations/%s.graphql has no step in TestContractOperations", name)
+			t.Errorf("operations/%s.graphql has no step in TestContractOperations", name)
 		}
 	}
 }

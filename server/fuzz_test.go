@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/pickem/api/auth"
-	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/bench/gqlexec"
 	"github.com/pickem/api/internal/hostile"
+	"github.com/pickem/api/operations"
 	"github.com/pickem/api/server"
 )
 
@@ -67,7 +67,7 @@ func checkAnswer(t *testing.T, w *httptest.ResponseRecorder) {
 }
 
 func fuzzSeeds(f *testing.F) {
-	for _, doc := range frontend.Documents() {
+	for _, doc := range operations.Frontend() {
 		f.Add(doc, `{"id": "2025-07-06-event-00", "first": 5, "season": 2025}`)
 	}
 	for _, shape := range hostile.Shapes() {

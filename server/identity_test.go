@@ -134,3 +134,31 @@ func tamper(t *testing.T, tok string) string {
 	parts[1] = base64.RawURLEncoding.EncodeToString(b)
 	return strings.Join(parts, ".")
 }
+
+// TestTokenNamesWithInvisibleCharacters: a token's name with characters a player name may
+// not hold (format characters such as a zero-width space or a bidi override, controls) is
+// the name without them, the same one everywhere: the caller's identity, the profile the
+// first prediction creates, the prediction's name, a league's member row.
+func TestTokenNamesWithInvisibleCharacters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ev := e.createEvent(t, "Name Night", e.clock.Now().Add(24*time.Hour), threeMatchCard()...)
+	for _, c := range []struct{ id, name, want string }{
+		{"p-zwsp", "Ann\u200bMarie", "AnnMarie"},
+		{"p-bidi", "\u202eEvil Twin", "Evil Twin"},
+		{"p-ctrl", "Tab\tName\x00", "TabName"},
+		{"p-soft", "Soft\u00adHyphen", "SoftHyphen"},
+	} {
+		t.Run(c.id, func(t *testing.T) {
+			tok := e.token(t, c.id, c.name)
+			p := e.submit(t, tok, ev, 0, 0, 0)
+			if p.User.Name != c.want {
+				t.Errorf("the first prediction's name is %q, want %q", p.User.Name, c.want)
+			}
+			me := mustGQL[struct{ Me struct{ Name string } }](t, e, tok, `{ me { name } }`, nil)
+			if me.Me.Name != c.want {
+				t.Errorf("the profile's name is %q, want %q", me.Me.Name, c.want)
+			}
+		})
+	}
+}

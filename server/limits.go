@@ -21,13 +21,11 @@ import (
 // budget after validation, before anything runs. Zero values take the defaults.
 //
 // The defaults come from the largest operations that legitimately run, measured by
-// TestLimitsAdmitLegitimateDocuments: the frontend's screens (bench/frontend) and the
-// players' contract operations (testdata/operations; the largest, ScoredEvent, has at most
-// 91 tokens, 34 fields, depth 6, no alias or directive) and the introspection query of
-// graphql-js with every option (hostile.IntrospectionQuery: 184 tokens, 230 fields once its
-// fragments are expanded, depth 15), which the playground and GraphQL tools send where
-// introspection is on. The admin command's documents are smaller than the frontend's
-// largest.
+// TestLimitsAdmitLegitimateDocuments: the clients' documents (package operations; the
+// largest, ScoredEvent, has 89 tokens, 36 fields, depth 6, no alias or directive) and the
+// introspection query of graphql-js with every option (hostile.IntrospectionQuery: 184
+// tokens, 230 fields once its fragments are expanded, depth 15), which the playground and
+// GraphQL tools send where introspection is on.
 type Limits struct {
 	// MaxTokens is gqlparser's token limit: the parse stops there.
 	MaxTokens int

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,53 +13,58 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
-	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/graph"
 	"github.com/pickem/api/internal/hostile"
+	"github.com/pickem/api/operations"
 	"github.com/pickem/api/resolvers"
 )
 
-// legitimateDocuments are the documents the limits must admit: the frontend's screens
-// (with the variables it sends), the players' contract operations (testdata/operations,
-// pages of the largest size) and the introspection query.
-func legitimateDocuments(t *testing.T) map[string]frontend.Request {
-	ops, err := frontend.PlayerOperations(filepath.Join("..", frontend.OperationsDir))
-	if err != nil {
-		t.Fatal(err)
+// gqlRequest is a document with the variables sent with it.
+type gqlRequest struct {
+	Query     string
+	Variables map[string]any
+}
+
+// legitimateDocuments are the documents the limits must admit: every document of package
+// operations, with pages of the largest size, and the introspection query.
+func legitimateDocuments(t *testing.T) map[string]gqlRequest {
+	const eid, lid, code = "2025-07-06-x", "00000000-0000-4000-8000-000000000000", "ABCDEFGHJKLMN"
+	vars := map[string]map[string]any{
+		"event-list":           {"first": 100, "after": "x", "season": 2025},
+		"event-card":           {"id": eid},
+		"scored-event":         {"id": eid, "first": 100, "after": "x"},
+		"standings":            {"season": 2025, "first": 100, "after": "x"},
+		"profile":              {"id": "u1", "first": 100, "after": "x"},
+		"me":                   nil,
+		"register":             {"name": "Jo"},
+		"submit-prediction":    {"eventId": eid, "picks": []any{}},
+		"create-league":        {"name": "Dojo"},
+		"league-by-invite":     {"inviteCode": code},
+		"join-league":          {"inviteCode": code},
+		"league-standings":     {"id": lid, "season": 2025, "first": 100, "after": "x"},
+		"my-leagues":           nil,
+		"rotate-invite-code":   {"id": lid},
+		"leave-league":         {"id": lid},
+		"admin-create-event":   {"input": map[string]any{"name": "X", "startsAt": "2025-07-06T20:00:00Z", "matches": []any{}}},
+		"admin-event":          {"id": eid},
+		"admin-events":         {"first": 100, "season": 2025},
+		"admin-lock-event":     {"id": eid},
+		"admin-set-result":     {"eventId": eid, "matchId": lid, "result": nil},
+		"admin-score-event":    {"eventId": eid, "dryRun": true},
+		"admin-standings":      {"season": 2025, "first": 100, "after": "x"},
+		"admin-audit-log":      {"eventId": eid, "first": 100, "after": "x"},
+		"admin-rename-league":  {"id": lid, "name": "Dojo"},
+		"admin-delete-league":  {"id": lid},
+		"admin-rename-player":  {"id": "u1", "name": "Jo"},
+		"admin-player-leagues": {"id": "u1"},
 	}
-	contractVars := map[string]map[string]any{
-		"event-list":         {"first": 100, "after": "x", "season": 2025},
-		"event-card":         {"id": "2025-07-06-x"},
-		"scored-event":       {"id": "2025-07-06-x", "first": 100, "after": "x"},
-		"standings":          {"season": 2025, "first": 100, "after": "x"},
-		"profile":            {"id": "u1", "first": 100, "after": "x"},
-		"me":                 nil,
-		"register":           {"name": "Jo"},
-		"submit-prediction":  {"eventId": "2025-07-06-x", "picks": []any{}},
-		"create-league":      {"name": "Dojo"},
-		"league-by-invite":   {"inviteCode": "ABCDEFGHJKLMN"},
-		"join-league":        {"inviteCode": "ABCDEFGHJKLMN"},
-		"league":             {"id": "00000000-0000-4000-8000-000000000000", "season": 2025, "first": 100, "after": "x"},
-		"my-leagues":         nil,
-		"rotate-invite-code": {"id": "00000000-0000-4000-8000-000000000000"},
-		"leave-league":       {"id": "00000000-0000-4000-8000-000000000000"},
-	}
-	docs := map[string]frontend.Request{
-		"EventList":          {Query: frontend.EventList, Variables: map[string]any{"first": 20}},
-		"EventCard":          {Query: frontend.EventCard, Variables: map[string]any{"id": "2025-07-06-x"}},
-		"ScoredEvent":        {Query: frontend.ScoredEvent, Variables: map[string]any{"id": "2025-07-06-x", "first": 100}},
-		"Standings":          {Query: frontend.Standings, Variables: map[string]any{"season": 2025, "first": 100}},
-		"Profile":            {Query: frontend.Profile, Variables: map[string]any{"id": "u1"}},
-		"SubmitPrediction":   {Query: frontend.SubmitPrediction, Variables: map[string]any{"eventId": "2025-07-06-x", "picks": []any{}}},
-		"ScoreEvent":         {Query: frontend.ScoreEvent, Variables: map[string]any{"eventId": "2025-07-06-x"}},
-		"IntrospectionQuery": {Query: hostile.IntrospectionQuery},
-	}
-	for name, doc := range ops {
-		vars, ok := contractVars[name]
+	docs := map[string]gqlRequest{"IntrospectionQuery": {Query: hostile.IntrospectionQuery}}
+	for _, name := range operations.Names() {
+		v, ok := vars[name]
 		if !ok {
-			t.Errorf("testdata/operations/%s.graphql: give it variables in legitimateDocuments", name)
+			t.Errorf("operations/%s.graphql: give it variables in legitimateDocuments", name)
 		}
-		docs["contract-"+name] = frontend.Request{Query: doc, Variables: vars}
+		docs[name] = gqlRequest{Query: operations.Text(name), Variables: v}
 	}
 	return docs
 }

@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,29 +10,23 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/pickem/api/auth"
+	"github.com/pickem/api/operations"
 )
 
-// builtinTrustedDocuments is the manifest of the frontend's operations (bench/frontend),
-// written by `make trusted-documents`; TestTrustedDocumentsManifestIsCurrent fails when
-// it is stale.
-//
-//go:embed trusted-documents.json
-var builtinTrustedDocuments []byte
-
 // BuiltinTrustedDocuments is the PICKEM_TRUSTED_DOCUMENTS value that selects the manifest
-// compiled into the binary.
+// compiled into the binary: operations.TrustedManifest, the frontend's documents.
 const BuiltinTrustedDocuments = "builtin"
 
 // LoadTrustedDocuments reads a trusted-documents manifest: a JSON object mapping the hex
 // SHA-256 of each document's exact text to the text. spec is BuiltinTrustedDocuments or a
 // file path. Every hash is checked.
 func LoadTrustedDocuments(spec string) (map[string]string, error) {
-	b := builtinTrustedDocuments
-	if spec != BuiltinTrustedDocuments {
-		var err error
-		if b, err = os.ReadFile(spec); err != nil {
-			return nil, fmt.Errorf("server: trusted documents: %w", err)
-		}
+	if spec == BuiltinTrustedDocuments {
+		return operations.TrustedManifest(), nil
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, fmt.Errorf("server: trusted documents: %w", err)
 	}
 	var m map[string]string
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -45,16 +36,11 @@ func LoadTrustedDocuments(spec string) (map[string]string, error) {
 		return nil, fmt.Errorf("server: trusted documents %s: the manifest is empty", spec)
 	}
 	for hash, doc := range m {
-		if documentHash(doc) != hash {
+		if operations.Hash(doc) != hash {
 			return nil, fmt.Errorf("server: trusted documents %s: %.16s… is not the SHA-256 of its document", spec, hash)
 		}
 	}
 	return m, nil
-}
-
-func documentHash(doc string) string {
-	sum := sha256.Sum256([]byte(doc))
-	return hex.EncodeToString(sum[:])
 }
 
 // trustedDocuments lets only the manifest's documents run (callers in the admin group
@@ -96,7 +82,7 @@ func (t trustedDocuments) MutateOperationParameters(ctx context.Context, p *grap
 		p.Query = doc
 		return nil
 	}
-	sum := documentHash(p.Query)
+	sum := operations.Hash(p.Query)
 	if _, ok := t.byHash[sum]; !ok {
 		return untrusted("this API runs only the app's own documents, sent exactly as the app sends them")
 	}

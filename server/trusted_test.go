@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -10,24 +9,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/operations"
 	"github.com/pickem/api/server"
 )
 
-// TestTrustedDocumentsManifestIsCurrent: the manifest compiled into the function is the
-// frontend's documents as they are now (`make trusted-documents` rewrites it).
-func TestTrustedDocumentsManifestIsCurrent(t *testing.T) {
+// TestBuiltinTrustedDocumentsAreTheFrontends: the builtin manifest holds every frontend
+// document of package operations and none of the admin command's.
+func TestBuiltinTrustedDocumentsAreTheFrontends(t *testing.T) {
 	t.Parallel()
 	m, err := server.LoadTrustedDocuments(server.BuiltinTrustedDocuments)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := frontend.TrustedManifest(filepath.Join("..", frontend.OperationsDir))
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range operations.Names() {
+		doc := operations.Text(name)
+		if _, in := m[operations.Hash(doc)]; in == operations.IsAdmin(name) {
+			t.Errorf("%s: in the manifest = %v", name, in)
+		}
 	}
-	if !maps.Equal(m, want) {
-		t.Fatal("server/trusted-documents.json is stale: run make trusted-documents")
+	if len(m) != len(operations.Frontend()) {
+		t.Errorf("%d documents, want %d", len(m), len(operations.Frontend()))
 	}
 }
 
@@ -55,9 +56,9 @@ func TestLoadTrustedDocumentsRefuses(t *testing.T) {
 		})
 	}
 	t.Run("File", func(t *testing.T) {
-		b, _ := json.Marshal(frontend.Manifest())
+		b, _ := json.Marshal(operations.TrustedManifest())
 		m, err := server.LoadTrustedDocuments(write("ok.json", string(b)))
-		if err != nil || len(m) != len(frontend.Documents()) {
+		if err != nil || len(m) != len(operations.Frontend()) {
 			t.Fatalf("%d documents, %v", len(m), err)
 		}
 	})
@@ -80,28 +81,18 @@ func TestTrustedDocuments(t *testing.T) {
 		return map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hash}}
 	}
 	t.Run("FrontendDocumentsRun", func(t *testing.T) {
-		for name, vars := range map[string]map[string]any{
-			"EventList": {"first": 5}, "Standings": {"season": 2030, "first": 5}, "Profile": {"id": "p-nobody"},
+		for doc, vars := range map[string]map[string]any{
+			operations.EventList: {"first": 5}, operations.Standings: {"season": 2030, "first": 5}, operations.Profile: {"id": "p-nobody"},
 		} {
-			resp := e.request(t, "", frontend.Documents()[name], vars)
+			resp := e.request(t, "", doc, vars)
 			noErrors(t, resp.Errors)
 		}
 	})
-	// What players send besides the screens (paging with `after`, register, me) must be
-	// trusted too, or production refuses it: every player operation of the contract gets
-	// past the manifest (here to validation, without its variables).
-	t.Run("PlayerOperationsAreTrusted", func(t *testing.T) {
-		ops, err := frontend.PlayerOperations(filepath.Join("..", frontend.OperationsDir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range []string{"event-list", "profile", "standings", "scored-event", "register", "me"} {
-			if _, ok := ops[name]; !ok {
-				t.Errorf("%s is not a player operation", name)
-			}
-		}
+	// Every frontend document gets past the manifest (here to validation, without its
+	// variables), sent whole by a signed-in player.
+	t.Run("EveryFrontendDocumentIsTrusted", func(t *testing.T) {
 		tok := e.token(t, "p-trusted", "Trusted")
-		for name, doc := range ops {
+		for name, doc := range operations.Frontend() {
 			_, resp := e.post(t, tok, map[string]any{"query": doc}, nil)
 			for _, err := range resp.Errors {
 				if err.Extensions["code"] == server.CodeUntrustedDocument {
@@ -111,14 +102,14 @@ func TestTrustedDocuments(t *testing.T) {
 		}
 	})
 	t.Run("ByHash", func(t *testing.T) {
-		_, resp := e.post(t, "", map[string]any{"extensions": persisted(hashOf[frontend.EventList]), "variables": map[string]any{"first": 2}}, nil)
+		_, resp := e.post(t, "", map[string]any{"extensions": persisted(hashOf[operations.EventList]), "variables": map[string]any{"first": 2}}, nil)
 		noErrors(t, resp.Errors)
 		if !strings.Contains(string(resp.Data), `"events"`) {
 			t.Fatalf("data %s", resp.Data)
 		}
 	})
 	t.Run("ByHashOverGET", func(t *testing.T) {
-		ext, _ := json.Marshal(persisted(hashOf[frontend.Standings]))
+		ext, _ := json.Marshal(persisted(hashOf[operations.Standings]))
 		w := e.do(t, http.MethodGet, "/graphql?extensions="+url.QueryEscape(string(ext))+"&variables="+url.QueryEscape(`{"season": 2030}`), nil, nil)
 		if w.Code != http.StatusOK || strings.Contains(w.Body.String(), `"errors"`) {
 			t.Fatalf("status %d %s", w.Code, w.Body)
@@ -126,9 +117,9 @@ func TestTrustedDocuments(t *testing.T) {
 	})
 	for name, body := range map[string]map[string]any{
 		"AdHocDocument":    {"query": "{ events { edges { cursor } } }"},
-		"OneSpaceMore":     {"query": frontend.EventList + " ", "variables": map[string]any{"first": 2}},
+		"OneSpaceMore":     {"query": operations.EventList + " ", "variables": map[string]any{"first": 2}},
 		"UnknownHash":      {"extensions": persisted(strings.Repeat("a", 64))},
-		"HashOfAnotherDoc": {"query": frontend.EventList, "extensions": persisted(hashOf[frontend.Standings])},
+		"HashOfAnotherDoc": {"query": operations.EventList, "extensions": persisted(hashOf[operations.Standings])},
 		"NoDocumentNoHash": {"variables": map[string]any{"first": 2}},
 		"HostileShape":     {"query": strings.Repeat("{ me { id } }", 2000)},
 	} {

@@ -79,7 +79,7 @@ type League struct {
 // NewLeague is l as a caller with view v sees it.
 func NewLeague(l domain.League, v domain.LeagueView) *League {
 	out := &League{ID: l.ID, Name: l.Name, Owner: l.Owner, MemberCount: l.MemberCount, View: v, Members: l.Members}
-	if v != domain.LeagueAsPreview && l.InviteCode != "" {
+	if v.ShowsMembersOnly() && l.InviteCode != "" {
 		code := l.InviteCode
 		out.InviteCode = &code
 	}

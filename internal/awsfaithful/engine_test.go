@@ -95,8 +95,7 @@ func wantRows(t *testing.T, what string, got []string, want ...string) {
 }
 
 // A held change stays out of the index until released; other items' changes of the same
-// transaction reach it (what defect 1 of issue 8 needs: the event row in the index, the
-// match row not yet).
+// transaction reach it (say, an event row in the index and its new match not yet).
 func TestHeldIndexItemIsStaleUntilReleased(t *testing.T) {
 	eng := awsfaithful.New(t, awsfaithful.Config{})
 	db := eng.Client(t)

@@ -12,10 +12,10 @@ import (
 )
 
 // listElementResolvers are the resolver fields allowed on object types that can appear
-// inside a list, now that lists are marshalled in order: a resolver there runs once per
+// inside a list, which is marshalled in order: a resolver there runs once per
 // element, one element after the other, so it must do no I/O on a list element. Each
 // entry says why it does none. Any other resolver on such a type fails `make generate`
-// and `make test` (TestRepoListElementResolvers): serve it from the parent's read instead
+// and `make test` (TestRepoGraph): serve it from the parent's read instead
 // (copy what a row needs onto its item: no N+1), or, if it truly does no I/O, add it here.
 var listElementResolvers = map[string]string{
 	"Event.matches": "returns the card its parent read (model.Event); list rows have no card and get BAD_USER_INPUT, no read",

@@ -1,5 +1,5 @@
-// Package hostile builds the GraphQL requests a hostile client sends (issue 9's table of
-// rows 1–11, plus shapes found since). The server tests assert each one is refused fast
+// Package hostile builds the GraphQL requests a hostile client sends: deep, wide, aliased,
+// repeated, oversized and malformed shapes. The server tests assert each one is refused fast
 // with a coded error; bench/gqlexec measures what each costs in CPU.
 package hostile
 
