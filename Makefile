@@ -145,7 +145,7 @@ generate:
 	go tool gqlgen generate
 	go run ./internal/gqlpost -schema 'graph/*.graphqls' graph/generated.go
 
-# Fuzz targets (issue 9), FUZZTIME each (default 60s; `make test` runs only their seed
+# Fuzz targets, FUZZTIME each (default 60s; `make test` runs only their seed
 # corpora: the f.Add seeds and testdata/fuzz/<Target>/). A failing input is written to
 # <package>/testdata/fuzz/<Target>/ by go test: commit it with the fix, as a regression seed.
 FUZZTIME ?= 60s
