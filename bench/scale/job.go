@@ -34,6 +34,9 @@ import (
 type JobModel struct {
 	// Workers is how many units a call runs at once.
 	Workers int
+	// Shards is the event's shard count (Recording.Shards): unit u works on shard u mod
+	// Shards, one unit per shard at a time; 0 for code without a per-event count.
+	Shards int
 	// Units lists, for every unit of work in order, its template (an index into Work).
 	Units []int
 	Work  []Template
@@ -589,7 +592,7 @@ func workPerPlayer(r *Recording) float64 {
 // jobAt lays the scoring job of recording r (one of d's) out for players.
 func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 	jt := r.Loads[LoadScore].Job
-	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), w: w, pages: map[[2]int]int{}}
+	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), Shards: r.Shards, w: w, pages: map[[2]int]int{}}
 	calls := jobCalls(r)
 	for i, inv := range jt.Invocations {
 		if calls[i].tiny && calls[i].units == 1 {

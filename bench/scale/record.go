@@ -47,8 +47,11 @@ type RecordOptions struct {
 	Template string
 	// Commit is stored in the recording.
 	Commit string
-	// Leagues puts every player in that many leagues (seedLeagues) before the season's
-	// first event is scored, so that scoring is recorded writing their copies (0: none).
+	// Shards is the shard count of the recorded events and season
+	// (dynamo.WithScoreShards; 0: the store's default, 1).
+	Shards int
+	// Leagues puts every player in that many leagues (seedLeagues, at most
+	// domain.MaxLeaguesPerPlayer) before the show is scored (0: none).
 	Leagues int
 	// NoProbes skips the fault probes (StoreRetries stays empty): the model only needs
 	// them in the recording it replays.
@@ -98,7 +101,8 @@ func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dy
 		storeAPI = api(db)
 	}
 	newHandler := func(opts ...dynamo.Option) (http.Handler, error) {
-		store := dynamo.New(storeAPI, h.table, append(opts, dynamo.WithClock(h.clock.Now))...)
+		opts = append(opts, dynamo.WithClock(h.clock.Now), dynamo.WithScoreShards(h.opts.Shards))
+		store := dynamo.New(storeAPI, h.table, opts...)
 		if err := store.EnsureTable(ctx); err != nil {
 			return nil, err
 		}
@@ -427,6 +431,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if opts.Viewers == 0 || opts.Viewers > opts.Players {
 		opts.Viewers = min(opts.Players, 80)
 	}
+	if opts.Shards == 0 {
+		opts.Shards = 1
+	}
 	h, err := newHarness(ctx, opts, nil)
 	if err != nil {
 		return nil, err
@@ -435,8 +442,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(h.log, "scale: %s %6.1fs %s\n", opts.Design, time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
-	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Loads: map[string]*LoadTrace{}}
-	calls := newCallTable(nil)
+	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Shards: opts.Shards, Pace: codePace(),
+		Loads: map[string]*LoadTrace{}}
+	calls := newCallTable(opts.Shards)
 	n := opts.Players
 
 	// The previous event of the season: every player gets a standing (not recorded).
