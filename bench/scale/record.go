@@ -56,6 +56,9 @@ type RecordOptions struct {
 	// NoProbes skips the fault probes (StoreRetries stays empty): the model only needs
 	// them in the recording it replays.
 	NoProbes bool
+	// ScoringOnly records the scoring job alone: the submits are sent but not recorded,
+	// and there are no views and no probes (Design.JobAt replays such recordings).
+	ScoringOnly bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -483,20 +486,31 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 
 	// The show: submits in the hour before it, card views, then scoring and the rushes.
 	h.clock.Set(showStart.Add(-30 * time.Minute))
-	rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
-		return map[string]any{"eventId": show.id, "picks": show.picks(p)}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
+	if opts.ScoringOnly {
+		err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
+			_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+				map[string]any{"eventId": show.id, "picks": show.picks(p)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
+			return map[string]any{"eventId": show.id, "picks": show.picks(p)}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
+		rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"id": show.id}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: %d requests", LoadCard, rec.Loads[LoadCard].Requests)
 	}
-	logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
-	rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"id": show.id}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
-	}
-	logf("%s: %d requests", LoadCard, rec.Loads[LoadCard].Requests)
 
 	h.clock.Set(showStart.Add(3 * time.Hour))
 	if err := h.results(ctx, show); err != nil {
@@ -518,22 +532,24 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt, RetriedWhileRecording: retried}
 	logf("%s: %d invocations", LoadScore, len(invocations))
 
-	rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"season": season, "first": opts.PageSize}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
+	if !opts.ScoringOnly {
+		rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"season": season, "first": opts.PageSize}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"id": show.id, "first": opts.PageSize}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("views recorded")
 	}
-	rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"id": show.id, "first": opts.PageSize}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
-	}
-	logf("views recorded")
 	rec.Calls = calls.calls
 
-	if !opts.NoProbes {
+	if !opts.NoProbes && !opts.ScoringOnly {
 		if rec.StoreRetries, err = probe(ctx, opts, rec); err != nil {
 			return nil, err
 		}

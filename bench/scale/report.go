@@ -153,7 +153,7 @@ type Report struct {
 // Headline returns the "after" object of scale.json.
 func (r *Report) Headline() Headline {
 	return Headline{Figures: r.After.At.Figures, Shards: r.After.Design.Large.Shards,
-		ScoreSeconds20Leagues: round(r.Leagues.At.Limited.Seconds, 1), OneShardMaxPlayers5Min: r.OneShard.MaxPlayers}
+		ScoreSeconds20Leagues: round(r.Leagues.At.Limited.Seconds, 1), OneShardMaxPlayers5Min: r.OneShard.Score.Max}
 }
 
 // Sizes are the numbers of players of the plot.
@@ -243,9 +243,9 @@ func (r *Report) JSON() ([]byte, error) {
 		out["after_score_20_leagues_note"] = fmt.Sprintf("scoring with leagues did not finish within the model's %v of virtual time: score_seconds_20_leagues is that cap", DefaultJobCap)
 	}
 	switch o := r.OneShard; {
-	case o.Below:
+	case o.Score.Below:
 		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %v: one_shard_max_players_5min is that bound", o.Low, ScoreGoal)
-	case o.MaxPlayers == o.High:
+	case o.Score.Max == o.High:
 		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %v", o.High, ScoreGoal)
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
@@ -355,9 +355,9 @@ func (r *Report) Markdown() string {
 	for _, x := range []struct {
 		d    Design
 		what string
-	}{{r.Leagues.Design, fmt.Sprintf("the current code at %d shards, every player in %d leagues", r.Leagues.Design.Large.Shards, r.Leagues.Leagues)},
+	}{{r.Leagues.Design, fmt.Sprintf("the current code at %d shards, every player in %d leagues (its scoring only)", r.Leagues.Design.Large.Shards, r.Leagues.Leagues)},
 		{r.OneShard.Design, "the current code at 1 shard"}} {
-		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s); its scoring only.\n", x.d.Name, x.what,
+		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).\n", x.d.Name, x.what,
 			num(float64(x.d.Small.Players)), num(float64(x.d.Large.Players)), x.d.Large.Commit, x.d.Large.Fingerprint())
 	}
 	p("\n## Headline (bench/results/scale.json)\n\n| figure | before | after | what it is |\n|---|---|---|---|\n")
@@ -458,7 +458,11 @@ func (r *Report) targets(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
 	}
 	o := r.OneShard
-	fmt.Fprintf(b, "\nAt 1 shard, the largest event scored in < %v: **%s players** (below).\n", ScoreGoal, num(float64(o.MaxPlayers)))
+	fmt.Fprintf(b, "\nAt 1 shard (below): every prediction scored in < %v up to %s", ScoreGoal, o.searchText(o.Score))
+	if o.At != nil {
+		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", o.searchText(o.Submits))
+	}
+	fmt.Fprintf(b, ".\n")
 	acct := r.Params.account()
 	fmt.Fprintf(b, "\n**Front door: sized by an account quota raise** (README \"Front door\"). The card, standings and "+
 		"leaderboard rushes (1M views in 5 minutes, the peak minute 5×) peak at %s requests/s, over the account's API "+

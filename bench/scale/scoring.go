@@ -52,40 +52,47 @@ func EvaluateLeagues(d Design, leagues, players int, p Params) (*LeaguesReport, 
 	return lr, nil
 }
 
-// OneShardReport is the largest event the design recorded at one shard scores within
-// ScoreGoal: found by bisection over the number of players, the scoring job simulated
-// under AWS's limits at each step.
+// OneShardReport is what the design recorded at one shard serves: the largest event it
+// scores within ScoreGoal, and the largest whose submits at the modelled peak reach no
+// player as an error, each found by bisection over the number of players from Low to High
+// (to Step), the load simulated under AWS's limits at each step.
 type OneShardReport struct {
 	Design    Design
 	Soundness Soundness
-	// MaxPlayers is the most players (a multiple of Step) whose scoring finishes within
-	// ScoreGoal; Low if even Low does not (then Below is set), High if High does.
-	MaxPlayers  int
-	Low, High   int
-	Step        int
-	Below       bool
-	Steps       []SearchStep
-	ScoreBySize []SearchStep // at the plot's sizes
-	// At is every load at MaxPlayers (nil if the recordings' views do not extrapolate:
-	// AtProblems says why).
+	Low, High int
+	Step      int
+	Score     Search
+	Submits   Search
+	// ScoreBySize is the scoring job at the plot's sizes.
+	ScoreBySize []SearchStep
+	// At is every load at Score.Max. Submits and At are left out (AtProblems says why) if
+	// the recordings' other loads do not extrapolate.
 	At         *Evaluation
 	AtProblems []string
 }
 
-// SearchStep is one simulated scoring job of the search.
-type SearchStep struct {
-	Players  int     `json:"players"`
-	Seconds  float64 `json:"seconds"`
-	Complete bool    `json:"complete"`
+// Search is one bisection: Max is the most players that meet the goal; Low if even Low does
+// not (then Below is set), High if High does.
+type Search struct {
+	Max   int
+	Below bool
+	Steps []SearchStep
 }
 
-// SearchOneShard finds the largest number of players between low and high (to step) whose
-// scoring d finishes within ScoreGoal, and evaluates d there and at sizes.
+// SearchStep is one simulated load of a search.
+type SearchStep struct {
+	Players  int
+	Seconds  float64 // the scoring job's
+	Complete bool    // the scoring job's
+	Errors   int     // the submits reaching a player as an error
+}
+
+// SearchOneShard runs the searches of OneShardReport on d, and d's scoring at sizes.
 func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneShardReport, error) {
 	or := &OneShardReport{Design: d, Low: low, High: high, Step: step}
 	lp := p
 	lp.Limits = true
-	run := func(n int, jobCap time.Duration) (SearchStep, error) {
+	score := func(n int, jobCap time.Duration) (SearchStep, error) {
 		w, s, err := d.JobAt(n)
 		or.Soundness = s
 		if err != nil {
@@ -96,53 +103,29 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		r := Run(w, LoadScore, cp)
 		return SearchStep{Players: n, Seconds: round(r.Seconds, 1), Complete: r.Complete}, nil
 	}
-	met := func(st SearchStep) bool { return st.Complete && st.Seconds < ScoreGoal.Seconds() }
-	try := func(n int) (bool, error) {
-		st, err := run(n, 2*ScoreGoal) // a job not done by then never meets the goal
-
-		if err != nil {
-			return false, err
-		}
-		or.Steps = append(or.Steps, st)
-		return met(st), nil
+	var failed error
+	search := func(met func(n int) (SearchStep, bool, error)) Search {
+		var out Search
+		out.Max, out.Below, _ = largestWithin(low, high, step, func(n int) bool {
+			st, ok, err := met(n)
+			if err != nil {
+				failed = err
+				return false
+			}
+			out.Steps = append(out.Steps, st)
+			return ok
+		})
+		return out
 	}
-	lo, hi := low, high
-	switch ok, err := try(lo); {
-	case err != nil:
-		return or, err
-	case !ok:
-		or.MaxPlayers, or.Below = lo, true
-		hi = lo
-	}
-	if !or.Below {
-		ok, err := try(hi)
-		if err != nil {
-			return or, err
-		}
-		if ok {
-			lo = hi
-		}
-	}
-	for hi-lo > step {
-		mid := (lo + hi) / 2 / step * step
-		if mid <= lo {
-			mid = lo + step
-		}
-		ok, err := try(mid)
-		if err != nil {
-			return or, err
-		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if !or.Below {
-		or.MaxPlayers = lo
+	or.Score = search(func(n int) (SearchStep, bool, error) {
+		st, err := score(n, 2*ScoreGoal) // a job not done by then never meets the goal
+		return st, st.Complete && st.Seconds < ScoreGoal.Seconds(), err
+	})
+	if failed != nil {
+		return or, failed
 	}
 	for _, n := range sizes {
-		st, err := run(n, p.JobCap)
+		st, err := score(n, p.JobCap)
 		if err != nil {
 			return or, err
 		}
@@ -152,12 +135,50 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		or.AtProblems = s.Problems
 		return or, nil
 	}
-	w, _, err := d.At(or.MaxPlayers)
+	or.Soundness = d.Check()
+	or.Submits = search(func(n int) (SearchStep, bool, error) {
+		w, _, err := d.At(n)
+		if err != nil {
+			return SearchStep{}, false, err
+		}
+		st := SearchStep{Players: n}
+		for _, c := range Run(w, LoadSubmit, lp).Errors {
+			st.Errors += c
+		}
+		return st, st.Errors == 0, nil
+	})
+	if failed != nil {
+		return or, failed
+	}
+	w, _, err := d.At(or.Score.Max)
 	if err != nil {
 		return or, err
 	}
 	or.At = Evaluate(w, p)
 	return or, nil
+}
+
+// largestWithin returns the largest n from low to high, to step, for which met holds,
+// by bisection (met holding for every n up to some number and for none beyond); low with
+// below set if met does not hold for low. steps counts the calls of met.
+func largestWithin(low, high, step int, met func(int) bool) (n int, below bool, steps int) {
+	try := func(n int) bool { steps++; return met(n) }
+	if !try(low) {
+		return low, true, steps
+	}
+	if try(high) {
+		return high, false, steps
+	}
+	lo, hi := low, high // met(lo), !met(hi)
+	for hi-lo > step {
+		mid := max(lo+step, (lo+hi)/2/step*step)
+		if try(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, false, steps
 }
 
 // paceCheck compares, per family of partitions, what the code's pace estimates a scoring
@@ -295,40 +316,69 @@ func (r *Report) leaguesMarkdown(b *strings.Builder) {
 	soundnessMarkdown(b, l.Design, l.Soundness)
 }
 
-// oneShardMarkdown is the section on the largest event one shard scores in time.
+// oneShardMarkdown is the section on what one shard serves.
 func (r *Report) oneShardMarkdown(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	o := r.OneShard
-	p("\n## One shard: the largest event scored in under %v\n\n", ScoreGoal)
-	p("Recorded at 1 shard (`PICKEM_SCORE_SHARDS` unset) at %s and %s players. The scoring job, under AWS's limits, simulated for a number of players found by bisection between %s and %s (to %s): ",
+	p("\n## One shard: the largest event it serves\n\n")
+	p("Recorded at 1 shard (`PICKEM_SCORE_SHARDS` unset: one lock copy, an event's predictions in its own index partition, a season's standings in its own) at %s and %s players. The number of players found by bisection between %s and %s (to %s), the load simulated under AWS's limits at each step: ",
 		num(float64(o.Design.Small.Players)), num(float64(o.Design.Large.Players)), num(float64(o.Low)), num(float64(o.High)), num(float64(o.Step)))
-	switch {
-	case o.Below:
-		p("even %s players take longer.\n\n", num(float64(o.Low)))
-	case o.MaxPlayers == o.High:
-		p("%s players or more.\n\n", num(float64(o.MaxPlayers)))
-	default:
-		p("**%s players**.\n\n", num(float64(o.MaxPlayers)))
-	}
-	p("| players | seconds | complete |\n|---|---|---|\n")
-	steps := append([]SearchStep(nil), o.Steps...)
-	sort.Slice(steps, func(i, j int) bool { return steps[i].Players < steps[j].Players })
-	for _, st := range steps {
-		secs := num(st.Seconds)
-		if !st.Complete {
-			secs = fmt.Sprintf("> %s (stopped)", num(2*ScoreGoal.Seconds()))
-		}
-		p("| %s | %s | %v |\n", num(float64(st.Players)), secs, st.Complete)
-	}
+	p("every prediction scored in < %v up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", ScoreGoal, o.searchText(o.Score))
 	if o.At == nil {
-		p("\nThe other loads at 1 shard are not evaluated: the recordings' views do not extrapolate (%s).\n", strings.Join(o.AtProblems, "; "))
+		p("not simulated: the recordings' other loads do not extrapolate (%s).\n\n", strings.Join(o.AtProblems, "; "))
 	} else {
+		p("up to %s.\n\n", o.searchText(o.Submits))
+	}
+	p("| players | scoring s (AWS limits) | submits reaching a player as an error |\n|---|---|---|\n")
+	rows := map[int]*SearchStep{}
+	var ns []int
+	row := func(n int) *SearchStep {
+		if rows[n] == nil {
+			rows[n] = &SearchStep{Players: n, Errors: -1, Seconds: -1}
+			ns = append(ns, n)
+		}
+		return rows[n]
+	}
+	for _, st := range o.Score.Steps {
+		row(st.Players).Seconds, row(st.Players).Complete = st.Seconds, st.Complete
+	}
+	for _, st := range o.Submits.Steps {
+		row(st.Players).Errors = st.Errors
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		st := rows[n]
+		secs, errs := "–", "–"
+		switch {
+		case st.Seconds < 0:
+		case !st.Complete:
+			secs = fmt.Sprintf("> %s (stopped)", num(2*ScoreGoal.Seconds()))
+		default:
+			secs = num(st.Seconds)
+		}
+		if st.Errors >= 0 {
+			errs = num(float64(st.Errors))
+		}
+		p("| %s | %s | %s |\n", num(float64(n)), secs, errs)
+	}
+	if o.At != nil {
 		f := o.At.Figures
-		p("\nAt %s players and 1 shard: submits of the peak hour reaching a player as an error %s; busiest partition %s WCU/s (%s) and %s RCU/s (%s), nothing throttled; a card view %d call(s), a leaderboard page %d, a standings page %d.\n",
+		p("\nEvery load at %s players and 1 shard: submits of the peak hour reaching a player as an error %s; busiest partition %s WCU/s (%s) and %s RCU/s (%s), nothing throttled; a card view %d call(s), a leaderboard page %d, a standings page %d.\n",
 			num(float64(f.Players)), num(float64(f.SubmitPeakThrottledRequests)), num(f.MaxPartitionWCUPerS), o.At.MaxWCUAt, num(f.MaxPartitionRCUPerS), o.At.MaxRCUAt,
 			f.CardCalls, f.LeaderboardPageCalls, f.StandingsPageCalls)
 	}
 	soundnessMarkdown(b, o.Design, o.Soundness)
+}
+
+// searchText says what a search found.
+func (o *OneShardReport) searchText(s Search) string {
+	switch {
+	case s.Below:
+		return fmt.Sprintf("fewer than %s players", num(float64(o.Low)))
+	case s.Max == o.High:
+		return fmt.Sprintf("%s players or more", num(float64(s.Max)))
+	}
+	return fmt.Sprintf("**%s players**", num(float64(s.Max)))
 }
 
 // paceMarkdown is the section on scoring's pace in the design's scoring job.

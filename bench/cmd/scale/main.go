@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	before := fs.String("before", beforeDir+"/before-1000.json,"+beforeDir+"/before-10000.json", "the committed recordings of the design before the redesign (smaller, larger)")
 	sizes := fs.String("sizes", "2000,4000", "numbers of players to record the current code at (two, ≤ 10,000)")
 	shards := fs.Int("shards", 16, "shard count (PICKEM_SCORE_SHARDS) of the recordings of the current code, but for the one-shard figure")
-	leagueSizes := fs.String("league-sizes", "500,1000", "numbers of players to record the current code at with every player in 20 leagues (two)")
+	leagueSizes := fs.String("league-sizes", "1000,2000", "numbers of players to record the scoring of the current code at with every player in 20 leagues (two)")
 	oneShardSizes := fs.String("one-shard-sizes", "1000,2000", "numbers of players to record the current code at one shard at (two)")
 	save := fs.String("save", "", "also write the recordings of the current code into this directory (<set>-<players>.json); -replay reads them")
 	replay := fs.String("replay", "", "replay the recordings a -save wrote into this directory instead of recording the current code")
@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sets := []*set{{name: setAfter, sizes: *sizes, opts: scale.RecordOptions{Shards: *shards}}}
 	if *load == "" {
 		sets = append(sets,
-			&set{name: setLeagues, sizes: *leagueSizes, opts: scale.RecordOptions{Shards: *shards, Leagues: domain.MaxLeaguesPerPlayer}},
+			&set{name: setLeagues, sizes: *leagueSizes, opts: scale.RecordOptions{Shards: *shards, Leagues: domain.MaxLeaguesPerPlayer, ScoringOnly: true}},
 			&set{name: setOneShard, sizes: *oneShardSizes, opts: scale.RecordOptions{Shards: 1}})
 	}
 	if *replay != "" {
