@@ -41,7 +41,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 	for i, n := range []int{64, 96} {
 		g.Go(func() (err error) {
 			recs[i], err = Record(gctx, RecordOptions{Design: "test", Players: n, Shards: 16, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
-				Log: testLog{t}, Viewers: 20, PageSize: 2, NoProbes: i == 0 || !*probes})
+				Log: testLog{t}, Viewers: 10, PageSize: 2, NoProbes: i == 0 || !*probes})
 			return err
 		})
 	}

@@ -244,9 +244,9 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	switch o := r.OneShard; {
 	case o.Score.Below:
-		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %v: one_shard_max_players_5min is that bound", o.Low, ScoreGoal)
+		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %s: one_shard_max_players_5min is that bound", o.Low, minutes(ScoreGoal))
 	case o.Score.Max == o.High:
-		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %v", o.High, ScoreGoal)
+		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %s", o.High, minutes(ScoreGoal))
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
@@ -390,7 +390,7 @@ func (r *Report) Markdown() string {
 	h := r.Headline()
 	p("| `shards` | – | %d | shard count of the events and season recorded (`PICKEM_SCORE_SHARDS`) |\n", h.Shards)
 	p("| `score_seconds_20_leagues` | – | %s | `score_seconds` with every player in %d leagues |\n", num(h.ScoreSeconds20Leagues), r.Leagues.Leagues)
-	p("| `one_shard_max_players_5min` | – | %s | the largest event (players) scored in < %v at 1 shard |\n", num(float64(h.OneShardMaxPlayers5Min)), ScoreGoal)
+	p("| `one_shard_max_players_5min` | – | %s | the largest event (players) scored in < %s at 1 shard |\n", num(float64(h.OneShardMaxPlayers5Min)), minutes(ScoreGoal))
 	p("\nBusiest partitions: before %s WCU/s (%s), %s RCU/s (%s); after %s WCU/s (%s), %s RCU/s (%s).\n\n",
 		num(fb.MaxPartitionWCUPerS), r.Before.At.MaxWCUAt, num(fb.MaxPartitionRCUPerS), r.Before.At.MaxRCUAt,
 		num(fa.MaxPartitionWCUPerS), r.After.At.MaxWCUAt, num(fa.MaxPartitionRCUPerS), r.After.At.MaxRCUAt)
@@ -433,9 +433,9 @@ func (r *Report) Targets() []Target {
 	f := a.Figures
 	sub := a.Limited[LoadSubmit]
 	return []Target{
-		{Goal: fmt.Sprintf("every prediction scored in < %v, no league (AWS limits)", ScoreGoal), Met: scoredInTime(score),
+		{Goal: fmt.Sprintf("every prediction scored in < %s, no league (AWS limits)", minutes(ScoreGoal)), Met: scoredInTime(score),
 			Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)},
-		{Goal: fmt.Sprintf("every prediction scored in < %v, every player in %d leagues (AWS limits)", ScoreGoal, r.Leagues.Leagues), Met: scoredInTime(leagues),
+		{Goal: fmt.Sprintf("every prediction scored in < %s, every player in %d leagues (AWS limits)", minutes(ScoreGoal), r.Leagues.Leagues), Met: scoredInTime(leagues),
 			Figure: fmt.Sprintf("%s s, complete %v", num(leagues.Seconds), leagues.Complete)},
 		{Goal: fmt.Sprintf("no partition asked more than %s WCU in a second (every load, nothing throttled)", num(capacity.AWS.Write)), Met: f.MaxPartitionWCUPerS <= capacity.AWS.Write,
 			Figure: fmt.Sprintf("%s WCU/s (%s)", num(f.MaxPartitionWCUPerS), a.MaxWCUAt)},
@@ -458,8 +458,8 @@ func (r *Report) targets(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
 	}
 	o := r.OneShard
-	fmt.Fprintf(b, "\nAt 1 shard (below): every prediction scored in < %v up to %s", ScoreGoal, o.searchText(o.Score))
-	if o.At != nil {
+	fmt.Fprintf(b, "\nAt 1 shard (below): every prediction scored in < %s up to %s", minutes(ScoreGoal), o.searchText(o.Score))
+	if o.SubmitProblems == nil {
 		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", o.searchText(o.Submits))
 	}
 	fmt.Fprintf(b, ".\n")

@@ -30,6 +30,9 @@ func (e *JobEvaluation) Met() bool { return scoredInTime(e.Limited) }
 
 func scoredInTime(r *LoadResult) bool { return r.Complete && r.Seconds < ScoreGoal.Seconds() }
 
+// minutes writes d in minutes: "5 min".
+func minutes(d time.Duration) string { return fmt.Sprintf("%g min", d.Minutes()) }
+
 // LeaguesReport is the scoring job of the design recorded with every player in Leagues
 // leagues, at the report's number of players.
 type LeaguesReport struct {
@@ -65,10 +68,9 @@ type OneShardReport struct {
 	Submits   Search
 	// ScoreBySize is the scoring job at the plot's sizes.
 	ScoreBySize []SearchStep
-	// At is every load at Score.Max. Submits and At are left out (AtProblems says why) if
-	// the recordings' other loads do not extrapolate.
-	At         *Evaluation
-	AtProblems []string
+	// SubmitProblems says why Submits was not searched: the recordings' other loads do
+	// not extrapolate.
+	SubmitProblems []string
 }
 
 // Search is one bisection: Max is the most players that meet the goal; Low if even Low does
@@ -132,7 +134,7 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		or.ScoreBySize = append(or.ScoreBySize, st)
 	}
 	if s := d.Check(); len(s.Problems) > 0 {
-		or.AtProblems = s.Problems
+		or.SubmitProblems = s.Problems
 		return or, nil
 	}
 	or.Soundness = d.Check()
@@ -147,15 +149,7 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		}
 		return st, st.Errors == 0, nil
 	})
-	if failed != nil {
-		return or, failed
-	}
-	w, _, err := d.At(or.Score.Max)
-	if err != nil {
-		return or, err
-	}
-	or.At = Evaluate(w, p)
-	return or, nil
+	return or, failed
 }
 
 // largestWithin returns the largest n from low to high, to step, for which met holds,
@@ -323,9 +317,9 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 	p("\n## One shard: the largest event it serves\n\n")
 	p("Recorded at 1 shard (`PICKEM_SCORE_SHARDS` unset: one lock copy, an event's predictions in its own index partition, a season's standings in its own) at %s and %s players. The number of players found by bisection between %s and %s (to %s), the load simulated under AWS's limits at each step: ",
 		num(float64(o.Design.Small.Players)), num(float64(o.Design.Large.Players)), num(float64(o.Low)), num(float64(o.High)), num(float64(o.Step)))
-	p("every prediction scored in < %v up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", ScoreGoal, o.searchText(o.Score))
-	if o.At == nil {
-		p("not simulated: the recordings' other loads do not extrapolate (%s).\n\n", strings.Join(o.AtProblems, "; "))
+	p("every prediction scored in < %s up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", minutes(ScoreGoal), o.searchText(o.Score))
+	if o.SubmitProblems != nil {
+		p("not simulated: the recordings' other loads do not extrapolate (%s).\n\n", strings.Join(o.SubmitProblems, "; "))
 	} else {
 		p("up to %s.\n\n", o.searchText(o.Submits))
 	}
@@ -360,12 +354,6 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 			errs = num(float64(st.Errors))
 		}
 		p("| %s | %s | %s |\n", num(float64(n)), secs, errs)
-	}
-	if o.At != nil {
-		f := o.At.Figures
-		p("\nEvery load at %s players and 1 shard: submits of the peak hour reaching a player as an error %s; busiest partition %s WCU/s (%s) and %s RCU/s (%s), nothing throttled; a card view %d call(s), a leaderboard page %d, a standings page %d.\n",
-			num(float64(f.Players)), num(float64(f.SubmitPeakThrottledRequests)), num(f.MaxPartitionWCUPerS), o.At.MaxWCUAt, num(f.MaxPartitionRCUPerS), o.At.MaxRCUAt,
-			f.CardCalls, f.LeaderboardPageCalls, f.StandingsPageCalls)
 	}
 	soundnessMarkdown(b, o.Design, o.Soundness)
 }
