@@ -23,8 +23,8 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // wait out the SDK's and the store's real backoffs). make scale sets it; make test does not.
 var probes = flag.Bool("probes", false, "also record and check the fault probes (slow; make scale)")
 
-// TestRecordingMatchesTheModel records the current code at two small sizes and 16 shards
-// on DynamoDB Local and checks what the model relies on: the per-player pattern is the same
+// TestRecordingMatchesTheModel records the current code at two small sizes and testShards
+// shards on DynamoDB Local and checks what the model relies on: the per-player pattern is the same
 // at both sizes (so it extrapolates), the units computed from item sizes are DynamoDB
 // Local's, every partition is known, the shard numbers are marked with the recording's
 // shard count, the scoring pace is there to model, the fault probes reached every
@@ -33,6 +33,7 @@ var probes = flag.Bool("probes", false, "also record and check the fault probes 
 // a million players.) The fault probes run only with -probes (make scale): make test keeps
 // to the recordings.
 func TestRecordingMatchesTheModel(t *testing.T) {
+	const testShards = 2 // more than one (make scale records 16 and 1), cheap to record
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	// The two sizes at once, each on a table of its own.
@@ -40,7 +41,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, n := range []int{64, 96} {
 		g.Go(func() (err error) {
-			recs[i], err = Record(gctx, RecordOptions{Design: "test", Players: n, Shards: 16, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
+			recs[i], err = Record(gctx, RecordOptions{Design: "test", Players: n, Shards: testShards, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
 				Log: testLog{t}, Viewers: 10, PageSize: 2, NoProbes: i == 0 || !*probes})
 			return err
 		})
@@ -72,10 +73,11 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		}
 	}
 	for _, rec := range recs {
-		// 16 index shards of events and seasons, 256 lock copies (16 per shard).
+		// The index shards of events and seasons, 16 lock copies per shard.
 		fs := strings.Join(rec.ShardFamilies(), " ")
-		if rec.Shards != 16 || !strings.Contains(fs, "{%16}") || !strings.Contains(fs, "{%256}") || strings.Contains(fs, "{%1}") {
-			t.Errorf("%d players: recorded at %d shards, sharded partitions %s: want 16 shards, {%%16} and {%%256} (lock copies)", rec.Players, rec.Shards, fs)
+		shards, copies := fmt.Sprintf("{%%%d}", testShards), fmt.Sprintf("{%%%d}", 16*testShards)
+		if rec.Shards != testShards || !strings.Contains(fs, shards) || !strings.Contains(fs, copies) || strings.Contains(fs, "{%1}") {
+			t.Errorf("%d players: recorded at %d shards, sharded partitions %s: want %d shards, %s and %s (lock copies)", rec.Players, rec.Shards, fs, testShards, shards, copies)
 		}
 		if rec.Pace == nil || rec.Pace.WriteUnits != dynamo.PartitionWriteUnits {
 			t.Errorf("%d players: pace %+v, want the code's", rec.Players, rec.Pace)
@@ -109,7 +111,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		paced[c.Family] = c.Estimated > 0
 	}
 	show := showStart.Format("2006-01-02") + "-scale-show"
-	if !paced["GSI "+familyKey(markShard(dynamo.EventShardPartitions(show, 16)[0], 16))] {
+	if !paced["GSI "+familyKey(markShard(dynamo.EventShardPartitions(show, testShards)[0], testShards))] {
 		t.Errorf("no pace estimate on the event's index shards: %+v", paceChecks(w))
 	}
 	f := Evaluate(w, Params{Latency: DefaultLatency, Seed: 1}).Figures
