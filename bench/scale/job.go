@@ -64,8 +64,8 @@ type JobRead struct {
 	Close [2]float64
 	// Stream, when set, replaces Pre and PerUnit: the read walks the items still to score
 	// (BytesPerPlayer each) page by page as the work consumes them — one page before the
-	// first unit, another whenever the units started have used what was read (today's
-	// "reads only as far as it writes").
+	// first unit, another whenever the units started have used what was read ("reads only
+	// as far as it writes").
 	Stream         bool
 	BytesPerPlayer float64
 	// PageBytes is what one call of the read returns at most: DynamoDB's 1 MB for a

@@ -837,11 +837,12 @@ func (p Params) jobCap() time.Duration {
 }
 
 // runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
-// reading what it reads once per call, then starting units of work (Workers at once, the
-// first always; each unit with what the code reads per unit) until its deadline
-// (FrontDoor.ScoringDeadline), then reading what it reads after its work; the call that
-// finds nothing left closes the event. A call still running at the function's timeout
-// starts nothing more and fails; the admin calls again.
+// reading what it reads once per call, then starting units of work (Workers at once, one
+// per shard when the code has shards, the first always; each unit with what the code reads
+// per unit, paced as the code paces them) until its deadline (FrontDoor.ScoringDeadline),
+// then reading what it reads after its work; the call that finds nothing left closes the
+// event. A call still running at the function's timeout starts nothing more and fails; the
+// admin calls again.
 func (s *sim) runJob() *LoadResult {
 	j := s.w.Job
 	fd := s.w.Rec.FrontDoor
