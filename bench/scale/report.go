@@ -144,16 +144,27 @@ type Report struct {
 	Params      Params
 	Before      *DesignReport
 	After       *DesignReport
-	// Leagues is the current code's scoring with every player in leagues; OneShard the
-	// largest event it scores in time at one shard.
-	Leagues  *LeaguesReport
-	OneShard *OneShardReport
+	// Leagues is the current code's scoring with every player in leagues; OneShard what it
+	// serves at one shard; AfterScoring the largest event "after" scores in time (players
+	// from the report's up).
+	Leagues      *LeaguesReport
+	OneShard     *OneShardReport
+	AfterScoring Search
 }
 
 // Headline returns the "after" object of scale.json.
 func (r *Report) Headline() Headline {
 	return Headline{Figures: r.After.At.Figures, Shards: r.After.Design.Large.Shards,
 		ScoreSeconds20Leagues: round(r.Leagues.At.Limited.Seconds, 1), OneShardMaxPlayers5Min: r.OneShard.Score.Max}
+}
+
+// afterScoringStep is the resolution of Report.AfterScoring.
+const afterScoringStep = 10_000
+
+// SearchAfterScoring is Report.AfterScoring: the largest event d scores within ScoreGoal,
+// from players to four times as many.
+func SearchAfterScoring(d Design, players int, p Params) (Search, error) {
+	return SearchScoring(d, players, 4*players, afterScoringStep, p)
 }
 
 // Sizes are the numbers of players of the plot.
@@ -458,9 +469,11 @@ func (r *Report) targets(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
 	}
 	o := r.OneShard
-	fmt.Fprintf(b, "\nAt 1 shard (below): every prediction scored in < %s up to %s", minutes(ScoreGoal), o.searchText(o.Score))
+	fmt.Fprintf(b, "\nAt %d shards, every prediction scored in < %s up to %s (the scoring job alone, bisected to %s players).\n",
+		r.After.Design.Large.Shards, minutes(ScoreGoal), searchText(r.AfterScoring), num(float64(afterScoringStep)))
+	fmt.Fprintf(b, "At 1 shard (below): every prediction scored in < %s up to %s", minutes(ScoreGoal), searchText(o.Score))
 	if o.SubmitProblems == nil {
-		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", o.searchText(o.Submits))
+		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", searchText(o.Submits))
 	}
 	fmt.Fprintf(b, ".\n")
 	acct := r.Params.account()

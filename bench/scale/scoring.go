@@ -73,12 +73,13 @@ type OneShardReport struct {
 	SubmitProblems []string
 }
 
-// Search is one bisection: Max is the most players that meet the goal; Low if even Low does
-// not (then Below is set), High if High does.
+// Search is one bisection over the players from Low to High: Max is the most that meet the
+// goal; Low if even Low does not (then Below is set), High if High does.
 type Search struct {
-	Max   int
-	Below bool
-	Steps []SearchStep
+	Low, High int
+	Max       int
+	Below     bool
+	Steps     []SearchStep
 }
 
 // SearchStep is one simulated load of a search.
@@ -92,42 +93,13 @@ type SearchStep struct {
 // SearchOneShard runs the searches of OneShardReport on d, and d's scoring at sizes.
 func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneShardReport, error) {
 	or := &OneShardReport{Design: d, Low: low, High: high, Step: step}
-	lp := p
-	lp.Limits = true
-	score := func(n int, jobCap time.Duration) (SearchStep, error) {
-		w, s, err := d.JobAt(n)
-		or.Soundness = s
-		if err != nil {
-			return SearchStep{}, err
-		}
-		cp := lp
-		cp.JobCap = jobCap
-		r := Run(w, LoadScore, cp)
-		return SearchStep{Players: n, Seconds: round(r.Seconds, 1), Complete: r.Complete}, nil
-	}
-	var failed error
-	search := func(met func(n int) (SearchStep, bool, error)) Search {
-		var out Search
-		out.Max, out.Below, _ = largestWithin(low, high, step, func(n int) bool {
-			st, ok, err := met(n)
-			if err != nil {
-				failed = err
-				return false
-			}
-			out.Steps = append(out.Steps, st)
-			return ok
-		})
-		return out
-	}
-	or.Score = search(func(n int) (SearchStep, bool, error) {
-		st, err := score(n, 2*ScoreGoal) // a job not done by then never meets the goal
-		return st, st.Complete && st.Seconds < ScoreGoal.Seconds(), err
-	})
-	if failed != nil {
-		return or, failed
+	var err error
+	if or.Score, err = SearchScoring(d, low, high, step, p); err != nil {
+		return or, err
 	}
 	for _, n := range sizes {
-		st, err := score(n, p.JobCap)
+		st, s, err := scoreJobAt(d, n, p.JobCap, p)
+		or.Soundness = s
 		if err != nil {
 			return or, err
 		}
@@ -138,7 +110,9 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		return or, nil
 	}
 	or.Soundness = d.Check()
-	or.Submits = search(func(n int) (SearchStep, bool, error) {
+	lp := p
+	lp.Limits = true
+	or.Submits, err = search(low, high, step, func(n int) (SearchStep, bool, error) {
 		w, _, err := d.At(n)
 		if err != nil {
 			return SearchStep{}, false, err
@@ -149,7 +123,48 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 		}
 		return st, st.Errors == 0, nil
 	})
-	return or, failed
+	return or, err
+}
+
+// SearchScoring finds the largest event (players from low to high, to step) whose scoring
+// d finishes within ScoreGoal under AWS's limits.
+func SearchScoring(d Design, low, high, step int, p Params) (Search, error) {
+	return search(low, high, step, func(n int) (SearchStep, bool, error) {
+		st, _, err := scoreJobAt(d, n, 2*ScoreGoal, p) // a job not done by then never meets the goal
+		return st, st.Complete && st.Seconds < ScoreGoal.Seconds(), err
+	})
+}
+
+// scoreJobAt runs d's scoring job at n players under AWS's limits, stopped at jobCap (0:
+// DefaultJobCap).
+func scoreJobAt(d Design, n int, jobCap time.Duration, p Params) (SearchStep, Soundness, error) {
+	w, s, err := d.JobAt(n)
+	if err != nil {
+		return SearchStep{}, s, err
+	}
+	p.Limits, p.JobCap = true, jobCap
+	r := Run(w, LoadScore, p)
+	return SearchStep{Players: n, Seconds: round(r.Seconds, 1), Complete: r.Complete}, s, nil
+}
+
+// search bisects the players from low to high (to step) for the most that meet the goal
+// (met), keeping every step.
+func search(low, high, step int, met func(n int) (SearchStep, bool, error)) (Search, error) {
+	out := Search{Low: low, High: high}
+	var failed error
+	out.Max, out.Below, _ = largestWithin(low, high, step, func(n int) bool {
+		if failed != nil {
+			return false
+		}
+		st, ok, err := met(n)
+		if err != nil {
+			failed = err
+			return false
+		}
+		out.Steps = append(out.Steps, st)
+		return ok
+	})
+	return out, failed
 }
 
 // largestWithin returns the largest n from low to high, to step, for which met holds,
@@ -317,11 +332,11 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 	p("\n## One shard: the largest event it serves\n\n")
 	p("Recorded at 1 shard (`PICKEM_SCORE_SHARDS` unset: one lock copy, an event's predictions in its own index partition, a season's standings in its own) at %s and %s players. The number of players found by bisection between %s and %s (to %s), the load simulated under AWS's limits at each step: ",
 		num(float64(o.Design.Small.Players)), num(float64(o.Design.Large.Players)), num(float64(o.Low)), num(float64(o.High)), num(float64(o.Step)))
-	p("every prediction scored in < %s up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", minutes(ScoreGoal), o.searchText(o.Score))
+	p("every prediction scored in < %s up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", minutes(ScoreGoal), searchText(o.Score))
 	if o.SubmitProblems != nil {
 		p("not simulated: the recordings' other loads do not extrapolate (%s).\n\n", strings.Join(o.SubmitProblems, "; "))
 	} else {
-		p("up to %s.\n\n", o.searchText(o.Submits))
+		p("up to %s.\n\n", searchText(o.Submits))
 	}
 	p("| players | scoring s (AWS limits) | submits reaching a player as an error |\n|---|---|---|\n")
 	rows := map[int]*SearchStep{}
@@ -359,11 +374,11 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 }
 
 // searchText says what a search found.
-func (o *OneShardReport) searchText(s Search) string {
+func searchText(s Search) string {
 	switch {
 	case s.Below:
-		return fmt.Sprintf("fewer than %s players", num(float64(o.Low)))
-	case s.Max == o.High:
+		return fmt.Sprintf("fewer than %s players", num(float64(s.Low)))
+	case s.Max == s.High:
 		return fmt.Sprintf("%s players or more", num(float64(s.Max)))
 	}
 	return fmt.Sprintf("**%s players**", num(float64(s.Max)))

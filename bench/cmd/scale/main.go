@@ -194,6 +194,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if rep.OneShard, err = scale.SearchOneShard(oneShardDesign, 10_000, *players, 1_000, scale.Sizes, params); err != nil {
 		return err
 	}
+	if rep.AfterScoring, err = scale.SearchAfterScoring(afterDesign, *players, params); err != nil {
+		return err
+	}
 	md := rep.Markdown()
 	fmt.Fprintf(stderr, "scale: done in %v\n", time.Since(began).Round(time.Second))
 	if *out == "" {
