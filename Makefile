@@ -104,8 +104,8 @@ faults: deps
 # does on DynamoDB Local (dynamo.Recorder) at 16 shards (2,000 and 4,000 players), the same
 # with every player in 20 leagues (its scoring), and at 1 shard, then replays it and the
 # committed "before" recordings (bench/scale/testdata) for 1,000,000 players in virtual time
-# under AWS's limits. Writes bench/results/{scale.md,scale.json,scale.svg}; about half an
-# hour on the shared machine. Flags: go run ./bench/cmd/scale -h; see bench/README.md.
+# under AWS's limits. Writes bench/results/{scale.md,scale.json,scale.svg}; about 15
+# minutes on the shared machine. Flags: go run ./bench/cmd/scale -h; see bench/README.md.
 # First the model's tests with the fault probes (-probes: real backoffs, left out of make
 # test). SCALE_FLAGS are passed on, e.g. SCALE_FLAGS='-save /tmp/scale' keeps the
 # recordings for `go run ./bench/cmd/scale -replay /tmp/scale`.
