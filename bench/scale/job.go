@@ -11,29 +11,34 @@ import (
 )
 
 // The scoring job. The admin calls scoreEvent until it reports complete. Each call
-// (invocation) reads, does units of work — several at once; today each is one
-// BatchGetItem of standings and two transactions — until its time budget is spent (always
-// at least one), reads again, and the last one closes the event. What a call reads depends
-// on the design: today's reads the predictions not yet scored page by page "as far as it
-// writes", then counts what is left (a Select COUNT over the rest of the partition); the
-// last call reads every scored prediction again before marking the event scored.
+// (invocation) reads, does units of work — several at once — until its time budget is
+// spent (always at least one), reads again, and the last one closes the event. A unit of
+// work is what the code does for one batch of players (with the current code: one shard's
+// page of predictions from the index, a BatchGetItem of the players' standings and
+// profiles, one transaction; each shard one batch at a time).
 //
 // The recording alternates calls with the smallest budget (one unit) and a moderate one
 // (several units), at two numbers of players. For every read (operation and partition)
-// the model then fits, over every call but the last of both recordings:
+// the model then fits, over every call but the last of both recordings, the bytes read
+// before and during the work as the first of these that misses by at most missTolerance,
+// else the better of the other two:
 //
-//	bytes read before and during the work = a0 + a1·players + a2·players·left + u·units
-//	bytes read after the work             = p0 + p1·players + p2·players·left
+//	a0 + u·units                                  (once per call, and per unit of work)
+//	a stream: the items still to score, page by page as the units use them (JobRead.Stream)
+//	a0 + a1·players + a2·players·left + u·units
 //
-// (left: the share of units still to do when the call began; units: the units the call
-// did). u is what the code reads per unit of work, a and p what it reads once per call. The
-// last call's reads after its work, less p, are the closing reads: a line in the players
+// and the bytes read after the work as p0 + p1·players + p2·players·left (left: the share
+// of units still to do when the call began; units: the units the call did). The last
+// call's reads after its work, less p, are the closing reads: a line in the players
 // through the two recordings. The number of units is proportional to the players.
 
 // JobModel is the scoring job at some number of players.
 type JobModel struct {
 	// Workers is how many units a call runs at once.
 	Workers int
+	// Shards is the event's shard count (Recording.Shards): unit u works on shard u mod
+	// Shards, one unit per shard at a time; 0 for code without a per-event count.
+	Shards int
 	// Units lists, for every unit of work in order, its template (an index into Work).
 	Units []int
 	Work  []Template
@@ -59,8 +64,8 @@ type JobRead struct {
 	Close [2]float64
 	// Stream, when set, replaces Pre and PerUnit: the read walks the items still to score
 	// (BytesPerPlayer each) page by page as the work consumes them — one page before the
-	// first unit, another whenever the units started have used what was read (today's
-	// "reads only as far as it writes").
+	// first unit, another whenever the units started have used what was read ("reads only
+	// as far as it writes").
 	Stream         bool
 	BytesPerPlayer float64
 	// PageBytes is what one call of the read returns at most: DynamoDB's 1 MB for a
@@ -199,6 +204,26 @@ func readGroup(c Call) string {
 		parts = append(parts, a.Index+"|"+familyKey(a.PK))
 	}
 	return strings.Join(parts, " ")
+}
+
+// groupText is a read group for reading: a run of the same partition family as one,
+// "×N" (a BatchGetItem of 100 lock copies).
+func groupText(g string) string {
+	parts := strings.Fields(g)
+	var out []string
+	for i := 0; i < len(parts); {
+		j := i
+		for j < len(parts) && parts[j] == parts[i] {
+			j++
+		}
+		p := strings.TrimPrefix(parts[i], "|") // the table's partitions have no index name
+		if j-i > 1 {
+			p += fmt.Sprintf(" ×%d", j-i)
+		}
+		out = append(out, p)
+		i = j
+	}
+	return strings.Join(out, " ")
 }
 
 func callBytes(c Call) float64 {
@@ -370,7 +395,7 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 	sort.Strings(names)
 	misses = map[string][2]float64{}
 	for _, g := range names {
-		var xa, xp [][]float64
+		var xa, xu, xp [][]float64
 		var ya, yp []float64
 		for _, c := range calls {
 			if c.last {
@@ -378,6 +403,7 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 			}
 			n := float64(c.players)
 			xa = append(xa, []float64{1, n, n * c.left, c.units})
+			xu = append(xu, []float64{1, c.units})
 			ya = append(ya, c.pre[g])
 			xp = append(xp, []float64{1, n, n * c.left})
 			yp = append(yp, c.post[g])
@@ -404,7 +430,13 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 			slope := (pts[1][1] - pts[0][1]) / (pts[1][0] - pts[0][0])
 			r.Close = [2]float64{tidy(pts[0][1] - slope*pts[0][0]), tidy(slope)}
 		}
-		if beta, mb, ok := fitStream(g, calls); ok && mb < ma {
+		// The simplest that fits: a read per call and one per unit of work (whatever the
+		// players); else a stream, or the whole line, whichever misses less.
+		cu, mu := lsq(xu, ya)
+		page, _ := groupPage(g, d.Small, d.Large)
+		if mu = smallMiss(mu, ya); len(cu) == 2 && mu <= missTolerance {
+			r.Pre, r.PerUnit, ma = [3]float64{tidy(cu[0]), 0, 0}, math.Max(0, tidy(cu[1])), mu
+		} else if beta, mb, ok := fitStream(g, calls, page); ok && mb < ma {
 			r.Stream, r.BytesPerPlayer, r.Pre, r.PerUnit = true, beta, [3]float64{}, 0
 			ma = mb
 		}
@@ -415,11 +447,11 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 }
 
 // fitStream tests whether read g, before and during the work, walks the items still to
-// score in 1 MB pages as the work uses them (JobRead.Stream): bytes per player from the
-// calls whose read was not cut by a page, then the predicted bytes of every call but the
-// last — one page, or as many as its units used, never more than is left. It returns the
-// bytes per player and the worst miss, relative to the largest read.
-func fitStream(g string, calls []jobCall) (beta, miss float64, ok bool) {
+// score in pages of page bytes as the work uses them (JobRead.Stream): bytes per player
+// from the calls whose read was not cut by DynamoDB's 1 MB, then the predicted bytes of
+// every call but the last — one page, or as many as its units used, never more than is
+// left. It returns the bytes per player and the worst miss, relative to the largest read.
+func fitStream(g string, calls []jobCall, page float64) (beta, miss float64, ok bool) {
 	units := map[int]float64{} // units of each recording
 	for _, c := range calls {
 		units[c.players] += c.units
@@ -439,7 +471,7 @@ func fitStream(g string, calls []jobCall) (beta, miss float64, ok bool) {
 		}
 		rest := beta * float64(c.players) * c.left
 		used := c.units * beta * float64(c.players) / math.Max(1, units[c.players])
-		pred := math.Min(rest, math.Max(1, math.Ceil(used/pageBytes))*pageBytes)
+		pred := math.Min(rest, math.Max(1, math.Ceil(used/page))*page)
 		miss = math.Max(miss, math.Abs(pred-c.pre[g]))
 		top = math.Max(top, c.pre[g])
 	}
@@ -468,11 +500,10 @@ const (
 // reads of a few KB are let off (a page's rounding).
 const missTolerance = 0.10
 
-// smallMissBytes is a miss that does not count: four 4 KB read units. The event's
-// partition, read at the start of every call, holds the 16 scoring checkpoints, which carry
-// the pass's pick counts (bounded by the card's teams, not by the players) once their
-// shard's first batch is written: ~3 KB at the first call, ~17 KB from then on, a step and
-// not a line; missing it costs at most 4 read units a call, in a job of a few calls.
+// smallMissBytes is a miss that does not count: four 4 KB read units. The shards' scoring
+// checkpoints, read at the start of every call, carry the pass's pick counts (bounded by
+// the card's teams, not by the players) once their shard's first batch is written: a step
+// and not a line; missing it costs at most 4 read units a call, in a job of a few calls.
 const smallMissBytes = 4 * 4096
 
 // smallMiss returns miss (relative to the largest of ys), or 0 when it is under
@@ -533,7 +564,7 @@ func (s *Soundness) checkJob(d Design) {
 			before = fmt.Sprintf("the items left (%.0f bytes a player) in 1 MB pages as the units use them", r.BytesPerPlayer)
 		}
 		what := fmt.Sprintf("read %s, bytes per call: before and during the work %s; after it %.0f + %.1f·players + %.1f·players·left; closing %.0f + %.1f·players (worst miss %.0f%% / %.0f%%)",
-			r.Group, before, r.Post[0], r.Post[1], r.Post[2], r.Close[0], r.Close[1], 100*m[0], 100*m[1])
+			groupText(r.Group), before, r.Post[0], r.Post[1], r.Post[2], r.Close[0], r.Close[1], 100*m[0], 100*m[1])
 		row := SoundnessRow{Load: LoadScore, What: what, Small: meanRead(r.Group, ca), Large: meanRead(r.Group, cb), Class: "fitted"}
 		if m[0] > missTolerance || m[1] > missTolerance {
 			row.Class = "does not fit"
@@ -589,7 +620,7 @@ func workPerPlayer(r *Recording) float64 {
 // jobAt lays the scoring job of recording r (one of d's) out for players.
 func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 	jt := r.Loads[LoadScore].Job
-	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), w: w, pages: map[[2]int]int{}}
+	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), Shards: r.Shards, w: w, pages: map[[2]int]int{}}
 	calls := jobCalls(r)
 	for i, inv := range jt.Invocations {
 		if calls[i].tiny && calls[i].units == 1 {
@@ -619,25 +650,42 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 		if mean > 0 {
 			n = int(math.Round(workPerPlayer(r) * float64(players) / mean))
 		}
+		// Unit i works on shard i mod K (runJob): the templates go round shard by shard,
+		// so that every shard gets the same mix.
 		for i := 0; i < max(n, 1); i++ {
-			j.Units = append(j.Units, i%len(j.Work))
+			j.Units = append(j.Units, i/max(1, r.Shards)%len(j.Work))
 		}
 	}
 	j.Closing = calls[len(calls)-1].closeCalls
 	j.Reads, _ = fitReads(d)
 	for i := range j.Reads {
 		g := &j.Reads[i]
-		largest, most := 0.0, 0.0 // the largest page; the most one call read
-		for _, inv := range jt.Invocations {
+		g.PageBytes, g.Proto = groupPage(g.Group, r)
+		if n, ok := firstShard(g.Proto); ok { // canonical: a unit's shift is its shard
+			g.Proto = shiftCall(g.Proto, -n)
+		}
+	}
+	return j
+}
+
+// groupPage is what one call of read group g returns at most in recs, and the largest such
+// call: for a Query, DynamoDB's 1 MB, or the largest page recorded when a scoreEvent call
+// read several pages well short of 1 MB (the code pages by a Limit); for any other read,
+// everything.
+func groupPage(g string, recs ...*Recording) (float64, Call) {
+	var proto Call
+	largest, most := 0.0, 0.0 // the largest call; the most one scoreEvent call read
+	for _, r := range recs {
+		for _, inv := range r.Loads[LoadScore].Job.Invocations {
 			read := 0.0
 			for _, t := range []Template{inv.Pre, inv.Work, inv.Post} {
 				for _, st := range t.Stages {
 					for _, id := range st {
-						if c := r.Calls[id]; readGroup(c) == g.Group {
+						if c := r.Calls[id]; readGroup(c) == g {
 							b := callBytes(c)
 							read += b
 							if b >= largest {
-								largest, g.Proto = b, c
+								largest, proto = b, c
 							}
 						}
 					}
@@ -645,18 +693,14 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 			}
 			most = math.Max(most, read)
 		}
-		if n, ok := firstShard(g.Proto); ok { // canonical: a unit's shift is its shard
-			g.Proto = shiftCall(g.Proto, -n)
-		}
-		if g.Proto.Op == "Query" {
-			g.PageBytes = pageBytes
-			// A call read several pages well short of 1 MB: the code pages by a Limit.
-			if largest > 0 && largest < pageBytes*9/10 && most > 1.5*largest {
-				g.PageBytes = largest
-			}
-		}
 	}
-	return j
+	if proto.Op != "Query" {
+		return math.Inf(1), proto
+	}
+	if largest > 0 && largest < pageBytes*9/10 && most > 1.5*largest {
+		return largest, proto
+	}
+	return pageBytes, proto
 }
 
 // canonical returns the template of one unit of work with its shard numbers shifted so

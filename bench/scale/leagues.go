@@ -2,69 +2,69 @@ package scale
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
+	"github.com/pickem/api/domain"
 )
 
-// seedLeagues makes every one of n players a member of k leagues (RecordOptions.Leagues)
-// as k joins would have — a member row holding copies of the standings (none yet) in each
-// league's partition and the player's league item (@LEAGUES: the ids, a rev) — written raw,
-// so that scoring, which reads the league item and writes one copy per league, is recorded
-// with leagues. Key formats are dynamo/keys.go's and dynamo/leagues.go's (memberRow,
-// leaguesRow).
-//
-// Each player's leagues are their own here (ids holding the player's id): the model then
-// counts a league's partition as the player's, uncontended. That is what it is for
-// throughput: a league has at most 1,000 members, so its partition takes at most 1,000
-// copy updates per scored event (≈ 2,000 WCU spread over the whole scoring run, against
-// 1,000 WCU per second per partition), however many players the table has. Leagues shared
-// by the recorded players would instead be replayed as a few partitions taking every
-// player's copies at a million players.
+const (
+	createLeagueDoc = `mutation($name: String!) { createLeague(name: $name) { id inviteCode } }`
+	joinLeagueDoc   = `mutation($code: String!) { joinLeague(inviteCode: $code) { id } }`
+)
+
+// seedLeagues makes every one of players 1..n a member of k leagues (RecordOptions.Leagues)
+// through the API, not recorded: the players are cut into groups of at most
+// domain.MaxLeagueMembers; in each group, the first k players create one league each and
+// every player of the group joins the group's other leagues. The joins go league by league
+// in turn, so that the ones sent at once are for different leagues (a join updates its
+// league's item).
 func (h *harness) seedLeagues(ctx context.Context, n, k int) error {
-	if k == 0 {
+	if k <= 0 {
 		return nil
 	}
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	num := func(v int) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprint(v)} }
-	var items []map[string]types.AttributeValue
-	for p := range n {
-		uid := PlayerID(p)
-		var ids []string
-		for j := range k {
-			lid := fmt.Sprintf("%s-league-%02d", uid, j)
-			ids = append(ids, lid)
-			items = append(items, map[string]types.AttributeValue{
-				"PK": s("LEAGUE#" + lid), "SK": s("MEMBER#" + uid), "type": s("leagueMember"), "leagueId": s(lid),
-				"userId": s(uid), "userName": s(playerName(p)), "userNameVersion": num(0),
-				"joinedAt": s("2030-01-01T00:00:00.000000000Z"), "copies": &types.AttributeValueMemberBOOL{Value: true},
-			})
-		}
-		items = append(items, map[string]types.AttributeValue{
-			"PK": s("USER#" + uid), "SK": s("@LEAGUES"), "type": s("leagueCount"), "leagues": num(k),
-			"ids": &types.AttributeValueMemberSS{Value: ids}, "rev": num(1),
-		})
+	if k > domain.MaxLeaguesPerPlayer {
+		return fmt.Errorf("scale: %d leagues per player: at most %d", k, domain.MaxLeaguesPerPlayer)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for start := 0; start < len(items); start += 25 {
-		batch := items[start:min(start+25, len(items))]
-		g.Go(func() error {
-			req := make([]types.WriteRequest, len(batch))
-			for i, it := range batch {
-				req[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+	for first := 1; first <= n; first += domain.MaxLeagueMembers {
+		last := min(n, first+domain.MaxLeagueMembers-1)
+		if last-first+1 < k {
+			return fmt.Errorf("scale: players %d to %d: too few for %d leagues each", first, last, k)
+		}
+		codes := make([]string, k)
+		err := h.each(ctx, allPlayers(k), func(ctx context.Context, i int) error {
+			p := first + i - 1
+			a, err := h.untraced(ctx, Screen{Method: "POST", Document: createLeagueDoc}, h.token(PlayerID(p), playerName(p), false),
+				map[string]any{"name": fmt.Sprintf("League %d-%d", first, i)})
+			if err != nil {
+				return err
 			}
-			for len(req) > 0 {
-				out, err := h.db.BatchWriteItem(gctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{h.table: req}})
-				if err != nil {
-					return fmt.Errorf("seed leagues: %w", err)
-				}
-				req = out.UnprocessedItems[h.table]
+			var out struct {
+				InviteCode string `json:"inviteCode"`
 			}
+			if err := json.Unmarshal(a.data["createLeague"], &out); err != nil {
+				return err
+			}
+			codes[i-1] = out.InviteCode
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		// Join m: league m mod k, player first + m / k (skipping each league's owner).
+		joins := allPlayers(k * (last - first + 1))
+		err = h.each(ctx, joins, func(ctx context.Context, m int) error {
+			league, p := (m-1)%k, first+(m-1)/k
+			if p == first+league {
+				return nil // its owner
+			}
+			_, err := h.untraced(ctx, Screen{Method: "POST", Document: joinLeagueDoc}, h.token(PlayerID(p), playerName(p), false),
+				map[string]any{"code": codes[league]})
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
-	return g.Wait()
+	return nil
 }

@@ -94,14 +94,20 @@ func statsOf(r *Recording, load string) requestStats {
 	return s
 }
 
-// Check compares the design's recordings.
-func (d Design) Check() Soundness {
+// Check compares the design's recordings, every load.
+func (d Design) Check() Soundness { return d.CheckLoads(Loads...) }
+
+// CheckLoads compares the design's recordings of loads.
+func (d Design) CheckLoads(loads ...string) Soundness {
 	var s Soundness
 	if d.Small == nil || d.Large == nil || d.Small.Players >= d.Large.Players {
 		s.Problems = append(s.Problems, "need two recordings of the design, the second with more players")
 		return s
 	}
-	for _, load := range Loads {
+	if d.Small.Shards != d.Large.Shards {
+		s.Problems = append(s.Problems, fmt.Sprintf("recorded at %d and %d shards", d.Small.Shards, d.Large.Shards))
+	}
+	for _, load := range loads {
 		a, b := d.Small.Loads[load], d.Large.Loads[load]
 		if a == nil || b == nil {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s: not recorded at both sizes", load))
@@ -172,6 +178,16 @@ func (d Design) At(players int) (*Workload, Soundness, error) {
 	s := d.Check()
 	if len(s.Problems) > 0 {
 		return nil, s, fmt.Errorf("scale: %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
+	}
+	return extrapolate(d, d.Large, players), s, nil
+}
+
+// JobAt is At for the scoring job alone: it checks only the scoring load of the
+// recordings, and the workload it returns is for Run(w, LoadScore, …).
+func (d Design) JobAt(players int) (*Workload, Soundness, error) {
+	s := d.CheckLoads(LoadScore)
+	if len(s.Problems) > 0 {
+		return nil, s, fmt.Errorf("scale: the scoring of %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
 	}
 	return extrapolate(d, d.Large, players), s, nil
 }

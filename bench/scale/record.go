@@ -47,12 +47,18 @@ type RecordOptions struct {
 	Template string
 	// Commit is stored in the recording.
 	Commit string
-	// Leagues puts every player in that many leagues (seedLeagues) before the season's
-	// first event is scored, so that scoring is recorded writing their copies (0: none).
+	// Shards is the shard count of the recorded events and season
+	// (dynamo.WithScoreShards; 0: the store's default, 1).
+	Shards int
+	// Leagues puts every player in that many leagues (seedLeagues, at most
+	// domain.MaxLeaguesPerPlayer) before the show is scored (0: none).
 	Leagues int
 	// NoProbes skips the fault probes (StoreRetries stays empty): the model only needs
 	// them in the recording it replays.
 	NoProbes bool
+	// ScoringOnly records the scoring job alone: the submits are sent but not recorded,
+	// and there are no views and no probes (Design.JobAt replays such recordings).
+	ScoringOnly bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -98,7 +104,8 @@ func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dy
 		storeAPI = api(db)
 	}
 	newHandler := func(opts ...dynamo.Option) (http.Handler, error) {
-		store := dynamo.New(storeAPI, h.table, append(opts, dynamo.WithClock(h.clock.Now))...)
+		opts = append(opts, dynamo.WithClock(h.clock.Now), dynamo.WithScoreShards(h.opts.Shards))
+		store := dynamo.New(storeAPI, h.table, opts...)
 		if err := store.EnsureTable(ctx); err != nil {
 			return nil, err
 		}
@@ -427,6 +434,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if opts.Viewers == 0 || opts.Viewers > opts.Players {
 		opts.Viewers = min(opts.Players, 80)
 	}
+	if opts.Shards == 0 {
+		opts.Shards = 1
+	}
 	h, err := newHarness(ctx, opts, nil)
 	if err != nil {
 		return nil, err
@@ -435,8 +445,9 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(h.log, "scale: %s %6.1fs %s\n", opts.Design, time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
-	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Loads: map[string]*LoadTrace{}}
-	calls := newCallTable(nil)
+	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Shards: opts.Shards, Pace: codePace(),
+		Loads: map[string]*LoadTrace{}}
+	calls := newCallTable(opts.Shards)
 	n := opts.Players
 
 	// The previous event of the season: every player gets a standing (not recorded).
@@ -475,20 +486,31 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 
 	// The show: submits in the hour before it, card views, then scoring and the rushes.
 	h.clock.Set(showStart.Add(-30 * time.Minute))
-	rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
-		return map[string]any{"eventId": show.id, "picks": show.picks(p)}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
+	if opts.ScoringOnly {
+		err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
+			_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+				map[string]any{"eventId": show.id, "picks": show.picks(p)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
+			return map[string]any{"eventId": show.id, "picks": show.picks(p)}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
+		rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"id": show.id}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: %d requests", LoadCard, rec.Loads[LoadCard].Requests)
 	}
-	logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
-	rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"id": show.id}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
-	}
-	logf("%s: %d requests", LoadCard, rec.Loads[LoadCard].Requests)
 
 	h.clock.Set(showStart.Add(3 * time.Hour))
 	if err := h.results(ctx, show); err != nil {
@@ -510,22 +532,24 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	rec.Loads[LoadScore] = &LoadTrace{Requests: len(invocations), Job: jt, RetriedWhileRecording: retried}
 	logf("%s: %d invocations", LoadScore, len(invocations))
 
-	rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"season": season, "first": opts.PageSize}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
+	if !opts.ScoringOnly {
+		rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"season": season, "first": opts.PageSize}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
+			return map[string]any{"id": show.id, "first": opts.PageSize}
+		}, calls, &rec.Units)
+		if err != nil {
+			return nil, err
+		}
+		logf("views recorded")
 	}
-	rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
-		return map[string]any{"id": show.id, "first": opts.PageSize}
-	}, calls, &rec.Units)
-	if err != nil {
-		return nil, err
-	}
-	logf("views recorded")
 	rec.Calls = calls.calls
 
-	if !opts.NoProbes {
+	if !opts.NoProbes && !opts.ScoringOnly {
 		if rec.StoreRetries, err = probe(ctx, opts, rec); err != nil {
 			return nil, err
 		}

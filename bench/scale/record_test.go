@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -20,24 +23,31 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // wait out the SDK's and the store's real backoffs). make scale sets it; make test does not.
 var probes = flag.Bool("probes", false, "also record and check the fault probes (slow; make scale)")
 
-// TestRecordingMatchesTheModel records the current code at two small sizes on DynamoDB
-// Local and checks what the model relies on: the per-player pattern is the same at both
-// sizes (so it extrapolates), the units computed from item sizes are DynamoDB Local's,
-// every partition is known, the fault probes reached every operation, and the model runs.
-// A change of the table layout or of the calls that breaks one of these fails here. (Pages
-// of 2: every index shard holds a page at both sizes, as at a million players.) The
-// fault probes run only with -probes (make scale): make test keeps to the recordings.
+// TestRecordingMatchesTheModel records the current code at two small sizes and testShards
+// shards on DynamoDB Local and checks what the model relies on: the per-player pattern is the same
+// at both sizes (so it extrapolates), the units computed from item sizes are DynamoDB
+// Local's, every partition is known, the shard numbers are marked with the recording's
+// shard count, the scoring pace is there to model, the fault probes reached every
+// operation, and the model runs. A change of the table layout or of the calls that breaks
+// one of these fails here. (Pages of 2: every index shard holds a page at both sizes, as at
+// a million players.) The fault probes run only with -probes (make scale): make test keeps
+// to the recordings.
 func TestRecordingMatchesTheModel(t *testing.T) {
+	const testShards = 2 // more than one (make scale records 16 and 1), cheap to record
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	var recs []*Recording
-	for _, n := range []int{64, 96} {
-		rec, err := Record(ctx, RecordOptions{Design: "test", Players: n, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml", Log: testLog{t}, Viewers: 20, PageSize: 2,
-			NoProbes: len(recs) == 0 || !*probes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
+	// The two sizes at once, each on a table of its own.
+	recs := make([]*Recording, 2)
+	g, gctx := errgroup.WithContext(ctx)
+	for i, n := range []int{64, 96} {
+		g.Go(func() (err error) {
+			recs[i], err = Record(gctx, RecordOptions{Design: "test", Players: n, Shards: testShards, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
+				Log: testLog{t}, Viewers: 10, PageSize: 2, NoProbes: i == 0 || !*probes})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 	d := Design{Name: "test", Small: recs[0], Large: recs[1]}
 	// At these sizes scoring takes too few calls to fit its reads (make scale's sizes do);
@@ -63,6 +73,15 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		}
 	}
 	for _, rec := range recs {
+		// The index shards of events and seasons, 16 lock copies per shard.
+		fs := strings.Join(rec.ShardFamilies(), " ")
+		shards, copies := fmt.Sprintf("{%%%d}", testShards), fmt.Sprintf("{%%%d}", 16*testShards)
+		if rec.Shards != testShards || !strings.Contains(fs, shards) || !strings.Contains(fs, copies) || strings.Contains(fs, "{%1}") {
+			t.Errorf("%d players: recorded at %d shards, sharded partitions %s: want %d shards, %s and %s (lock copies)", rec.Players, rec.Shards, fs, testShards, shards, copies)
+		}
+		if rec.Pace == nil || rec.Pace.WriteUnits != dynamo.PartitionWriteUnits {
+			t.Errorf("%d players: pace %+v, want the code's", rec.Players, rec.Pace)
+		}
 		if rec.Units.Compared < 50 || rec.Units.Mismatched > 0 {
 			t.Errorf("%d players: %d of %d calls' units differ from DynamoDB Local's: %v", rec.Players, rec.Units.Mismatched, rec.Units.Compared, rec.Units.Mismatches)
 		}
@@ -86,6 +105,15 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		}
 	}
 	w := extrapolate(d, d.Large, 10_000)
+	// Scoring's transactions ask the pace of the event's and the season's index shards.
+	paced := map[string]bool{}
+	for _, c := range paceChecks(w) {
+		paced[c.Family] = c.Estimated > 0
+	}
+	show := showStart.Format("2006-01-02") + "-scale-show"
+	if !paced["GSI "+familyKey(markShard(dynamo.EventShardPartitions(show, testShards)[0], testShards))] {
+		t.Errorf("no pace estimate on the event's index shards: %+v", paceChecks(w))
+	}
 	f := Evaluate(w, Params{Latency: DefaultLatency, Seed: 1}).Figures
 	if f.ScoreSeconds <= 0 || f.CardCalls < 1 || f.StandingsPageCalls < 1 || f.LeaderboardPageCalls < 1 || f.MaxPartitionRCUPerS <= 0 || f.MaxPartitionWCUPerS <= 0 {
 		t.Errorf("figures at 10,000 players: %+v", f)

@@ -37,6 +37,20 @@ type Figures struct {
 	StandingsPageCalls   int `json:"standings_page_calls"`
 }
 
+// Headline is the "after" object of bench/results/scale.json: the Figures of the current
+// code at the report's number of players and shard count, and the scoring figures with
+// leagues and at one shard.
+type Headline struct {
+	Figures
+	// Shards is the shard count of the recorded events and season.
+	Shards int `json:"shards"`
+	// ScoreSeconds20Leagues is ScoreSeconds with every player in 20 leagues.
+	ScoreSeconds20Leagues float64 `json:"score_seconds_20_leagues"`
+	// OneShardMaxPlayers5Min is the largest event (players) scored within ScoreGoal at
+	// one shard.
+	OneShardMaxPlayers5Min int `json:"one_shard_max_players_5min"`
+}
+
 // Evaluation is a design run through every load at one size.
 type Evaluation struct {
 	Figures Figures
@@ -117,6 +131,8 @@ type DesignReport struct {
 	CrossSmall, CrossLarge Figures
 	// Note explains a design stand-in (e.g. "after" while the redesign has not landed).
 	Note string
+	// Workload is the design at the report's number of players.
+	Workload *Workload
 }
 
 // Report is what `make scale` writes.
@@ -128,6 +144,27 @@ type Report struct {
 	Params      Params
 	Before      *DesignReport
 	After       *DesignReport
+	// Leagues is the current code's scoring with every player in leagues; OneShard what it
+	// serves at one shard; AfterScoring the largest event "after" scores in time (players
+	// from the report's up).
+	Leagues      *LeaguesReport
+	OneShard     *OneShardReport
+	AfterScoring Search
+}
+
+// Headline returns the "after" object of scale.json.
+func (r *Report) Headline() Headline {
+	return Headline{Figures: r.After.At.Figures, Shards: r.After.Design.Large.Shards,
+		ScoreSeconds20Leagues: round(r.Leagues.At.Limited.Seconds, 1), OneShardMaxPlayers5Min: r.OneShard.Score.Max}
+}
+
+// afterScoringStep is the resolution of Report.AfterScoring.
+const afterScoringStep = 10_000
+
+// SearchAfterScoring is Report.AfterScoring: the largest event d scores within ScoreGoal,
+// from players to four times as many.
+func SearchAfterScoring(d Design, players int, p Params) (Search, error) {
+	return SearchScoring(d, players, 4*players, afterScoringStep, p)
 }
 
 // Sizes are the numbers of players of the plot.
@@ -141,6 +178,7 @@ func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (
 	if err != nil {
 		return dr, err
 	}
+	dr.Workload = w
 	dr.At = Evaluate(w, p)
 	for _, n := range sizes {
 		if n == players {
@@ -199,7 +237,7 @@ func dedupe(s []string) []string {
 func (r *Report) JSON() ([]byte, error) {
 	out := map[string]any{
 		"before":            r.Before.At.Figures,
-		"after":             r.After.At.Figures,
+		"after":             r.Headline(),
 		"before_by_players": r.Before.BySize,
 		"after_by_players":  r.After.BySize,
 	}
@@ -211,6 +249,15 @@ func (r *Report) JSON() ([]byte, error) {
 		if !d.At.Limited[LoadScore].Complete {
 			out[d.Name+"_score_note"] = fmt.Sprintf("scoring did not finish within the model's %v of virtual time: score_seconds is that cap", DefaultJobCap)
 		}
+	}
+	if !r.Leagues.At.Limited.Complete {
+		out["after_score_20_leagues_note"] = fmt.Sprintf("scoring with leagues did not finish within the model's %v of virtual time: score_seconds_20_leagues is that cap", DefaultJobCap)
+	}
+	switch o := r.OneShard; {
+	case o.Score.Below:
+		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %s: one_shard_max_players_5min is that bound", o.Low, minutes(ScoreGoal))
+	case o.Score.Max == o.High:
+		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %s", o.High, minutes(ScoreGoal))
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
@@ -233,11 +280,16 @@ func (r *Report) SVG() string {
 		return s
 	}
 	score := func(f Figures) float64 { return f.ScoreSeconds }
+	oneShard := bench.Series{Label: "after, 1 shard", Color: "#9467bd", Dashed: true}
+	for _, st := range r.OneShard.ScoreBySize {
+		oneShard.Points = append(oneShard.Points, [2]float64{float64(st.Players), st.Seconds})
+	}
 	wcu := func(f Figures) float64 { return f.MaxPartitionWCUPerS }
 	rcu := func(f Figures) float64 { return f.MaxPartitionRCUPerS }
 	return bench.LineChart([]bench.Panel{
 		{Title: "Scoring one event (model, AWS limits)", XLabel: "players (log scale)", YLabel: "seconds (log scale)", LogY: true, Series: []bench.Series{
-			line(r.Before, "", "#d62728", false, score), line(r.After, "", "#1f77b4", true, score), flat("the issue's goal: 5 minutes", 300)}},
+			line(r.Before, "", "#d62728", false, score), line(r.After, fmt.Sprintf("%d shards", r.After.Design.Large.Shards), "#1f77b4", true, score), oneShard,
+			flat("the goal: 5 minutes", ScoreGoal.Seconds())}},
 		{Title: "Busiest partition, units/s demanded", XLabel: "players (log scale)", YLabel: "units per second (log scale)", LogY: true, Series: []bench.Series{
 			line(r.Before, "WCU", "#d62728", false, wcu), line(r.After, "WCU", "#1f77b4", true, wcu),
 			line(r.Before, "RCU", "#ff7f0e", false, rcu), line(r.After, "RCU", "#2ca02c", true, rcu),
@@ -311,6 +363,14 @@ func (r *Report) Markdown() string {
 		}
 		p("\n")
 	}
+	for _, x := range []struct {
+		d    Design
+		what string
+	}{{r.Leagues.Design, fmt.Sprintf("the current code at %d shards, every player in %d leagues (its scoring only)", r.Leagues.Design.Large.Shards, r.Leagues.Leagues)},
+		{r.OneShard.Design, "the current code at 1 shard"}} {
+		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).\n", x.d.Name, x.what,
+			num(float64(x.d.Small.Players)), num(float64(x.d.Large.Players)), x.d.Large.Commit, x.d.Large.Fingerprint())
+	}
 	p("\n## Headline (bench/results/scale.json)\n\n| figure | before | after | what it is |\n|---|---|---|---|\n")
 	fb, fa := r.Before.At.Figures, r.After.At.Figures
 	rows := []struct {
@@ -338,20 +398,32 @@ func (r *Report) Markdown() string {
 		}
 		p("| `%s` | %s | %s | %s |\n", row.name, b, a, row.what)
 	}
+	h := r.Headline()
+	p("| `shards` | – | %d | shard count of the events and season recorded (`PICKEM_SCORE_SHARDS`) |\n", h.Shards)
+	p("| `score_seconds_20_leagues` | – | %s | `score_seconds` with every player in %d leagues |\n", num(h.ScoreSeconds20Leagues), r.Leagues.Leagues)
+	p("| `one_shard_max_players_5min` | – | %s | the largest event (players) scored in < %s at 1 shard |\n", num(float64(h.OneShardMaxPlayers5Min)), minutes(ScoreGoal))
 	p("\nBusiest partitions: before %s WCU/s (%s), %s RCU/s (%s); after %s WCU/s (%s), %s RCU/s (%s).\n\n",
 		num(fb.MaxPartitionWCUPerS), r.Before.At.MaxWCUAt, num(fb.MaxPartitionRCUPerS), r.Before.At.MaxRCUAt,
 		num(fa.MaxPartitionWCUPerS), r.After.At.MaxWCUAt, num(fa.MaxPartitionRCUPerS), r.After.At.MaxRCUAt)
 	r.targets(&b)
 	p("![scoring time and busiest partition against players, before and after](scale.svg)\n\n")
-	p("| players | before: score s | before: max WCU/s | before: max RCU/s | after: score s | after: max WCU/s | after: max RCU/s |\n|---|---|---|---|---|---|---|\n")
+	p("| players | before: score s | before: max WCU/s | before: max RCU/s | after: score s | after: max WCU/s | after: max RCU/s | after, 1 shard: score s |\n|---|---|---|---|---|---|---|---|\n")
 	for i := range r.Before.BySize {
-		b1, a1 := r.Before.BySize[i], r.After.BySize[i]
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", num(float64(b1.Players)), num(b1.ScoreSeconds), num(b1.MaxPartitionWCUPerS),
-			num(b1.MaxPartitionRCUPerS), num(a1.ScoreSeconds), num(a1.MaxPartitionWCUPerS), num(a1.MaxPartitionRCUPerS))
+		b1, a1, o := r.Before.BySize[i], r.After.BySize[i], "–"
+		if i < len(r.OneShard.ScoreBySize) {
+			o = num(r.OneShard.ScoreBySize[i].Seconds)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", num(float64(b1.Players)), num(b1.ScoreSeconds), num(b1.MaxPartitionWCUPerS),
+			num(b1.MaxPartitionRCUPerS), num(a1.ScoreSeconds), num(a1.MaxPartitionWCUPerS), num(a1.MaxPartitionRCUPerS), o)
 	}
 	for _, d := range []*DesignReport{r.Before, r.After} {
 		d.markdown(&b, r.Players)
+		if d == r.After {
+			r.paceMarkdown(&b, d.Workload)
+		}
 	}
+	r.leaguesMarkdown(&b)
+	r.oneShardMarkdown(&b)
 	r.inputs(&b)
 	return b.String()
 }
@@ -362,36 +434,48 @@ type Target struct {
 	Met          bool
 }
 
-// Targets checks the issue's goals for 1M players on a design's evaluation: scoring done in
-// under 5 minutes; no submit of the peak hour reaching a player as an error; the card,
-// standings and leaderboard rushes under 3,000 RCU/s demanded of every partition.
-func (d *DesignReport) Targets() []Target {
-	score := d.At.Limited[LoadScore]
-	out := []Target{{Goal: "every prediction scored in < 5 min (AWS limits)", Met: score.Complete && score.Seconds < 300,
-		Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)}}
-	sub := d.At.Limited[LoadSubmit]
-	out = append(out, Target{Goal: "1M submits in the last hour, 10× peak minute: no error reaches a player", Met: d.At.Figures.SubmitPeakThrottledRequests == 0,
-		Figure: fmt.Sprintf("%s errors (%s); %s DynamoDB attempts refused (%s throttled, %s conflicting), retried", num(float64(d.At.Figures.SubmitPeakThrottledRequests)),
-			errorsText(sub.Errors), num(float64(sub.Throttled+sub.Conflicts)), num(float64(sub.Throttled)), num(float64(sub.Conflicts)))})
-	for _, load := range []string{LoadCard, LoadStandings, LoadLeaderboard} {
-		u, where := d.At.Demand[load].MaxRCU()
-		l := d.At.Limited[load]
-		out = append(out, Target{Goal: fmt.Sprintf("%s rush (1M in 5 min, peak minute 5×): < 3,000 RCU/s on every partition", load), Met: u < capacity.AWS.Read,
-			Figure: fmt.Sprintf("busiest %s RCU/s (%s); under the front door's limits %s of %s served (%s)", num(u), where, num(float64(l.OK)), num(float64(l.Requests)), errorsText(l.Errors))})
+// Targets checks the goals at the report's number of players on the current code: every
+// prediction scored within ScoreGoal with no league and with every player in leagues; no
+// partition asked more than AWS serves (nothing throttled: the code's own pace and spread);
+// no submit of the peak hour reaching a player as an error.
+func (r *Report) Targets() []Target {
+	a := r.After.At
+	score, leagues := a.Limited[LoadScore], r.Leagues.At.Limited
+	f := a.Figures
+	sub := a.Limited[LoadSubmit]
+	return []Target{
+		{Goal: fmt.Sprintf("every prediction scored in < %s, no league (AWS limits)", minutes(ScoreGoal)), Met: scoredInTime(score),
+			Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)},
+		{Goal: fmt.Sprintf("every prediction scored in < %s, every player in %d leagues (AWS limits)", minutes(ScoreGoal), r.Leagues.Leagues), Met: scoredInTime(leagues),
+			Figure: fmt.Sprintf("%s s, complete %v", num(leagues.Seconds), leagues.Complete)},
+		{Goal: fmt.Sprintf("no partition asked more than %s WCU in a second (every load, nothing throttled)", num(capacity.AWS.Write)), Met: f.MaxPartitionWCUPerS <= capacity.AWS.Write,
+			Figure: fmt.Sprintf("%s WCU/s (%s)", num(f.MaxPartitionWCUPerS), a.MaxWCUAt)},
+		{Goal: fmt.Sprintf("no partition asked more than %s RCU in a second (every load, nothing throttled)", num(capacity.AWS.Read)), Met: f.MaxPartitionRCUPerS <= capacity.AWS.Read,
+			Figure: fmt.Sprintf("%s RCU/s (%s)", num(f.MaxPartitionRCUPerS), a.MaxRCUAt)},
+		{Goal: fmt.Sprintf("%s submits in the last hour, 10× peak minute: no error reaches a player", num(float64(r.Players))), Met: f.SubmitPeakThrottledRequests == 0,
+			Figure: fmt.Sprintf("%s errors (%s); %s DynamoDB attempts refused (%s throttled, %s conflicting), retried", num(float64(f.SubmitPeakThrottledRequests)),
+				errorsText(sub.Errors), num(float64(sub.Throttled+sub.Conflicts)), num(float64(sub.Throttled)), num(float64(sub.Conflicts)))},
 	}
-	return out
 }
 
 // targets writes the goals' table for "after".
 func (r *Report) targets(b *strings.Builder) {
-	fmt.Fprintf(b, "### The issue's targets at %s players (after)\n\n| target | met | figure |\n|---|---|---|\n", num(float64(r.Players)))
-	for _, t := range r.After.Targets() {
+	fmt.Fprintf(b, "### The goals at %s players, %d shards (after)\n\n| goal | met | figure |\n|---|---|---|\n", num(float64(r.Players)), r.After.Design.Large.Shards)
+	for _, t := range r.Targets() {
 		met := "**no**"
 		if t.Met {
 			met = "yes"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Goal, met, t.Figure)
 	}
+	o := r.OneShard
+	fmt.Fprintf(b, "\nAt %d shards, every prediction scored in < %s up to %s (the scoring job alone, bisected to %s players).\n",
+		r.After.Design.Large.Shards, minutes(ScoreGoal), searchText(r.AfterScoring), num(float64(afterScoringStep)))
+	fmt.Fprintf(b, "At 1 shard (below): every prediction scored in < %s up to %s", minutes(ScoreGoal), searchText(o.Score))
+	if o.SubmitProblems == nil {
+		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", searchText(o.Submits))
+	}
+	fmt.Fprintf(b, ".\n")
 	acct := r.Params.account()
 	fmt.Fprintf(b, "\n**Front door: sized by an account quota raise** (README \"Front door\"). The card, standings and "+
 		"leaderboard rushes (1M views in 5 minutes, the peak minute 5×) peak at %s requests/s, over the account's API "+
@@ -456,11 +540,7 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 			r.PrologueSeconds/float64(max(1, r.Invocations)), num(float64(r.UnitsDone)), num(float64(r.Units)), errorsText(r.Errors))
 	}
 	p("\n%s\n", d.dominates())
-	p("\n### Is the extrapolation sound? (%s at %s and %s players)\n\n", d.Name, num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)))
-	p("| load | figure | at %s | at %s | verdict |\n|---|---|---|---|---|\n", num(float64(d.Design.Small.Players)), num(float64(d.Design.Large.Players)))
-	for _, row := range d.Soundness.Rows {
-		p("| %s | %s | %.4g | %.4g | %s |\n", row.Load, row.What, row.Small, row.Large, row.Class)
-	}
+	soundnessMarkdown(b, d.Design, d.Soundness)
 	retried := 0
 	for _, rec := range []*Recording{d.Design.Small, d.Design.Large} {
 		for _, lt := range rec.Loads {

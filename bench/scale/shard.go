@@ -8,17 +8,16 @@ import (
 	"strings"
 )
 
-// Shards. The sharded layout (dynamo/keys.go) spreads an event's lock copies, its
-// predictions' index partitions and a season's standings over K partitions each, a
-// player's chosen by a hash of their id. A recording keeps the shard numbers each call
-// used, marked "{NN%K}" (shard NN of K; abstractCall, from dynamo.KeyShards), so that
-// every shard stays the partition it is. The simulator gives each request a shift d drawn
-// at random, uniform as the hash spreads players, and every marked number n of its calls
-// becomes (n+d) mod K: one shift for all the families keeps their relation (a player's
-// index shard is their lock copy mod 16, and 16 divides 64). A unit of the scoring job
-// takes its own number as shift, from templates whose first shard is 0 (canonical), so
-// that the units started together work on different shards, as the code's one batch per
-// shard at a time does.
+// Shards. An event of K shards (dynamo/keys.go) spreads its lock copies (16·K, 1 at one
+// shard) and its predictions' index partitions over partitions chosen by a hash of the
+// player's id, and a season of K shards its standings. A recording keeps the shard numbers
+// each call used, marked "{NN%K}" (shard NN of K; abstractCall, from dynamo.KeyShards with
+// the recording's K), so that every shard stays the partition it is. The simulator gives
+// each request a shift d drawn at random, uniform as the hash spreads players, and every
+// marked number n of its calls becomes (n+d) mod K: one shift for all the families keeps
+// their relation (a player's index shard is their lock copy mod K, and K divides 16·K). A
+// unit of the scoring job takes its own number as shift, from templates whose first shard
+// is 0 (canonical): unit u works on shard u mod K, as the code's one worker per shard does.
 
 // shardMark matches a marked shard number.
 var shardMark = regexp.MustCompile(`\{(\d+)%(\d+)\}`)

@@ -105,6 +105,9 @@ type compiledCall struct {
 	// demand is what the call asks of capacity.Meter: every shared partition, and the
 	// table and each index as a whole (key tableWide).
 	demand capacity.Demand
+	// paceWrites and paceRead are what code that paces its scoring waits for before the
+	// call and charges after it (pace.go).
+	paceWrites, paceRead []paceUse
 }
 
 // The model's table, as capacity names partitions; tableWide is the key of the table (or
@@ -147,6 +150,7 @@ func compile(c Call, lat Latency) compiledCall {
 		}
 	}
 	cc.shared, cc.own = sortedUses(shared), sortedUses(mine)
+	cc.paceWrites, cc.paceRead = paceWrites(c), paceRead(c)
 	cc.demand = capacity.Demand{}
 	for _, u := range cc.shared {
 		p := capacity.Partition{Table: modelTable, Index: u.index, Key: strings.TrimPrefix(u.key, u.index+"|")}
@@ -284,6 +288,8 @@ type sim struct {
 	// shift other than 0.
 	period  int
 	shifted map[[2]int]*compiledCall
+	// pacer paces the scoring job of code that paces itself (nil: none).
+	pacer *pacer
 }
 
 // instance is one function instance: its read cache, entry → when it was filled.
@@ -294,7 +300,7 @@ type instance struct {
 func newSim(w *Workload, p Params) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)), p: p, w: w, parts: map[string]*partition{},
 		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]StoreRetry{},
-		period: shardPeriod(w.Calls), shifted: map[[2]int]*compiledCall{}}
+		period: shardPeriod(w.Calls), shifted: map[[2]int]*compiledCall{}, pacer: newPacer(w.Rec.Pace)}
 	fd := w.Rec.FrontDoor
 	tableRate := capacity.Rate{Read: fd.TableRCU(), Write: fd.TableWCU()}
 	s.meter = capacity.NewMeter(func(p capacity.Partition) capacity.Rate {
@@ -415,9 +421,10 @@ func (s *sim) charge(cc *compiledCall) {
 type callRun struct {
 	load       string
 	id         int
-	shift      int // of its shard numbers (shard.go)
-	sdkAttempt int // attempts made by the SDK for the current store attempt
-	storeTries int // times the store issued the call
+	shift      int  // of its shard numbers (shard.go)
+	paced      bool // a scoring call the code paces (pace.go)
+	sdkAttempt int  // attempts made by the SDK for the current store attempt
+	storeTries int  // times the store issued the call
 	done       func(errCode string)
 }
 
@@ -442,9 +449,14 @@ func (s *sim) callAt(id, d int) *compiledCall {
 	return &cc
 }
 
+// issue makes a store attempt of c, after the pace's wait if it has one.
 func (s *sim) issue(c *callRun) {
 	c.storeTries++
 	c.sdkAttempt = 0
+	if c.paced {
+		s.waitWrites(s.callAt(c.id, c.shift).paceWrites, func() { s.attempt(c) })
+		return
+	}
 	s.attempt(c)
 }
 
@@ -544,7 +556,9 @@ type LoadResult struct {
 	Units           int     `json:"units,omitempty"`
 	// CloseMB is what the call that closes the event reads after its work.
 	CloseMB float64 `json:"closeMb,omitempty"`
-	workers int
+	// PaceWaitSeconds adds up the waits of the code's pace (pace.go), over all workers.
+	PaceWaitSeconds float64 `json:"paceWaitSeconds,omitempty"`
+	workers         int
 
 	latencies []int64
 }
@@ -708,7 +722,7 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 			s.res.latencies = append(s.res.latencies, s.now-arrived)
 		}
 		shift := s.rng.IntN(s.period)
-		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, stages, shift, nil, end) })
+		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, stages, shift, false, nil, end) })
 	}
 	if len(times) > 0 && len(order) > 0 {
 		s.at(times[0], func() { next(0) })
@@ -761,8 +775,8 @@ func (s *sim) cached(inst *instance, stages [][]int) ([][]int, []string) {
 // runStages runs stages one after the other, the calls of a stage at once (their shard
 // numbers shifted by shift), then calls done with the first error code ("" for none).
 // stop, if not nil, is asked before each stage: an answer other than "" ends the run with
-// that code.
-func (s *sim) runStages(load string, stages [][]int, shift int, stop func() string, done func(code string)) {
+// that code. With paced, the calls are the scoring calls the code paces (pace.go).
+func (s *sim) runStages(load string, stages [][]int, shift int, paced bool, stop func() string, done func(code string)) {
 	var at func(k int)
 	at = func(k int) {
 		if k == len(stages) {
@@ -781,7 +795,7 @@ func (s *sim) runStages(load string, stages [][]int, shift int, stop func() stri
 		}
 		pending, errCode := len(stages[k]), ""
 		for _, id := range stages[k] {
-			s.issue(&callRun{load: load, id: id, shift: shift, done: func(code string) {
+			finish := func(code string) {
 				if code != "" && errCode == "" {
 					errCode = code
 				}
@@ -792,7 +806,16 @@ func (s *sim) runStages(load string, stages [][]int, shift int, stop func() stri
 						at(k + 1)
 					}
 				}
-			}})
+			}
+			c := &callRun{load: load, id: id, shift: shift, paced: paced}
+			c.done = func(code string) {
+				if code != "" || !paced {
+					finish(code)
+					return
+				}
+				s.chargeReads(s.callAt(id, shift).paceRead, func() { finish("") })
+			}
+			s.issue(c)
 		}
 	}
 	at(0)
@@ -814,11 +837,12 @@ func (p Params) jobCap() time.Duration {
 }
 
 // runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
-// reading what it reads once per call, then starting units of work (Workers at once, the
-// first always; each unit with what the code reads per unit) until its deadline
-// (FrontDoor.ScoringDeadline), then reading what it reads after its work; the call that
-// finds nothing left closes the event. A call still running at the function's timeout
-// starts nothing more and fails; the admin calls again.
+// reading what it reads once per call, then starting units of work (Workers at once, one
+// per shard when the code has shards, the first always; each unit with what the code reads
+// per unit, paced as the code paces them) until its deadline (FrontDoor.ScoringDeadline),
+// then reading what it reads after its work; the call that finds nothing left closes the
+// event. A call still running at the function's timeout starts nothing more and fails; the
+// admin calls again.
 func (s *sim) runJob() *LoadResult {
 	j := s.w.Job
 	fd := s.w.Rec.FrontDoor
@@ -834,11 +858,8 @@ func (s *sim) runJob() *LoadResult {
 	deadline := fd.ScoringDeadline().Microseconds()
 	timeout := int64(min(max(fd.TimeoutSeconds, 1), GatewayTimeoutSeconds)) * µsPerSecond
 	capAt := s.p.jobCap().Microseconds()
-	todo := make([]int, len(j.Units))
-	for i := range todo {
-		todo[i] = i
-	}
-	total := len(todo)
+	todo := newUnitQueue(len(j.Units), j.Shards)
+	total := len(j.Units)
 	var invoke func()
 	invoke = func() {
 		if s.now >= capAt {
@@ -859,7 +880,7 @@ func (s *sim) runJob() *LoadResult {
 		}
 		left := float64(total-res.UnitsDone) / float64(max(total, 1))
 		cr, pre := j.StartCall(left)
-		s.runStages(LoadScore, pre, 0, killed, func(code string) {
+		s.runStages(LoadScore, pre, 0, true, killed, func(code string) {
 			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
 			if code != "" {
 				again(code)
@@ -868,19 +889,22 @@ func (s *sim) runJob() *LoadResult {
 			inflight, started, failed := 0, 0, ""
 			var pump func()
 			pump = func() {
-				for inflight < j.Workers && len(todo) > 0 && failed == "" && killed() == "" && (started == 0 || s.now-t0 < deadline) {
-					u := todo[0]
-					todo = todo[1:]
+				for inflight < j.Workers && failed == "" && killed() == "" && (started == 0 || s.now-t0 < deadline) {
+					u, ok := todo.take()
+					if !ok {
+						break
+					}
 					started++
 					inflight++
-					s.runStages(LoadScore, j.UnitStages(cr, u), u, killed, func(code string) {
+					s.runStages(LoadScore, j.UnitStages(cr, u), u, true, killed, func(code string) {
 						inflight--
 						if code != "" {
-							todo = append(todo, u) // not done: a later call does it
+							todo.release(u, true) // not done: a later call does it
 							if failed == "" {
 								failed = code
 							}
 						} else {
+							todo.release(u, false)
 							res.UnitsDone++
 						}
 						pump()
@@ -894,14 +918,14 @@ func (s *sim) runJob() *LoadResult {
 					return
 				}
 				after := j.PostStages(float64(total-res.UnitsDone) / float64(max(total, 1)))
-				if len(todo) == 0 {
+				if todo.empty() {
 					after = append(after, j.CloseStages()...)
 				}
-				s.runStages(LoadScore, after, 0, killed, func(code string) {
+				s.runStages(LoadScore, after, 0, false, killed, func(code string) {
 					switch {
 					case code != "":
 						again(code)
-					case len(todo) > 0:
+					case !todo.empty():
 						s.after(ms(s.p.Latency.HandlerMs), invoke)
 					default:
 						res.Complete, res.OK, res.Requests = true, 1, 1
@@ -929,3 +953,57 @@ func Run(w *Workload, load string, p Params) *LoadResult {
 	}
 	return s.runRequests(load, Profiles[load])
 }
+
+// unitQueue hands out the job's units of work: with shards (the event's shard count), unit
+// u is of shard u mod shards and a shard runs one unit at a time, as the code's one worker
+// per shard does; without (0), any unit at any time.
+type unitQueue struct {
+	queues [][]int
+	busy   []bool
+	next   int // the shard to look at first
+	left   int // units not done
+}
+
+func newUnitQueue(units, shards int) *unitQueue {
+	q := &unitQueue{queues: make([][]int, max(1, shards)), left: units}
+	if shards > 0 {
+		q.busy = make([]bool, shards)
+	}
+	for u := range units {
+		q.queues[u%len(q.queues)] = append(q.queues[u%len(q.queues)], u)
+	}
+	return q
+}
+
+// take returns the next unit of a shard that is not running one, the shards in turn.
+func (q *unitQueue) take() (int, bool) {
+	for i := range q.queues {
+		sh := (q.next + i) % len(q.queues)
+		if len(q.queues[sh]) == 0 || (q.busy != nil && q.busy[sh]) {
+			continue
+		}
+		u := q.queues[sh][0]
+		q.queues[sh] = q.queues[sh][1:]
+		if q.busy != nil {
+			q.busy[sh] = true
+		}
+		q.next = sh + 1
+		return u, true
+	}
+	return 0, false
+}
+
+// release ends unit u: done, or to do again (first of its shard).
+func (q *unitQueue) release(u int, again bool) {
+	sh := u % len(q.queues)
+	if q.busy != nil {
+		q.busy[sh] = false
+	}
+	if again {
+		q.queues[sh] = append([]int{u}, q.queues[sh]...)
+		return
+	}
+	q.left--
+}
+
+func (q *unitQueue) empty() bool { return q.left == 0 }

@@ -24,6 +24,12 @@ type Recording struct {
 	// Commit is the git commit of the code recorded, with "+dirty" for local changes.
 	Commit  string `json:"commit"`
 	Players int    `json:"players"`
+	// Shards is the shard count the recorded events and season were created with
+	// (dynamo.WithScoreShards); 0 in recordings of code without a per-event count.
+	Shards int `json:"shards,omitempty"`
+	// Pace is how the recorded code paces its scoring per partition (dynamo/pace.go); nil
+	// for code that does not.
+	Pace *Pace `json:"pace,omitempty"`
 	// Calls is the table of distinct calls; loads refer to them by index.
 	Calls []Call `json:"calls"`
 	// Loads by name (LoadSubmit, LoadCard, …).
@@ -71,6 +77,23 @@ func (u *UnitCheck) add(calls []dynamo.TraceCall) {
 			}
 		}
 	}
+}
+
+// Pace is the scoring pace of the recorded code: per partition, at most WriteUnits write
+// units and ReadUnits read units a second, from token buckets that lend WriteBurst and
+// ReadBurst units at once and refill at the units less the burst (dynamo.PartitionWriteUnits,
+// PaceWriteBurst, …).
+type Pace struct {
+	WriteUnits float64 `json:"writeUnits"`
+	ReadUnits  float64 `json:"readUnits"`
+	WriteBurst float64 `json:"writeBurst"`
+	ReadBurst  float64 `json:"readBurst"`
+}
+
+// codePace is the pace of the code being recorded.
+func codePace() *Pace {
+	return &Pace{WriteUnits: dynamo.PartitionWriteUnits, ReadUnits: dynamo.PartitionReadUnits,
+		WriteBurst: dynamo.PaceWriteBurst, ReadBurst: dynamo.PaceReadBurst}
 }
 
 // Call is one DynamoDB call with player ids replaced by "{p1}", "{p2}"… (numbered in the
@@ -170,8 +193,9 @@ var (
 )
 
 // abstractCall replaces player ids in a traced call's keys, and marks shard numbers
-// (dynamo.KeyShards) as "{NN%K}": shard NN of K, which the model shifts (shard.go).
-func abstractCall(c dynamo.TraceCall) Call {
+// (dynamo.KeyShards, for a table whose events and seasons have shards shards) as
+// "{NN%K}": shard NN of K, which the model shifts (shard.go).
+func abstractCall(c dynamo.TraceCall, shards int) Call {
 	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error, Cache: c.Cache}
 	slots := map[string]int{}
 	slot := func(id string) string {
@@ -181,7 +205,7 @@ func abstractCall(c dynamo.TraceCall) Call {
 		return "{p" + strconv.Itoa(slots[id]) + "}"
 	}
 	for _, a := range c.Accesses {
-		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK, dynamo.MaxShards), 0
+		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK, shards), 0
 		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
 		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
 		if pk != a.PK || sk != a.SK {
@@ -194,18 +218,15 @@ func abstractCall(c dynamo.TraceCall) Call {
 	return out
 }
 
-// callTable interns calls.
+// callTable interns the calls of a recording made at shards shards.
 type callTable struct {
-	calls []Call
-	index map[string]int
+	shards int
+	calls  []Call
+	index  map[string]int
 }
 
-func newCallTable(calls []Call) *callTable {
-	t := &callTable{index: map[string]int{}}
-	for _, c := range calls {
-		t.add(c)
-	}
-	return t
+func newCallTable(shards int) *callTable {
+	return &callTable{shards: shards, index: map[string]int{}}
 }
 
 func (t *callTable) add(c Call) int {
@@ -245,7 +266,7 @@ func (t *callTable) templateOf(calls []dynamo.TraceCall) Template {
 	for _, st := range stages(calls) {
 		var ids []int
 		for _, c := range st {
-			ids = append(ids, t.add(abstractCall(c)))
+			ids = append(ids, t.add(abstractCall(c, t.shards)))
 		}
 		sort.Ints(ids)
 		tp.Stages = append(tp.Stages, ids)

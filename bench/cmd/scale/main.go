@@ -1,7 +1,9 @@
 // Command scale runs the partition-throughput model (package bench/scale): it records what
-// the current code does on DynamoDB Local at two small numbers of players, extrapolates
-// it and the committed "before" recordings to a million players in virtual time, and
-// writes bench/results/scale.{md,json,svg}. `make scale` runs it; -h lists the flags.
+// the current code does on DynamoDB Local at two small numbers of players — at -shards,
+// the same with every player in 20 leagues, and at one shard — extrapolates it and the
+// committed "before" recordings to a million players in virtual time, finds the largest
+// event one shard scores within 5 minutes, and writes bench/results/scale.{md,json,svg}.
+// `make scale` runs it; -h lists the flags.
 package main
 
 import (
@@ -22,6 +24,8 @@ import (
 
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale"
+	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -36,18 +40,25 @@ func main() {
 
 const beforeDir = "bench/scale/testdata"
 
+// The recording sets of a run, named <set>-<players>.json in -save and -replay directories.
+const (
+	setAfter    = "after"           // the current code at -shards
+	setLeagues  = "after-leagues"   // the same with every player in leagues
+	setOneShard = "after-one-shard" // the current code at one shard
+)
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
 	out := fs.String("out", "bench/results", "directory for scale.md, scale.json and scale.svg (empty: print the markdown only)")
 	before := fs.String("before", beforeDir+"/before-1000.json,"+beforeDir+"/before-10000.json", "the committed recordings of the design before the redesign (smaller, larger)")
-	after := fs.String("after", "", "recordings to use as \"after\" instead of recording the current code (smaller,larger)")
 	sizes := fs.String("sizes", "2000,4000", "numbers of players to record the current code at (two, ≤ 10,000)")
-	recordTo := fs.String("record", "", "record the current code at -sizes into these files (comma-separated, one per size) and stop; e.g. the \"before\" recordings")
-	design := fs.String("design", "after", "the name stored in recordings made with -record")
-	save := fs.String("save", "", "also write the recordings of the current code to these files (comma-separated, one per size) and go on; -after replays them")
+	shards := fs.Int("shards", 16, "shard count (PICKEM_SCORE_SHARDS) of the recordings of the current code, but for the one-shard figure")
+	leagueSizes := fs.String("league-sizes", "1000,2000", "numbers of players to record the scoring of the current code at with every player in 20 leagues (two)")
+	oneShardSizes := fs.String("one-shard-sizes", "1000,2000", "numbers of players to record the current code at one shard at (two)")
+	save := fs.String("save", "", "also write the recordings of the current code into this directory (<set>-<players>.json); -replay reads them")
+	replay := fs.String("replay", "", "replay the recordings a -save wrote into this directory instead of recording the current code")
 	players := fs.Int("players", 1_000_000, "players to extrapolate to")
-	leagues := fs.Int("leagues", 0, "leagues per player (0–20) in the recordings of the current code: scoring then writes their copies")
-	load := fs.String("load", "", "run only this load ("+strings.Join(scale.Loads, ", ")+") of the \"after\" design at -players and print its results as JSON")
+	load := fs.String("load", "", "run only this load ("+strings.Join(scale.Loads, ", ")+") of the current code at -players and -shards and print its results as JSON")
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
 	template := fs.String("template", "deploy/template.yaml", "the SAM template (front door settings)")
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
@@ -63,46 +74,65 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *shards < 1 || *shards > dynamo.MaxShards {
+		return fmt.Errorf("-shards %d: want 1 to %d", *shards, dynamo.MaxShards)
+	}
 	params := scale.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
 	began := time.Now()
 
-	var afterRecs []*scale.Recording
-	var err error
-	switch {
-	case *after != "":
-		if afterRecs, err = readPair(*after); err != nil {
-			return err
+	// What to record: the current code at -shards; unless only one load is asked for, also
+	// with every player in leagues, and at one shard.
+	type set struct {
+		name    string
+		sizes   string
+		opts    scale.RecordOptions
+		designs []*scale.Recording
+	}
+	sets := []*set{{name: setAfter, sizes: *sizes, opts: scale.RecordOptions{Shards: *shards}}}
+	if *load == "" {
+		sets = append(sets,
+			&set{name: setLeagues, sizes: *leagueSizes, opts: scale.RecordOptions{Shards: *shards, Leagues: domain.MaxLeaguesPerPlayer, ScoringOnly: true}},
+			&set{name: setOneShard, sizes: *oneShardSizes, opts: scale.RecordOptions{Shards: 1}})
+	}
+	if *replay != "" {
+		for _, st := range sets {
+			var err error
+			if st.designs, err = readSet(*replay, st.name); err != nil {
+				return err
+			}
 		}
-	default:
-		ns, err := parseSizes(*sizes)
-		if err != nil {
-			return err
-		}
+	} else {
 		ep, stopEngine, err := engine(*endpoint)
 		if err != nil {
 			return err
 		}
 		defer stopEngine()
-		for i, n := range ns {
-			// The model replays the larger recording; the smaller one only checks that it
-			// extrapolates, so it needs no fault probes.
-			rec, err := scale.Record(ctx, scale.RecordOptions{Design: *design, Players: n, Endpoint: ep, Template: *template, Commit: commit(), Log: stderr, Leagues: *leagues,
-				NoProbes: i == 0 && len(ns) == 2})
+		for _, st := range sets {
+			ns, err := parseSizes(st.sizes)
 			if err != nil {
 				return err
 			}
-			afterRecs = append(afterRecs, rec)
-		}
-		if *save != "" {
-			if err := writeRecordings(*save, afterRecs, stderr); err != nil {
-				return err
+			for i, n := range ns {
+				o := st.opts
+				o.Design, o.Players, o.Endpoint, o.Template, o.Commit, o.Log = st.name, n, ep, *template, commit(), stderr
+				// The model replays the larger recording of the current code; the smaller
+				// one only checks that it extrapolates, and the other sets take the fault
+				// probes from it (the same code): only that one needs them.
+				o.NoProbes = st.name != setAfter || i == 0
+				rec, err := scale.Record(ctx, o)
+				if err != nil {
+					return err
+				}
+				st.designs = append(st.designs, rec)
+			}
+			if *save != "" {
+				if err := writeSet(*save, st.name, st.designs, stderr); err != nil {
+					return err
+				}
 			}
 		}
-		if *recordTo != "" {
-			return writeRecordings(*recordTo, afterRecs, stderr)
-		}
 	}
-	afterDesign := scale.Design{Name: "after", Small: afterRecs[0], Large: afterRecs[1]}
+	afterDesign := scale.Design{Name: setAfter, Small: sets[0].designs[0], Large: sets[0].designs[1]}
 	if *load != "" {
 		w, _, err := afterDesign.At(*players)
 		if err != nil {
@@ -125,6 +155,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err = stdout.Write(append(b, '\n'))
 		return err
 	}
+	// The fault probes of the current code, for the sets recorded without them.
+	for _, st := range sets[1:] {
+		if len(st.designs[1].StoreRetries) == 0 {
+			st.designs[1].StoreRetries = afterDesign.Large.StoreRetries
+		}
+	}
+	leaguesDesign := scale.Design{Name: setLeagues, Small: sets[1].designs[0], Large: sets[1].designs[1]}
+	oneShardDesign := scale.Design{Name: setOneShard, Small: sets[2].designs[0], Large: sets[2].designs[1]}
 
 	var beforeDesign scale.Design
 	note := ""
@@ -132,12 +170,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		beforeDesign = scale.Design{Name: "before", Small: beforeRecs[0], Large: beforeRecs[1]}
 	} else if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(stderr, "scale: no \"before\" recordings (%v): before = the current code\n", err)
-		beforeDesign = scale.Design{Name: "before", Small: afterRecs[0], Large: afterRecs[1]}
+		beforeDesign = scale.Design{Name: "before", Small: afterDesign.Small, Large: afterDesign.Large}
 		note = "No \"before\" recording is committed yet: before is the current code."
 	} else {
 		return err
 	}
 	rep := &scale.Report{Generated: time.Now(), LoadAverage: bench.LoadAverage(), Players: *players, Sizes: scale.Sizes, Params: params}
+	var err error
 	if rep.Before, err = scale.EvaluateDesign("before", beforeDesign, *players, scale.Sizes, params); err != nil {
 		return err
 	}
@@ -147,6 +186,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if beforeDesign.Large.Fingerprint() == afterDesign.Large.Fingerprint() {
 		rep.After.Note = "After = before: the current code makes the same calls as the \"before\" recordings (the redesign has not landed)."
+	}
+	fmt.Fprintf(stderr, "scale: before and after evaluated (%v)\n", time.Since(began).Round(time.Second))
+	if rep.Leagues, err = scale.EvaluateLeagues(leaguesDesign, domain.MaxLeaguesPerPlayer, *players, params); err != nil {
+		return err
+	}
+	if rep.OneShard, err = scale.SearchOneShard(oneShardDesign, 10_000, *players, 1_000, scale.Sizes, params); err != nil {
+		return err
+	}
+	if rep.AfterScoring, err = scale.SearchAfterScoring(afterDesign, *players, params); err != nil {
+		return err
 	}
 	md := rep.Markdown()
 	fmt.Fprintf(stderr, "scale: done in %v\n", time.Since(began).Round(time.Second))
@@ -167,19 +216,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// writeRecordings writes recs to the comma-separated paths, one each.
-func writeRecordings(list string, recs []*scale.Recording, log io.Writer) error {
-	paths := strings.Split(list, ",")
-	if len(paths) != len(recs) {
-		return fmt.Errorf("%d files for %d recordings", len(paths), len(recs))
+// writeSet writes a set's recordings into dir as <set>-<players>.json.
+func writeSet(dir, name string, recs []*scale.Recording, log io.Writer) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	for i, p := range paths {
-		if err := recs[i].WriteFile(p); err != nil {
+	for _, r := range recs {
+		p := filepath.Join(dir, fmt.Sprintf("%s-%d.json", name, r.Players))
+		if err := r.WriteFile(p); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "scale: wrote %s\n", p)
 	}
 	return nil
+}
+
+// readSet reads the two recordings of a set from dir, the smaller first.
+func readSet(dir, name string) ([]*scale.Recording, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, name+"-*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var recs []*scale.Recording
+	for _, p := range paths {
+		// after-<n>.json, not after-leagues-<n>.json
+		if _, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"-"), ".json")); err != nil {
+			continue
+		}
+		r, err := scale.ReadRecording(p)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != 2 {
+		return nil, fmt.Errorf("%s: want two recordings %s-<players>.json, found %d", dir, name, len(recs))
+	}
+	if recs[0].Players > recs[1].Players {
+		recs[0], recs[1] = recs[1], recs[0]
+	}
+	return recs, nil
 }
 
 func readPair(list string) ([]*scale.Recording, error) {
@@ -203,12 +279,12 @@ func parseSizes(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 10 || n > 10_000 {
-			return nil, fmt.Errorf("-sizes: %q: want numbers of players from 10 to 10,000", f)
+			return nil, fmt.Errorf("sizes %q: want numbers of players from 10 to 10,000", f)
 		}
 		ns = append(ns, n)
 	}
-	if len(ns) < 1 || len(ns) > 2 || (len(ns) == 2 && ns[0] >= ns[1]) {
-		return nil, fmt.Errorf("-sizes: want two ascending sizes (or one with -record), got %q", s)
+	if len(ns) != 2 || ns[0] >= ns[1] {
+		return nil, fmt.Errorf("sizes: want two ascending sizes, got %q", s)
 	}
 	return ns, nil
 }

@@ -1,0 +1,181 @@
+package scale
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pickem/api/internal/capacity"
+)
+
+// Scoring's pace. Code that paces itself (Recording.Pace, dynamo/pace.go) waits, before each
+// transaction of a scoring batch, until every shared partition the transaction writes has
+// the write units the code estimates it takes there, and charges each page Query's read
+// units to the partition read, waiting while its bucket is empty. The buckets are the
+// process's: one scoring call at a time in the admin's loop, so one pacer for the whole
+// job. The simulator does the same (sim.runStages with paced set): the waits come from the
+// code's estimates, the partitions are charged what the recording says the calls took, so
+// a partition's busiest second shows whether the pace keeps it within AWS's limit.
+
+// paceUse is what the pacer asks of one partition.
+type paceUse struct {
+	key   string // the code's name: "<index>|<partition key>" on the index, the key on the table
+	units float64
+}
+
+// paceWrites is the code's estimate of what a scoring transaction asks of each shared
+// partition it writes (scoringRun.scoreItems, scoreBatch): an index entry as a delete and a
+// put of the entry's size as read (the old entry's when its key changes, the entry's when
+// it is written in place or new), a shared table item at its recorded units (the shard's
+// checkpoint and histograms, transactional). Sorted by key, as the code waits on them.
+func paceWrites(c Call) []paceUse {
+	if !c.Transactional() {
+		return nil
+	}
+	units := map[string]float64{}
+	// An item's index writes follow its table write (dynamo.Recorder); per index partition,
+	// the old entry's size if the item's key there changed, else the entry's.
+	type entry struct {
+		deleted, written int // bytes; -1: none
+		partition        string
+	}
+	var item map[string]*entry
+	flush := func() {
+		for _, e := range item {
+			size := e.written
+			if e.deleted >= 0 {
+				size = e.deleted
+			}
+			units[e.partition] += 2 * capacity.WriteUnits(size)
+		}
+		item = nil
+	}
+	for _, a := range c.Accesses {
+		if a.Index == "" {
+			flush()
+			if isWrite(a) && !own(a) {
+				units[a.PK] += a.WCU
+			}
+			continue
+		}
+		if own(a) {
+			continue
+		}
+		if item == nil {
+			item = map[string]*entry{}
+		}
+		e := item[a.Index]
+		if e == nil {
+			e = &entry{deleted: -1, written: -1}
+			item[a.Index] = e
+		}
+		if a.Kind == "delete" {
+			e.deleted = a.Bytes
+			if e.partition == "" {
+				e.partition = a.Index + "|" + a.PK
+			}
+			continue
+		}
+		e.written, e.partition = a.Bytes, a.Index+"|"+a.PK // the entry's partition now
+	}
+	flush()
+	return sortedPace(units)
+}
+
+// paceRead is what the code charges after a page Query: its read units, on the index
+// partition read (nil for any other call).
+func paceRead(c Call) []paceUse {
+	if c.Op != "Query" {
+		return nil
+	}
+	units := map[string]float64{}
+	for _, a := range c.Accesses {
+		if a.Index != "" && !own(a) {
+			units[a.Index+"|"+a.PK] += a.RCU
+		}
+	}
+	return sortedPace(units)
+}
+
+func sortedPace(m map[string]float64) []paceUse {
+	var out []paceUse
+	for k, v := range m {
+		if v > 0 {
+			out = append(out, paceUse{k, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// paceBucket is one token bucket of the pacer, reserving as golang.org/x/time/rate's
+// Limiter does: it holds at most burst units and starts full, refills at rate units a
+// second, and a reservation takes its units at once (the bucket may go below zero) and
+// waits until the bucket is back at zero.
+type paceBucket struct {
+	tokens, rate, burst float64
+	last                int64
+}
+
+// reserve takes n units at time now and returns the wait in µs.
+func (b *paceBucket) reserve(now int64, n float64) int64 {
+	b.tokens = math.Min(b.burst, b.tokens+b.rate*float64(now-b.last)/µsPerSecond)
+	b.last = now
+	b.tokens -= n
+	if b.tokens >= 0 {
+		return 0
+	}
+	return int64(math.Ceil(-b.tokens / b.rate * µsPerSecond))
+}
+
+// pacer holds the write and read buckets of the job's partitions.
+type pacer struct {
+	pace          Pace
+	writes, reads map[string]*paceBucket
+}
+
+func newPacer(p *Pace) *pacer {
+	if p == nil {
+		return nil
+	}
+	return &pacer{pace: *p, writes: map[string]*paceBucket{}, reads: map[string]*paceBucket{}}
+}
+
+func (p *pacer) bucket(m map[string]*paceBucket, key string, units, burst float64) *paceBucket {
+	b := m[key]
+	if b == nil {
+		b = &paceBucket{tokens: burst, rate: units - burst, burst: burst}
+		m[key] = b
+	}
+	return b
+}
+
+// take is what the code asks of a bucket for units: whole units, at most the burst.
+func take(units, burst float64) float64 { return math.Min(math.Ceil(units), burst) }
+
+// waitWrites waits, partition after partition, for the write units of uses, then calls
+// next.
+func (s *sim) waitWrites(uses []paceUse, next func()) {
+	if s.pacer == nil || len(uses) == 0 {
+		next()
+		return
+	}
+	p := s.pacer
+	b := p.bucket(p.writes, uses[0].key, p.pace.WriteUnits, p.pace.WriteBurst)
+	wait := b.reserve(s.now, take(uses[0].units, p.pace.WriteBurst))
+	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
+	s.after(wait, func() { s.waitWrites(uses[1:], next) })
+}
+
+// chargeReads charges the read units of uses, waiting while a bucket is empty, then calls
+// next.
+func (s *sim) chargeReads(uses []paceUse, next func()) {
+	if s.pacer == nil || len(uses) == 0 {
+		next()
+		return
+	}
+	p := s.pacer
+	b := p.bucket(p.reads, uses[0].key, p.pace.ReadUnits, p.pace.ReadBurst)
+	wait := b.reserve(s.now, take(uses[0].units, p.pace.ReadBurst))
+	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
+	s.after(wait, func() { s.chargeReads(uses[1:], next) })
+}

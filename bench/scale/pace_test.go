@@ -1,0 +1,136 @@
+package scale
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/internal/capacity"
+)
+
+func TestPaceBucketReservesAsRateLimiter(t *testing.T) {
+	// The same reservations at the same instants: the same waits as x/time/rate's.
+	base := time.Unix(1000, 0)
+	lim := rate.NewLimiter(750, 250) // full; its clock starts at the first reservation
+	b := &paceBucket{tokens: 250, rate: 750, burst: 250}
+	for i, step := range []struct {
+		atMs int64
+		n    int
+	}{{0, 200}, {0, 100}, {10, 250}, {400, 50}, {2000, 250}, {2000, 250}, {2001, 1}} {
+		at := base.Add(time.Duration(step.atMs) * time.Millisecond)
+		want := lim.ReserveN(at, step.n).DelayFrom(at)
+		got := time.Duration(b.reserve(step.atMs*1000, float64(step.n))) * time.Microsecond
+		if d := got - want; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("reservation %d (%d units at %d ms): wait %v, rate.Limiter %v", i, step.n, step.atMs, got, want)
+		}
+	}
+}
+
+// pacedTx is a scoring transaction as recorded: n players' predictions, each an index key
+// change in one event shard partition (the old entry oldBytes, the new one newBytes).
+func pacedTx(n, oldBytes, newBytes int) Call {
+	var as dynamo.TraceAccesses
+	for range n {
+		as = append(as,
+			dynamo.TraceAccess{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: newBytes, WCU: capacity.Transaction * capacity.WriteUnits(newBytes)},
+			dynamo.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "UNSCORED#{p1}", Kind: "delete", Txn: true, Bytes: oldBytes, WCU: capacity.WriteUnits(oldBytes)},
+			dynamo.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "SCORE#{n}#{p1}", Kind: "put", Txn: true, Bytes: newBytes, WCU: capacity.WriteUnits(newBytes)})
+	}
+	as = append(as, dynamo.TraceAccess{PK: "EVENT#e#00", SK: "SCORING", Kind: "update", Txn: true, Bytes: 800, WCU: 2})
+	return Call{Op: "TransactWriteItems", Accesses: as}
+}
+
+func TestPaceEstimatesAnIndexKeyChangeFromTheOldEntry(t *testing.T) {
+	got := paceWrites(pacedTx(10, 819, 1201))
+	want := []paceUse{{"EVENT#e#00", 2}, {"GSI|EVENT#e#00", 20}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("pace estimate %+v, want %+v: a delete and a put of the old entry's size each, the checkpoint as recorded", got, want)
+	}
+	// The index partition is charged what the writes take: 1 + 2 units a player.
+	for _, u := range compile(pacedTx(10, 819, 1201), DefaultLatency).shared {
+		if u.key == "GSI|EVENT#e#00" && u.wcu != 30 {
+			t.Errorf("recorded %g WCU on the index partition, want 30", u.wcu)
+		}
+	}
+}
+
+// pacedJob is a scoring job of units transactions of 48 players (~1 KB entries), one
+// worker, by code that paces itself.
+func pacedJob(units, oldBytes, newBytes int) *Workload {
+	w := job(units, pacedTx(48, oldBytes, newBytes))
+	w.Job.Workers = 1
+	w.Rec.Pace = codePace()
+	return w
+}
+
+func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
+	// 96 WCU a transaction as estimated and as taken: 750 a second after the first burst.
+	w := pacedJob(100, 800, 800)
+	r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1})
+	if !r.Complete {
+		t.Fatalf("not complete: %v", r.Errors)
+	}
+	busiest, where := r.MaxWCU()
+	if busiest > dynamo.PartitionWriteUnits || busiest < 0.9*dynamo.PartitionWriteUnits || where != "GSI EVENT#e#00" {
+		t.Errorf("busiest second %g WCU on %s, want just under %d on the index partition", busiest, where, dynamo.PartitionWriteUnits)
+	}
+	// 9,600 units at 750 a second after a burst of 250: about 12.5 s.
+	if want := (9600.0 - 250) / 750; math.Abs(r.Seconds-want) > 0.5 {
+		t.Errorf("scored in %.1f s, want about %.1f s (the pace's rate)", r.Seconds, want)
+	}
+	// Without the pace the same job asks far more of the partition.
+	w.Rec.Pace = nil
+	if r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1}); r.Partitions[0].WCU < 2*dynamo.PartitionWriteUnits {
+		t.Errorf("unpaced: busiest second %g WCU, want well over the limit", r.Partitions[0].WCU)
+	}
+}
+
+func TestPaceLetsThroughWhatItUnderestimates(t *testing.T) {
+	// New entries over 1 KB: 3 WCU a player where the code estimates 2.
+	r := Run(pacedJob(100, 819, 1201), LoadScore, Params{Latency: DefaultLatency, Seed: 1})
+	if busiest, _ := r.MaxWCU(); busiest <= dynamo.PartitionWriteUnits {
+		t.Errorf("busiest second %g WCU: the model must charge what the writes take, not what the pace estimates", busiest)
+	}
+}
+
+func TestOneUnitPerShardAtATime(t *testing.T) {
+	q := newUnitQueue(6, 2)
+	a, _ := q.take()
+	b, _ := q.take()
+	if _, ok := q.take(); ok || a%2 == b%2 {
+		t.Fatalf("took units %d and %d and then another: want one of each shard, then none", a, b)
+	}
+	q.release(a, true) // to do again, first of its shard
+	if c, ok := q.take(); !ok || c != a {
+		t.Fatalf("after a failed unit %d: took %d, %v", a, c, ok)
+	}
+	for _, u := range []int{a, b} {
+		q.release(u, false)
+	}
+	for !q.empty() {
+		u, ok := q.take()
+		if !ok {
+			t.Fatal("units left but none to take")
+		}
+		q.release(u, false)
+	}
+	// Without shards, any number at once.
+	q = newUnitQueue(3, 0)
+	for range 3 {
+		if _, ok := q.take(); !ok {
+			t.Fatal("no shards: every unit may run at once")
+		}
+	}
+}
+
+func TestLargestWithinBisects(t *testing.T) {
+	for _, c := range []struct{ limit, want int }{{123_456, 123_000}, {5_000, 10_000}, {2_000_000, 1_000_000}} {
+		got, below, steps := largestWithin(10_000, 1_000_000, 1_000, func(n int) bool { return n <= c.limit })
+		if got != c.want || below != (c.limit < 10_000) || steps > 12 {
+			t.Errorf("limit %d: got %d (below %v) in %d steps, want %d", c.limit, got, below, steps, c.want)
+		}
+	}
+}
