@@ -132,7 +132,7 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 	if v := getenv("PICKEM_SCORE_SHARDS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxScoreShards {
-			return c, fmt.Errorf("config: PICKEM_SCORE_SHARDS=%q: want a whole number from 1 to %d (1 suits events of up to about 100,000 players; see docs/decisions/score-shards.md)", v, MaxScoreShards)
+			return c, fmt.Errorf("config: PICKEM_SCORE_SHARDS=%q: want a whole number from 1 to %d (1 suits events of up to about 13,000 players; see docs/decisions/score-shards.md)", v, MaxScoreShards)
 		}
 		c.ScoreShards = n
 	}
