@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
@@ -213,7 +215,7 @@ func TestAdminWorkflow(t *testing.T) {
 	// A scoring transaction holds players of one score shard.
 	shards := map[int]bool{}
 	for _, u := range []string{"sam", "jo", "alex"} {
-		shards[dynamo.ShardOf(u, 1)] = true
+		shards[table.ShardOf(u, 1)] = true
 	}
 	tx := strconv.Itoa(len(shards))
 	t.Run("ScoreDryRun", func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package deploy holds the AWS SAM template (template.yaml). Its test keeps the template in
-// step with the code: the table's keys and index with dynamo.TableDefinition, the IAM
+// step with the code: the table's keys and index with table.Definition, the IAM
 // actions with what dynamo.API can call, the environment with what config.Load reads, the
 // code location with the Makefile's lambda target.
 package deploy
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -158,7 +160,7 @@ func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 	tpl := loadTemplate(t)
 	var got tableProps
 	r := props(t, tpl, "Table", "AWS::DynamoDB::Table", &got)
-	def := dynamo.TableDefinition("ignored")
+	def := table.Definition("ignored")
 
 	if got.BillingMode != string(def.BillingMode) {
 		t.Errorf("BillingMode %s, want %s", got.BillingMode, def.BillingMode)
@@ -183,8 +185,8 @@ func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 	}
 	for i, want := range def.GlobalSecondaryIndexes {
 		g := got.GlobalSecondaryIndexes[i]
-		if g.IndexName != aws.ToString(want.IndexName) || g.IndexName != dynamo.IndexName {
-			t.Errorf("GSI %d named %q, want %q (dynamo.IndexName %q)", i, g.IndexName, aws.ToString(want.IndexName), dynamo.IndexName)
+		if g.IndexName != aws.ToString(want.IndexName) || g.IndexName != table.IndexName {
+			t.Errorf("GSI %d named %q, want %q (table.IndexName %q)", i, g.IndexName, aws.ToString(want.IndexName), table.IndexName)
 		}
 		if keys(g.KeySchema) != wantKeys(want.KeySchema) {
 			t.Errorf("GSI %s KeySchema %s, want %s", g.IndexName, keys(g.KeySchema), wantKeys(want.KeySchema))
@@ -548,15 +550,15 @@ func TestTemplateAlarms(t *testing.T) {
 	tpl := loadTemplate(t)
 	var fn functionProps
 	props(t, tpl, "Function", "AWS::Serverless::Function", &fn)
-	table, function, api := `{"Ref":"Table"}`, `{"Ref":"Function"}`, `{"Ref":"Api"}`
+	tbl, function, api := `{"Ref":"Table"}`, `{"Ref":"Function"}`, `{"Ref":"Api"}`
 	want := map[string][]string{
 		"ApiThrottledAlarm":      {"AWS/ApiGateway/4xx ApiId=" + api, "AWS/ApiGateway/Count ApiId=" + api},
 		"FunctionThrottlesAlarm": {"AWS/Lambda/Throttles FunctionName=" + function},
 		"DynamoDBThrottledAlarm": {
-			"AWS/DynamoDB/ReadThrottleEvents TableName=" + table, "AWS/DynamoDB/ReadThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
-			"AWS/DynamoDB/WriteThrottleEvents TableName=" + table, "AWS/DynamoDB/WriteThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
+			"AWS/DynamoDB/ReadThrottleEvents TableName=" + tbl, "AWS/DynamoDB/ReadThrottleEvents TableName=" + tbl + ` GlobalSecondaryIndexName="` + table.IndexName + `"`,
+			"AWS/DynamoDB/WriteThrottleEvents TableName=" + tbl, "AWS/DynamoDB/WriteThrottleEvents TableName=" + tbl + ` GlobalSecondaryIndexName="` + table.IndexName + `"`,
 		},
-		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + table},
+		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + tbl},
 		"FunctionErrorsAlarm":      {"AWS/Lambda/Errors FunctionName=" + function},
 		"FunctionDurationAlarm":    {"AWS/Lambda/Duration FunctionName=" + function},
 	}

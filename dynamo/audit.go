@@ -2,10 +2,9 @@ package dynamo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"time"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -21,34 +20,6 @@ import (
 // refused by its conditions leaves no entry. Entries live in their log's own partition
 // (keys.go: AUDIT#<event id>), newest last in key order; AuditLog reads them newest first.
 
-// typeAudit is the item type of audit entries.
-const typeAudit = "audit"
-
-type auditRow struct {
-	keys
-	Type      string `dynamodbav:"type"`
-	At        string `dynamodbav:"at"` // auditTimeLayout
-	ActorID   string `dynamodbav:"actorId"`
-	ActorName string `dynamodbav:"actorName"`
-	Action    string `dynamodbav:"action"`
-	EventID   string `dynamodbav:"eventId"`
-	MatchID   string `dynamodbav:"matchId,omitempty"`
-	Summary   string `dynamodbav:"summary"`
-}
-
-func (r auditRow) toDomain() (domain.AuditEntry, error) {
-	at, err := time.Parse(auditTimeLayout, r.At)
-	if err != nil {
-		return domain.AuditEntry{}, fmt.Errorf("audit entry %s/%s: at: %w", r.PK, r.SK, err)
-	}
-	e := domain.AuditEntry{At: at, Actor: domain.UserRef{ID: r.ActorID, Name: r.ActorName}, Action: r.Action,
-		EventID: r.EventID, Summary: r.Summary}
-	if r.MatchID != "" {
-		e.MatchID = aws.String(r.MatchID)
-	}
-	return e, nil
-}
-
 // auditPut returns the transaction item that writes entry: a Put of a new item in the
 // audit log of entry.EventID (an event id or domain.AuditLogModeration), stamped with the
 // store's clock and attributed to the caller in ctx (domain.ActorFrom; entry's own At and
@@ -58,13 +29,13 @@ func (r auditRow) toDomain() (domain.AuditEntry, error) {
 // the transaction's items, so the indexes of the other items' cancellation reasons do not
 // move; one entry per transaction. Returns BAD_USER_INPUT for an invalid event or match id.
 func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error) {
-	log, err := parseAuditLogID(entry.EventID)
+	log, err := table.ParseAuditLogID(entry.EventID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	matchID := ""
 	if entry.MatchID != nil {
-		m, err := parseMatchID(*entry.MatchID)
+		m, err := table.ParseMatchID(*entry.MatchID)
 		if err != nil {
 			return types.TransactWriteItem{}, err
 		}
@@ -72,21 +43,14 @@ func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.Tr
 	}
 	at := s.now().UTC()
 	actor := domain.ActorFrom(ctx)
-	row := auditRow{keys: keys{PK: auditPK(log), SK: auditSK(at, newAuditNonce())}, Type: typeAudit,
-		At: at.Format(auditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
+	row := table.AuditRow{Keys: table.Keys{PK: table.AuditPK(log), SK: table.AuditSK(at, table.NewAuditNonce())}, Type: table.TypeAudit,
+		At: at.Format(table.AuditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
 		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}
 	it, err := s.put(row, false)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", log, entry.Action, err)
 	}
 	return it, nil
-}
-
-// newAuditNonce returns auditNonceLen random hex digits.
-func newAuditNonce() string {
-	var b [auditNonceLen / 2]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // AuditLog returns a page of the audit log of an event (or of domain.AuditLogModeration),
@@ -96,37 +60,37 @@ func newAuditNonce() string {
 // cursor of another list.
 func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after string) (domain.Page[domain.AuditEntry], error) {
 	var page domain.Page[domain.AuditEntry]
-	log, err := parseAuditLogID(eventID)
+	log, err := table.ParseAuditLogID(eventID)
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(auditPK(log))), first+1, false)
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.AuditPK(log))), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: audit log %s: %w", log, err)
 	}
 	q.ConsistentRead = aws.Bool(true)
 	if after != "" {
-		c, err := s.cursors.decode(after, cursorAudit, string(log))
+		c, err := s.cursors.Decode(after, table.CursorAudit, string(log))
 		if err != nil {
 			return page, err
 		}
-		q.ExclusiveStartKey = pkKey(auditPK(log), c.ID)
+		q.ExclusiveStartKey = table.Key(table.AuditPK(log), c.ID)
 	}
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
 		}
-		var row auditRow
+		var row table.AuditRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
-		e, err := row.toDomain()
+		e, err := row.ToDomain()
 		if err != nil {
 			return false, err
 		}
 		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorAudit, Owner: string(log), ID: row.SK}))
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorAudit, Owner: string(log), ID: row.SK}))
 		return true, nil
 	})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,9 +34,9 @@ func (f *fixture) auditChange(ctx context.Context, change types.TransactWriteIte
 func (f *fixture) markerPut(name string) types.TransactWriteItem {
 	f.t.Helper()
 	it, err := f.s.put(struct {
-		keys
+		table.Keys
 		Type string `dynamodbav:"type"`
-	}{keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, false)
+	}{table.Keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, false)
 	mustOK(f.t, err)
 	return it
 }
@@ -140,13 +142,13 @@ func TestAuditLogOrderAndPages(t *testing.T) {
 	t.Run("OwnPartitionOnly", func(t *testing.T) {
 		out, err := f.db.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(f.table),
 			KeyConditionExpression:    aws.String("PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("AUDIT#" + log)}})
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue("AUDIT#" + log)}})
 		mustOK(t, err)
 		if len(out.Items) != n {
 			t.Fatalf("partition AUDIT#%s holds %d items, want %d", log, len(out.Items), n)
 		}
 		for _, it := range out.Items {
-			if _, indexed := it[attrGSIPK]; indexed || itemType(it) != typeAudit {
+			if _, indexed := it[table.AttrGSIPK]; indexed || table.ItemType(it) != table.TypeAudit {
 				t.Fatalf("audit item %v: want type audit, not indexed", it)
 			}
 		}
@@ -185,7 +187,7 @@ func TestAuditLogInputs(t *testing.T) {
 	t.Run("CursorOfAnotherKind", func(t *testing.T) {
 		events, err := f.s.ListEvents(ctxT(t), nil, 1, "")
 		mustOK(t, err)
-		c := f.s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: a})
+		c := f.s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "all", ID: a})
 		if len(events.Items) > 0 {
 			c = events.EndCursor()
 		}
@@ -400,7 +402,7 @@ func (h *txHook) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 // touchesEventItem reports whether a transaction writes or checks an event item (markScored
 // does; scoring batches do not).
 func touchesEventItem(in *dynamodb.TransactWriteItemsInput) bool {
-	return slices.ContainsFunc(in.TransactItems, func(it types.TransactWriteItem) bool { return transactKey(it) == eventsPK })
+	return slices.ContainsFunc(in.TransactItems, func(it types.TransactWriteItem) bool { return transactKey(it) == table.EventsPartition })
 }
 
 // scoringEntries returns the scoreEvent entries of a log, newest first.

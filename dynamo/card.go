@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"sync"
 	"time"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -65,15 +66,15 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	if err := s.ensureSeason(ctx, ev.Season()); err != nil {
 		return domain.Event{}, err
 	}
-	row := newEventRow(ev, s.shards)
+	row := table.NewEventRow(ev, s.shards)
 	rows := []any{row}
 	for _, m := range ev.Matches {
-		rows = append(rows, newMatchRow(eventID(id), m))
+		rows = append(rows, table.NewMatchRow(table.EventID(id), m))
 	}
 	copiesWithEvent := len(rows)+row.LockCopies+1 <= maxTransactItems // +1: the audit entry
 	if copiesWithEvent {
 		for c := range row.LockCopies {
-			rows = append(rows, newLockRow(row, c))
+			rows = append(rows, table.NewLockRow(row, c))
 		}
 	}
 	items := make([]types.TransactWriteItem, len(rows))
@@ -154,11 +155,11 @@ const maxCardReads = 5
 // for, what scoring needs beside it.
 type cardRead struct {
 	ev  domain.Event
-	row eventRow
+	row table.EventRow
 	// With counts only (readCard): the event's lock copies by copy (counts) and its
 	// scoring checkpoints by shard.
-	locks       map[int]lockRow
-	checkpoints map[int]checkpointRow
+	locks       map[int]table.LockRow
+	checkpoints map[int]table.CheckpointRow
 }
 
 // shardCount is how many predictions shard s of the event has: the sum of the counts on
@@ -188,32 +189,32 @@ func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
 // and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
 // is no such event, UNAVAILABLE if the card kept changing under the reads.
 func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardRead, error) {
-	eid, err := parseEventID(id)
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return cardRead{}, err
 	}
 	for attempt := 0; attempt < maxCardReads; attempt++ {
 		var (
 			evOut *dynamodb.GetItemOutput
-			rows  []matchRow
+			rows  []table.MatchRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
 			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
-				TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+				TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 			})
 			return err
 		})
 		g.Go(func() error {
-			q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventPK(eid))).
-				And(expression.Key(attrSK).BeginsWith(prefixMatch)), 0, true)
+			q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventPK(eid))).
+				And(expression.Key(table.AttrSK).BeginsWith(table.MatchKeyPrefix)), 0, true)
 			if err != nil {
 				return err
 			}
 			q.ConsistentRead = aws.Bool(true)
 			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				var row matchRow
+				var row table.MatchRow
 				err := attributevalue.UnmarshalMap(item, &row)
 				rows = append(rows, row)
 				return err == nil, err
@@ -225,11 +226,11 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 		if evOut.Item == nil {
 			return cardRead{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 		}
-		var row eventRow
+		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(evOut.Item, &row); err != nil {
 			return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
 		}
-		ev, ok, err := cardOf(row, rows)
+		ev, ok, err := table.CardOf(row, rows)
 		if err != nil {
 			return cardRead{}, err
 		}
@@ -252,32 +253,32 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 // readCounts reads every lock copy and every scoring checkpoint of the event of row
 // consistently (BatchGetItems of 100 keys), by copy and by shard. A copy or a checkpoint
 // that does not exist is missing from its map.
-func (s *Store) readCounts(ctx context.Context, row eventRow) (map[int]lockRow, map[int]checkpointRow, error) {
-	eid := eventID(row.ID)
-	locks := make(map[int]lockRow, row.LockCopies)
-	checkpoints := make(map[int]checkpointRow, row.Shards)
+func (s *Store) readCounts(ctx context.Context, row table.EventRow) (map[int]table.LockRow, map[int]table.CheckpointRow, error) {
+	eid := table.EventID(row.ID)
+	locks := make(map[int]table.LockRow, row.LockCopies)
+	checkpoints := make(map[int]table.CheckpointRow, row.Shards)
 	copyOf := make(map[string]int, row.LockCopies)
 	shardOf := make(map[string]int, row.Shards)
-	ks := lockKeys(eid, row.LockCopies)
+	ks := table.LockKeys(eid, row.LockCopies)
 	for c := range row.LockCopies {
-		copyOf[lockPK(eid, c)] = c
+		copyOf[table.LockPK(eid, c)] = c
 	}
 	for sh := range row.Shards {
-		ks = append(ks, checkpointKey(eid, sh))
-		shardOf[shardPK(eid, sh)] = sh
+		ks = append(ks, table.CheckpointKey(eid, sh))
+		shardOf[table.ShardPK(eid, sh)] = sh
 	}
 	err := s.batchGet(ctx, ks, func(item map[string]types.AttributeValue) error {
-		switch itemType(item) {
-		case typeLock:
-			var l lockRow
+		switch table.ItemType(item) {
+		case table.TypeLock:
+			var l table.LockRow
 			if err := attributevalue.UnmarshalMap(item, &l); err != nil {
 				return err
 			}
 			if c, ok := copyOf[l.PK]; ok {
 				locks[c] = l
 			}
-		case typeCheckpoint:
-			var cp checkpointRow
+		case table.TypeCheckpoint:
+			var cp table.CheckpointRow
 			if err := attributevalue.UnmarshalMap(item, &cp); err != nil {
 				return err
 			}
@@ -290,21 +291,6 @@ func (s *Store) readCounts(ctx context.Context, row eventRow) (map[int]lockRow, 
 	return locks, checkpoints, err
 }
 
-// cardOf returns the event of row with the matches of rows in card order, and whether
-// they belong together (the event row's cardHash is the hash of those matches).
-func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
-	ev, err := row.toDomain()
-	if err != nil {
-		return domain.Event{}, false, err
-	}
-	ev.Matches = make([]domain.Match, len(rows))
-	for i, m := range rows {
-		ev.Matches[i] = m.toDomain()
-	}
-	sort.SliceStable(ev.Matches, func(i, j int) bool { return ev.Matches[i].Position < ev.Matches[j].Position })
-	return ev, row.CardHash == cardHash(ev.Matches), nil
-}
-
 // commitCard writes items (the match changes) in one transaction with an update of the
 // event that bumps its cardVersion and rev, sets the cardHash of card (the matches as they
 // will be) and, if state is not nil, its state, conditioned on the cardVersion and rev read:
@@ -314,12 +300,12 @@ func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 // changed meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
 func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match, state *domain.EventState, items ...types.TransactWriteItem) error {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(eventID(ev.ID))
+	defer s.forgetEvent(table.EventID(ev.ID))
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return err
 	}
 	next := row
-	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), cardHash(card)
+	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), table.CardHash(card)
 	upd := expression.Set(expression.Name("cardVersion"), expression.Value(next.CardVersion)).
 		Set(expression.Name("cardHash"), expression.Value(next.CardHash)).
 		Set(expression.Name("rev"), expression.Value(next.Rev))
@@ -328,12 +314,12 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(revIs(row.Rev))).Build()
+		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(table.RevIs(row.Rev))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
 	all := append([]types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}}, items...)
@@ -362,28 +348,28 @@ func lockOnResult(ev domain.Event) *domain.EventState {
 }
 
 // moveMatch sets a match's position (and its card sort key).
-func (s *Store) moveMatch(eid eventID, m domain.Match, position int) (types.TransactWriteItem, error) {
+func (s *Store) moveMatch(eid table.EventID, m domain.Match, position int) (types.TransactWriteItem, error) {
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("position"), expression.Value(position)).
-			Set(expression.Name(attrGSISK), expression.Value(cardSK(position)))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+			Set(expression.Name(table.AttrGSISK), expression.Value(table.CardSK(position)))).
+		WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
+		TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, nil
 }
 
-func (s *Store) deleteMatch(eid eventID, m domain.Match) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
+		TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	}}, nil
 }
@@ -434,7 +420,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 // to the new row after. done is false when the condition failed.
 func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(eventID(ev.ID))
+	defer s.forgetEvent(table.EventID(ev.ID))
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return false, err
 	}
@@ -446,7 +432,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 		upd = upd.Set(expression.Name("name"), expression.Value(next.Name))
 	}
 	if change.StartsAt != nil {
-		next.StartsAt = formatTime(*change.StartsAt)
+		next.StartsAt = table.FormatTime(*change.StartsAt)
 		upd = upd.Set(expression.Name("startsAt"), expression.Value(next.StartsAt))
 	}
 	if change.State != nil {
@@ -455,10 +441,10 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	}
 	cond := expression.Name("name").Equal(expression.Value(ev.Name)).
 		And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt)))).
-		And(revIs(row.Rev))
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt)))).
+		And(table.RevIs(row.Rev))
 	if change.RequireOpen {
-		cond = cond.And(openAt(now))
+		cond = cond.And(table.OpenAt(now))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
@@ -466,7 +452,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	}
 	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)},
 		types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
@@ -489,7 +475,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 // grows, then the copies are synced), 0 if not: once the row has left UPCOMING its copies
 // say so too (ensureLocks made sure before the change), every submit fails on that, and a
 // locked event never reopens, so nothing else of the row matters to them any more.
-func copiesFollow(row eventRow) int {
+func copiesFollow(row table.EventRow) int {
 	if row.State == string(domain.StateUpcoming) {
 		return 1
 	}
@@ -503,24 +489,24 @@ func copiesFollow(row eventRow) int {
 // shards, in parallel), which may lag: one it does not show yet keeps the old copy until
 // the next updateEvent (the copies are for display; nothing is decided on them).
 func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards int) error {
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	var (
 		mu    sync.Mutex
-		stale []keys
+		stale []table.Keys
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	for _, pk := range eventShardPKs(eid, shards) {
+	for _, pk := range table.EventShardPKs(eid, shards) {
 		g.Go(func() error {
-			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).
-				And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
+			q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).
+				And(expression.Key(table.AttrGSISK).GreaterThan(expression.Value(table.CardLast))), 0, true)
 			if err != nil {
 				return err
 			}
 			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
-					itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
+				if table.ItemType(item) == table.TypePrediction && (table.ItemString(item, "eventName") != ev.Name ||
+					table.ItemString(item, "eventStartsAt") != table.FormatTime(ev.StartsAt)) {
 					mu.Lock()
-					stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
+					stale = append(stale, table.Keys{PK: table.ItemString(item, table.AttrPK), SK: table.ItemString(item, table.AttrSK)})
 					mu.Unlock()
 				}
 				return true, nil
@@ -532,19 +518,19 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 	}
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("eventName"), expression.Value(ev.Name)).
-			Set(expression.Name("eventStartsAt"), expression.Value(formatTime(ev.StartsAt))).
+			Set(expression.Name("eventStartsAt"), expression.Value(table.FormatTime(ev.StartsAt))).
 			Add(expression.Name("version"), expression.Value(1))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+		WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	same, err := expression.NewBuilder().WithCondition(expression.Name("name").Equal(expression.Value(ev.Name)).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))).Build()
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt))))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 		ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values(),
 	}}
 	for start := 0; start < len(stale); start += maxTransactItems - 1 {
@@ -552,7 +538,7 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 		items := []types.TransactWriteItem{check}
 		for _, k := range batch {
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+				TableName: aws.String(s.table), Key: table.Key(k.PK, k.SK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}})
@@ -587,7 +573,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 		return domain.Match{}, err
 	}
 	m := matchFromSpec(domain.NewMatchID(), len(ev.Matches)+1, clean)
-	put, err := s.putMatch(eventID(ev.ID), m, false)
+	put, err := s.putMatch(table.EventID(ev.ID), m, false)
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
 	}
@@ -603,7 +589,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 
 // findMatch returns the match with id on ev's card, or NOT_FOUND.
 func findMatch(ev domain.Event, id string) (domain.Match, error) {
-	if _, err := parseMatchID(id); err != nil {
+	if _, err := table.ParseMatchID(id); err != nil {
 		return domain.Match{}, err
 	}
 	m, ok := ev.Match(id)
@@ -657,7 +643,7 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 	if err != nil {
 		return domain.Match{}, err
 	}
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	updated := matchFromSpec(m.ID, m.Position, clean)
 	updated.Result, updated.PickCounts = m.Result, m.PickCounts
 	var items []types.TransactWriteItem
@@ -710,7 +696,7 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 	if err := domain.CheckCardEdit(ev, domain.EditRemoveMatch, s.now()); err != nil {
 		return err
 	}
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	del, err := s.deleteMatch(eid, m)
 	if err != nil {
 		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
@@ -767,7 +753,7 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 		}
 		seen[id] = true
 		if m.Position != i+1 {
-			mv, err := s.moveMatch(eventID(ev.ID), m, i+1)
+			mv, err := s.moveMatch(table.EventID(ev.ID), m, i+1)
 			if err != nil {
 				return nil, fmt.Errorf("dynamo: reorder %s: %w", event, err)
 			}
@@ -817,7 +803,7 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 	}
 	old := m.Result
 	m.Result = r
-	put, err := s.putMatch(eventID(ev.ID), m, true)
+	put, err := s.putMatch(table.EventID(ev.ID), m, true)
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
@@ -655,7 +657,7 @@ type answerLostAPI struct {
 }
 
 func (a *answerLostAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if p := in.TransactItems[0].Put; p != nil && itemString(p.Item, attrPK) == eventsPK && a.replayed.Add(1) == 1 {
+	if p := in.TransactItems[0].Put; p != nil && table.ItemString(p.Item, table.AttrPK) == table.EventsPartition && a.replayed.Add(1) == 1 {
 		if _, err := a.API.TransactWriteItems(ctx, in, opts...); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -112,7 +114,7 @@ func RetryOption(o *dynamodb.Options) {
 	// partitions at once: keep that many connections (and the page's card) open between
 	// requests, rather than the SDK's 10 per host, so that a page does not open new ones.
 	sdk := awshttp.NewBuildableClient().
-		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*MaxShards) }).
+		WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*table.MaxShards) }).
 		GetTransport()
 	o.HTTPClient = &http.Client{Timeout: AttemptTimeout, Transport: sdk}
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -82,8 +84,8 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	wholePartition := func() CostSnapshot {
 		t.Helper()
 		cctx, cost := WithCost(ctx)
-		for _, pk := range eventShardPKs(eventID(ev.ID), f.shards) {
-			q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)), 0, true)
+		for _, pk := range table.EventShardPKs(table.EventID(ev.ID), f.shards) {
+			q, err := f.s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)), 0, true)
 			mustOK(t, err)
 			mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
 		}
@@ -91,12 +93,12 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	}
 
 	f.seedPredictions(ev, 1, 10, nil)
-	if n := f.countEventGSI(ev, prefixPending); n != 10 {
+	if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 10 {
 		t.Fatalf("%d predictions, want 10", n)
 	}
 	with10, whole10 := screen(), wholePartition()
 	f.seedPredictions(ev, 10, 2000, nil)
-	if n := f.countEventGSI(ev, prefixPending); n != 2000 {
+	if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 2000 {
 		t.Fatalf("%d predictions, want 2000", n)
 	}
 	with2000, whole2000 := screen(), wholePartition()
@@ -136,8 +138,8 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 			// later score less, so the top rows stay the same.
 			players := 150 * tt.shards
 			f.seedPredictions(ev, 0, players, func(i int) int { return 900 - i%50 })
-			for _, pk := range eventShardPKs(eventID(ev.ID), tt.shards) {
-				if n := f.countGSI(pk, prefixScore); n <= 101 {
+			for _, pk := range table.EventShardPKs(table.EventID(ev.ID), tt.shards) {
+				if n := f.countGSI(pk, table.ScoreFirst); n <= 101 {
 					t.Fatalf("partition %s holds %d players: not a full page", pk, n)
 				}
 			}
@@ -282,7 +284,7 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 		items := make([]types.TransactWriteItem, maxTransactItems+1)
 		for i := range items {
 			items[i] = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(f.table), Key: pkKey("X", fmt.Sprint(i)), ConditionExpression: aws.String("attribute_not_exists(PK)"),
+				TableName: aws.String(f.table), Key: table.Key("X", fmt.Sprint(i)), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 			}}
 		}
 		cctx, cost := WithCost(context.Background())

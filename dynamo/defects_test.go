@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -114,7 +116,7 @@ func (c *cardRaceAPI) Query(ctx context.Context, in *dynamodb.QueryInput, opts .
 }
 
 func (c *cardRaceAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if itemString(in.Key, attrPK) == eventsPK {
+	if table.ItemString(in.Key, table.AttrPK) == table.EventsPartition {
 		select {
 		case <-c.queried:
 		case <-ctx.Done():
@@ -254,7 +256,7 @@ func TestDefect4StandingDriftIsReportedNotClamped(t *testing.T) {
 	scScoreRun(t, e.after, ev.ID, false)
 	// Drift: the standing lost 50 points behind scoring's back.
 	_, err := e.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(e.table), Key: pkKey(userPK("drifter"), standingSK(scSeason)),
+		TableName: aws.String(e.table), Key: table.Key(table.UserPK("drifter"), table.StandingSK(scSeason)),
 		UpdateExpression:          aws.String("SET points = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberN{Value: "5"}},
 	})
@@ -408,10 +410,10 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 	ctx := scCtx(t)
 	ev := e.createEvent("2025-04-19-defect-eight", scCard())
 	second := "second"
-	for i := 0; lockCopy(userID(second), lockCopies(scShards)) != lockCopy("in-flight", lockCopies(scShards)); i++ {
+	for i := 0; table.UserID(second).LockCopy(table.LockCopies(scShards)) != table.UserID("in-flight").LockCopy(table.LockCopies(scShards)); i++ {
 		second = fmt.Sprintf("second-%d", i)
 	}
-	gate := eng.PauseTransactions(awsfaithful.Touches(lockPK(eventID(ev.ID), lockCopy("in-flight", lockCopies(scShards))), lockSK))
+	gate := eng.PauseTransactions(awsfaithful.Touches(table.LockPK(table.EventID(ev.ID), table.UserID("in-flight").LockCopy(table.LockCopies(scShards))), table.LockSK))
 	defer gate.Release()
 	first := make(chan error, 1)
 	go func() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -26,7 +28,7 @@ import (
 // leave leaderboards and standings. A call cut off halfway is finished by the next: every
 // step reads what is left (a consistent Query of the player's partition).
 func (s *Store) DeleteUser(ctx context.Context, user string) error {
-	uid, err := parseUserID(user)
+	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return err
 	}
@@ -42,26 +44,26 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	}
 	wrap := func(err error) error { return fmt.Errorf("dynamo: delete user %s: %w", uid, err) }
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 0, true)
+		q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, true)
 		if err != nil {
 			return wrap(err)
 		}
 		q.ConsistentRead = aws.Bool(true)
 		var (
-			preds     []predictionRow
-			standings []standingRow
-			rest      []keys // the profile, the league item, memberships left
+			preds     []table.PredictionRow
+			standings []table.StandingRow
+			rest      []table.Keys // the profile, the league item, memberships left
 		)
 		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-			var k keys
-			switch itemType(item) {
-			case typePrediction:
-				var row predictionRow
+			var k table.Keys
+			switch table.ItemType(item) {
+			case table.TypePrediction:
+				var row table.PredictionRow
 				err := attributevalue.UnmarshalMap(item, &row)
 				preds = append(preds, row)
 				return err == nil, err
-			case typeStanding:
-				var row standingRow
+			case table.TypeStanding:
+				var row table.StandingRow
 				err := attributevalue.UnmarshalMap(item, &row)
 				standings = append(standings, row)
 				return err == nil, err
@@ -81,13 +83,13 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 		}
 		retry := false
 		type scored struct {
-			eid    eventID
+			eid    table.EventID
 			shards int
 			season int
 		}
 		touched := map[scored]bool{}
 		for _, p := range preds {
-			ev, err := s.getEventRow(ctx, eventID(p.EventID))
+			ev, err := s.getEventRow(ctx, table.EventID(p.EventID))
 			if err != nil {
 				return wrap(err)
 			}
@@ -97,7 +99,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			}
 			retry = retry || !ok
 			if ok && p.Points != nil {
-				touched[scored{eventID(p.EventID), ev.Shards, p.Season}] = true
+				touched[scored{table.EventID(p.EventID), ev.Shards, p.Season}] = true
 			}
 		}
 		for _, st := range standings {
@@ -129,13 +131,13 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 // deletePrediction deletes one prediction of the event of row ev with what counts it, in
 // one transaction; ok is false when a condition failed (the prediction, the copy or the
 // checkpoint changed since they were read): the caller reads again.
-func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRow, ev eventRow) (bool, error) {
-	eid := eventID(p.EventID)
-	sh := shardOf(uid, ev.Shards)
+func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.PredictionRow, ev table.EventRow) (bool, error) {
+	eid := table.EventID(p.EventID)
+	sh := uid.Shard(ev.Shards)
 	var tx txItems
-	tx.add(s.txDeleteIf(pkKey(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
+	tx.add(s.txDeleteIf(table.Key(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
 	// The copy that counted it, of the event's own count of copies.
-	tx.add(s.txUpdateIf(pkKey(lockPK(eid, lockCopy(uid, ev.LockCopies)), lockSK),
+	tx.add(s.txUpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
 		expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
 	item, err := s.checkpointOnDelete(ctx, uid, p, sh)
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 	if p.Points != nil {
 		d := rankDelta{}
 		d.move(p.Points, nil)
-		it, ok, err := s.ranksUpdate(eventRanksKey(eid, sh), d)
+		it, ok, err := s.ranksUpdate(table.EventRanksKey(eid, sh), d)
 		if err != nil {
 			return false, err
 		}
@@ -166,16 +168,16 @@ func (s *Store) deletePrediction(ctx context.Context, uid userID, p predictionRo
 // reads the keys of p's score again, which were written already: nothing is counted
 // twice); otherwise a check that it is unchanged — so that a scoring run moving it in
 // between cancels this delete, or this delete cancels the run's move (it reads again).
-func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p predictionRow, sh int) (types.TransactWriteItem, error) {
-	key := checkpointKey(eventID(p.EventID), sh)
+func (s *Store) checkpointOnDelete(ctx context.Context, uid table.UserID, p table.PredictionRow, sh int) (types.TransactWriteItem, error) {
+	key := table.CheckpointKey(table.EventID(p.EventID), sh)
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	if out.Item == nil {
-		return s.txCheck(key, expression.AttributeNotExists(expression.Name(attrPK)))
+		return s.txCheck(key, expression.AttributeNotExists(expression.Name(table.AttrPK)))
 	}
-	var cp checkpointRow
+	var cp table.CheckpointRow
 	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -203,17 +205,17 @@ func (s *Store) checkpointOnDelete(ctx context.Context, uid userID, p prediction
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
 // one transaction; ok as deletePrediction's.
-func (s *Store) deleteStanding(ctx context.Context, uid userID, st standingRow) (bool, error) {
+func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.StandingRow) (bool, error) {
 	seasonShards, err := s.seasonShardsFor(ctx, st.Season)
 	if err != nil {
 		return false, err
 	}
 	var tx txItems
-	tx.add(s.txDeleteIf(pkKey(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
+	tx.add(s.txDeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
 	d := rankDelta{}
 	points := st.Points
 	d.move(&points, nil)
-	it, ok, err := s.ranksUpdate(seasonRanksKey(st.Season, shardOf(uid, seasonShards)), d)
+	it, ok, err := s.ranksUpdate(table.SeasonRanksKey(st.Season, uid.Shard(seasonShards)), d)
 	if err != nil {
 		return false, err
 	}
@@ -237,11 +239,11 @@ func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWri
 
 // deleteRest deletes the last items of a player's partition (profile, league item, any
 // membership left), in one transaction per 100.
-func (s *Store) deleteRest(ctx context.Context, rest []keys) error {
+func (s *Store) deleteRest(ctx context.Context, rest []table.Keys) error {
 	for start := 0; start < len(rest); start += maxTransactItems {
 		var items []types.TransactWriteItem
 		for _, k := range rest[start:min(start+maxTransactItems, len(rest))] {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK)}})
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: table.Key(k.PK, k.SK)}})
 		}
 		if err := s.transactRetry(ctx, items); err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
@@ -62,9 +64,9 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	// The first event's scoring transactions are held in flight until one transaction has
 	// conflicted: the event's other run writes the same first batch (the same players,
 	// never scored, in key order), so it conflicts with the held one.
-	firstEvent := eventSK(eventID(events[0].ev.ID))
+	firstEvent := table.EventSK(table.EventID(events[0].ev.ID))
 	gate := eng.PauseTransactions(func(tx awsfaithful.Tx) bool {
-		return eng.Faults().Conflicts == 0 && slices.ContainsFunc(tx.Items, func(it awsfaithful.TxItem) bool { return it.Key.S(attrSK) == firstEvent })
+		return eng.Faults().Conflicts == 0 && slices.ContainsFunc(tx.Items, func(it awsfaithful.TxItem) bool { return it.Key.S(table.AttrSK) == firstEvent })
 	})
 	defer gate.Release()
 	go func() {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -40,85 +42,6 @@ import (
 // rev. A league's writes go to its own partition and to its members' partitions: no
 // write is shared by several leagues.
 
-// Item types of leagues.
-const (
-	typeLeague      = "league"
-	typeInvite      = "invite"
-	typeMember      = "leagueMember"
-	typeMembership  = "membership"
-	typeLeagueCount = "leagueCount"
-)
-
-// joinTimeLayout orders join times as strings, to the nanosecond.
-const joinTimeLayout = "2006-01-02T15:04:05.000000000Z"
-
-type leagueRow struct {
-	keys
-	Type        string `dynamodbav:"type"`
-	ID          string `dynamodbav:"id"`
-	Name        string `dynamodbav:"name"`
-	OwnerID     string `dynamodbav:"ownerId"`
-	OwnerName   string `dynamodbav:"ownerName"`
-	MemberCount int    `dynamodbav:"memberCount"`
-	InviteCode  string `dynamodbav:"inviteCode"`
-	CreatedAt   string `dynamodbav:"createdAt"`
-	Rev         int    `dynamodbav:"rev"`
-	// Closed: an admin is deleting the league (DeleteLeague); it has no invite code and
-	// reads as not found.
-	Closed bool `dynamodbav:"closed,omitempty"`
-}
-
-func (r leagueRow) toDomain() domain.League {
-	return domain.League{ID: r.ID, Name: r.Name, Owner: domain.UserRef{ID: r.OwnerID, Name: r.OwnerName},
-		MemberCount: r.MemberCount, InviteCode: r.InviteCode}
-}
-
-type inviteRow struct {
-	keys
-	Type        string `dynamodbav:"type"`
-	Code        string `dynamodbav:"code"`
-	LeagueID    string `dynamodbav:"leagueId"`
-	Name        string `dynamodbav:"name"`
-	OwnerID     string `dynamodbav:"ownerId"`
-	OwnerName   string `dynamodbav:"ownerName"`
-	MemberCount int    `dynamodbav:"memberCount"`
-}
-
-func newInviteRow(l leagueRow) inviteRow {
-	return inviteRow{keys: keys{PK: invitePK(l.InviteCode), SK: inviteSK}, Type: typeInvite, Code: l.InviteCode,
-		LeagueID: l.ID, Name: l.Name, OwnerID: l.OwnerID, OwnerName: l.OwnerName, MemberCount: l.MemberCount}
-}
-
-func (r inviteRow) toDomain() domain.League {
-	return domain.League{ID: r.LeagueID, Name: r.Name, Owner: domain.UserRef{ID: r.OwnerID, Name: r.OwnerName},
-		MemberCount: r.MemberCount, InviteCode: r.Code}
-}
-
-// memberRow is a member in the league's partition. UserName is the player's profile name
-// as of UserNameVersion (0: the token's name; the player had no profile), kept current by
-// Register like the names on predictions and standings.
-type memberRow struct {
-	keys
-	Type            string `dynamodbav:"type"`
-	LeagueID        string `dynamodbav:"leagueId"`
-	UserID          string `dynamodbav:"userId"`
-	UserName        string `dynamodbav:"userName"`
-	UserNameVersion int    `dynamodbav:"userNameVersion"`
-	JoinedAt        string `dynamodbav:"joinedAt"`
-}
-
-// membershipRow is a membership in the player's partition: the version of the name the
-// league's rows carry, and whether the player owns the league (the league's and its
-// invite's owner name are theirs too).
-type membershipRow struct {
-	keys
-	Type            string `dynamodbav:"type"`
-	LeagueID        string `dynamodbav:"leagueId"`
-	UserNameVersion int    `dynamodbav:"userNameVersion"`
-	Owner           bool   `dynamodbav:"owner,omitempty"`
-	JoinedAt        string `dynamodbav:"joinedAt"`
-}
-
 // leagueMember is who joins or creates a league: the player and the version of their
 // name (their profile's, or 0 for the token's).
 type leagueMember struct {
@@ -128,7 +51,7 @@ type leagueMember struct {
 
 // newLeagueMember is the player uid as their league rows show them: their profile's name
 // when they have one, else their token's when it is a valid player name, else their id.
-func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMember {
+func newLeagueMember(uid table.UserID, tokenName string, profile *table.UserRow) leagueMember {
 	if profile != nil {
 		return leagueMember{domain.UserRef{ID: string(uid), Name: profile.Name}, profile.NameVersion}
 	}
@@ -139,32 +62,15 @@ func newLeagueMember(uid userID, tokenName string, profile *userRow) leagueMembe
 	return leagueMember{domain.UserRef{ID: string(uid), Name: name}, 0}
 }
 
-func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
-
 // txPutNew is a Put of row on the condition that no item has its key.
 func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) { return s.put(row, false) }
-
-// nextRev is the action moving a league item's rev on by one.
-func nextRev() expression.UpdateBuilder {
-	return expression.Set(expression.Name("rev"), expression.Name("rev").Plus(expression.Value(1)))
-}
-
-// leagueRevIs is the condition that a league item's rev is rev.
-func leagueRevIs(rev int) expression.ConditionBuilder {
-	return expression.Name("rev").Equal(expression.Value(rev))
-}
-
-// inviteOf is the condition that an invite item is league lid's.
-func inviteOf(lid leagueID) expression.ConditionBuilder {
-	return expression.Name("leagueId").Equal(expression.Value(string(lid)))
-}
 
 // countLeagues is the Update of a player's league count (@LEAGUES: how many leagues they
 // are in) for joining (delta +1, on the condition that they are in fewer than
 // MaxLeaguesPerPlayer leagues) or leaving (delta -1).
-func (s *Store) countLeagues(uid userID, delta int) (types.TransactWriteItem, error) {
-	key := pkKey(userPK(uid), leagueCountSK)
-	upd := expression.Set(expression.Name(attrType), expression.Value(typeLeagueCount)).
+func (s *Store) countLeagues(uid table.UserID, delta int) (types.TransactWriteItem, error) {
+	key := table.Key(table.UserPK(uid), table.LeagueCountSK)
+	upd := expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeLeagueCount)).
 		Add(expression.Name("leagues"), expression.Value(delta))
 	if delta > 0 {
 		return s.txUpdateIf(key, upd, expression.AttributeNotExists(expression.Name("leagues")).
@@ -175,13 +81,13 @@ func (s *Store) countLeagues(uid userID, delta int) (types.TransactWriteItem, er
 
 // memberItems are the Puts of a new member's rows, in the league and in their partition,
 // and the Update of their league count (on the condition that they have room).
-func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
-	uid := userID(user.ID)
-	at := joined.UTC().Format(joinTimeLayout)
+func (s *Store) memberItems(lid table.LeagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
+	uid := table.UserID(user.ID)
+	at := joined.UTC().Format(table.JoinTimeLayout)
 	var tx txItems
-	tx.add(s.txPutNew(memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(uid)}, Type: typeMember,
+	tx.add(s.txPutNew(table.MemberRow{Keys: table.Keys{PK: table.LeaguePK(lid), SK: table.MemberSK(uid)}, Type: table.TypeMember,
 		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at}))
-	tx.add(s.txPutNew(membershipRow{keys: keys{PK: userPK(uid), SK: membershipSK(lid)}, Type: typeMembership,
+	tx.add(s.txPutNew(table.MembershipRow{Keys: table.Keys{PK: table.UserPK(uid), SK: table.MembershipSK(lid)}, Type: table.TypeMembership,
 		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at}))
 	tx.add(s.countLeagues(uid, 1))
 	return tx.items, tx.err
@@ -189,10 +95,10 @@ func (s *Store) memberItems(lid leagueID, user leagueMember, owner bool, joined 
 
 // leaveItems adds to tx the Deletes of a member's rows and the Update of their league
 // count.
-func (s *Store) leaveItems(tx *txItems, lid leagueID, uid userID) {
-	exists := expression.AttributeExists(expression.Name(attrPK))
-	tx.add(s.txDeleteIf(pkKey(leaguePK(lid), memberSK(uid)), exists))
-	tx.add(s.txDeleteIf(pkKey(userPK(uid), membershipSK(lid)), exists))
+func (s *Store) leaveItems(tx *txItems, lid table.LeagueID, uid table.UserID) {
+	exists := expression.AttributeExists(expression.Name(table.AttrPK))
+	tx.add(s.txDeleteIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), exists))
+	tx.add(s.txDeleteIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), exists))
 	tx.add(s.countLeagues(uid, -1))
 }
 
@@ -210,7 +116,7 @@ func errTooManyLeagues() error {
 // transaction. Returns BAD_USER_INPUT for a bad name and
 // CONFLICT when the caller is in MaxLeaguesPerPlayer leagues already.
 func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name string) (domain.League, error) {
-	uid, err := parseUserID(caller.ID)
+	uid, err := table.ParseUserID(caller.ID)
 	if err != nil {
 		return domain.League{}, err
 	}
@@ -224,16 +130,16 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		}
 		owner := newLeagueMember(uid, caller.Name, profile)
 		now := s.now()
-		row := leagueRow{Type: typeLeague, ID: domain.NewLeagueID(), Name: name, OwnerID: owner.ID, OwnerName: owner.Name,
-			MemberCount: 1, InviteCode: domain.NewInviteCode(), CreatedAt: formatTime(now), Rev: 1}
-		lid := leagueID(row.ID)
-		row.keys = keys{PK: leaguePK(lid), SK: leagueSK}
+		row := table.LeagueRow{Type: table.TypeLeague, ID: domain.NewLeagueID(), Name: name, OwnerID: owner.ID, OwnerName: owner.Name,
+			MemberCount: 1, InviteCode: domain.NewInviteCode(), CreatedAt: table.FormatTime(now), Rev: 1}
+		lid := table.LeagueID(row.ID)
+		row.Keys = table.Keys{PK: table.LeaguePK(lid), SK: table.LeagueSK}
 		wrap := func(err error) error { return fmt.Errorf("dynamo: create league %s: %w", lid, err) }
 		league, err := s.txPutNew(row)
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		invite, err := s.txPutNew(newInviteRow(row))
+		invite, err := s.txPutNew(table.NewInviteRow(row))
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
@@ -246,7 +152,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 		reasons, cancelled := cancellationReasons(err)
 		switch {
 		case err == nil:
-			return row.toDomain(), nil
+			return row.ToDomain(), nil
 		case !cancelled:
 			return domain.League{}, wrap(err)
 		case failed(reasons, 4):
@@ -263,22 +169,22 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 // readNewMember reads what a new member's rows need with one consistent BatchGetItem: the
 // player's profile (nil if none) and the invite item of code (nil if code is "" or
 // unknown).
-func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*userRow, *inviteRow, error) {
+func (s *Store) readNewMember(ctx context.Context, uid table.UserID, code string) (*table.UserRow, *table.InviteRow, error) {
 	var (
-		profile *userRow
-		inv     *inviteRow
+		profile *table.UserRow
+		inv     *table.InviteRow
 	)
-	ks := []map[string]types.AttributeValue{pkKey(userPK(uid), userSK)}
+	ks := []map[string]types.AttributeValue{table.Key(table.UserPK(uid), table.UserSK)}
 	if code != "" {
-		ks = append(ks, pkKey(invitePK(code), inviteSK))
+		ks = append(ks, table.Key(table.InvitePK(code), table.InviteSK))
 	}
 	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
-		switch itemType(item) {
-		case typeInvite:
-			inv = &inviteRow{}
+		switch table.ItemType(item) {
+		case table.TypeInvite:
+			inv = &table.InviteRow{}
 			return attributevalue.UnmarshalMap(item, inv)
-		case typeUser:
-			profile = &userRow{}
+		case table.TypeUser:
+			profile = &table.UserRow{}
 			return attributevalue.UnmarshalMap(item, profile)
 		}
 		return nil
@@ -287,14 +193,14 @@ func (s *Store) readNewMember(ctx context.Context, uid userID, code string) (*us
 }
 
 // getInvite reads an invite item consistently; nil when the code is unknown or replaced.
-func (s *Store) getInvite(ctx context.Context, code string) (*inviteRow, error) {
+func (s *Store) getInvite(ctx context.Context, code string) (*table.InviteRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(invitePK(code), inviteSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: table.Key(table.InvitePK(code), table.InviteSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		return nil, err
 	}
-	var row inviteRow
+	var row table.InviteRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return nil, err
 	}
@@ -316,7 +222,7 @@ func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League,
 	if inv == nil {
 		return domain.League{}, domain.Errorf(domain.CodeNotFound, "no league has this invite code")
 	}
-	return inv.toDomain(), nil
+	return inv.ToDomain(), nil
 }
 
 // JoinLeague makes caller a member of the league of an invite code: a consistent
@@ -328,7 +234,7 @@ func (s *Store) LeagueByInvite(ctx context.Context, code string) (domain.League,
 // already returns it unchanged. Returns BAD_USER_INPUT for a malformed code, NOT_FOUND for
 // an unknown or replaced one, CONFLICT for a full league or a caller in too many leagues.
 func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code string) (domain.League, error) {
-	uid, err := parseUserID(caller.ID)
+	uid, err := table.ParseUserID(caller.ID)
 	if err != nil {
 		return domain.League{}, err
 	}
@@ -343,19 +249,19 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 }
 
 // joinOnce is JoinLeague's transaction, with what readNewMember read.
-func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string, inv *inviteRow, profile *userRow) (domain.League, error) {
+func (s *Store) joinOnce(ctx context.Context, uid table.UserID, tokenName, code string, inv *table.InviteRow, profile *table.UserRow) (domain.League, error) {
 	notFound := domain.Errorf(domain.CodeNotFound, "no league has this invite code (it may have been replaced)")
 	if inv == nil {
 		return domain.League{}, notFound
 	}
-	lid := leagueID(inv.LeagueID)
+	lid := table.LeagueID(inv.LeagueID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
 	var tx txItems
-	tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Add(expression.Name("memberCount"), expression.Value(1)),
-		expression.AttributeExists(expression.Name(attrPK)).
+	tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Add(expression.Name("memberCount"), expression.Value(1)),
+		expression.AttributeExists(expression.Name(table.AttrPK)).
 			And(expression.Name("inviteCode").Equal(expression.Value(code))).
 			And(expression.Name("memberCount").LessThan(expression.Value(domain.MaxLeagueMembers)))))
-	tx.add(s.txUpdateIf(pkKey(invitePK(code), inviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), inviteOf(lid)))
+	tx.add(s.txUpdateIf(table.Key(table.InvitePK(code), table.InviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), table.InviteOf(lid)))
 	if tx.err != nil {
 		return domain.League{}, wrap(tx.err)
 	}
@@ -365,7 +271,7 @@ func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string
 	}
 	items := append(tx.items, member...)
 	err = s.transactRetry(ctx, items)
-	l := inv.toDomain()
+	l := inv.ToDomain()
 	if err == nil {
 		l.MemberCount++
 		return l, nil
@@ -379,7 +285,7 @@ func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string
 	case failed(reasons, 1):
 		return domain.League{}, notFound
 	case failed(reasons, 0):
-		var old leagueRow
+		var old table.LeagueRow
 		if len(reasons[0].Item) == 0 {
 			return domain.League{}, notFound
 		}
@@ -398,21 +304,21 @@ func (s *Store) joinOnce(ctx context.Context, uid userID, tokenName, code string
 
 // readLeague reads a league item and whether uid is a member (uid "": nobody) with one
 // consistent BatchGetItem; nil when there is no such league.
-func (s *Store) readLeague(ctx context.Context, lid leagueID, uid userID) (*leagueRow, bool, error) {
-	ks := []map[string]types.AttributeValue{pkKey(leaguePK(lid), leagueSK)}
+func (s *Store) readLeague(ctx context.Context, lid table.LeagueID, uid table.UserID) (*table.LeagueRow, bool, error) {
+	ks := []map[string]types.AttributeValue{table.Key(table.LeaguePK(lid), table.LeagueSK)}
 	if uid != "" {
-		ks = append(ks, pkKey(leaguePK(lid), memberSK(uid)))
+		ks = append(ks, table.Key(table.LeaguePK(lid), table.MemberSK(uid)))
 	}
 	var (
-		league *leagueRow
+		league *table.LeagueRow
 		member bool
 	)
 	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
-		switch itemType(item) {
-		case typeLeague:
-			league = &leagueRow{}
+		switch table.ItemType(item) {
+		case table.TypeLeague:
+			league = &table.LeagueRow{}
 			return attributevalue.UnmarshalMap(item, league)
-		case typeMember:
+		case table.TypeMember:
 			member = true
 		}
 		return nil
@@ -429,24 +335,24 @@ func (s *Store) readLeague(ctx context.Context, lid leagueID, uid userID) (*leag
 // row: one page up to about 5,000 members), which returns the league with its Members.
 // Returns NOT_FOUND if there is no such league.
 func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (domain.League, bool, error) {
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return domain.League{}, false, err
 	}
-	var uid userID
+	var uid table.UserID
 	if user != "" {
-		if uid, err = parseUserID(user); err != nil {
+		if uid, err = table.ParseUserID(user); err != nil {
 			return domain.League{}, false, err
 		}
 	}
 	var (
-		row    *leagueRow
+		row    *table.LeagueRow
 		member bool
-		rows   []memberRow
+		rows   []table.MemberRow
 	)
 	if members {
 		row, rows, err = s.readLeaguePartition(ctx, lid)
-		member = row != nil && slices.ContainsFunc(rows, func(m memberRow) bool { return m.UserID == string(uid) })
+		member = row != nil && slices.ContainsFunc(rows, func(m table.MemberRow) bool { return m.UserID == string(uid) })
 	} else {
 		row, member, err = s.readLeague(ctx, lid, uid)
 	}
@@ -456,7 +362,7 @@ func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (d
 	if row == nil || row.Closed {
 		return domain.League{}, false, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 	}
-	l := row.toDomain()
+	l := row.ToDomain()
 	if members {
 		if l.Members, err = membersOf(rows); err != nil {
 			return domain.League{}, false, fmt.Errorf("dynamo: get league %s: %w", lid, err)
@@ -467,23 +373,23 @@ func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (d
 
 // readLeaguePartition reads a league item and its member rows with one consistent Query
 // (following pages); the league is nil when there is none.
-func (s *Store) readLeaguePartition(ctx context.Context, lid leagueID) (*leagueRow, []memberRow, error) {
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(leaguePK(lid))), 0, true)
+func (s *Store) readLeaguePartition(ctx context.Context, lid table.LeagueID) (*table.LeagueRow, []table.MemberRow, error) {
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.LeaguePK(lid))), 0, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dynamo: get league %s: %w", lid, err)
 	}
 	q.ConsistentRead = aws.Bool(true)
 	var (
-		league  *leagueRow
-		members []memberRow
+		league  *table.LeagueRow
+		members []table.MemberRow
 	)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		switch itemType(item) {
-		case typeLeague:
-			league = &leagueRow{}
+		switch table.ItemType(item) {
+		case table.TypeLeague:
+			league = &table.LeagueRow{}
 			return true, attributevalue.UnmarshalMap(item, league)
-		case typeMember:
-			var m memberRow
+		case table.TypeMember:
+			var m table.MemberRow
 			err := attributevalue.UnmarshalMap(item, &m)
 			members = append(members, m)
 			return true, err
@@ -497,10 +403,10 @@ func (s *Store) readLeaguePartition(ctx context.Context, lid leagueID) (*leagueR
 }
 
 // membersOf turns member rows into members.
-func membersOf(rows []memberRow) ([]domain.LeagueMember, error) {
+func membersOf(rows []table.MemberRow) ([]domain.LeagueMember, error) {
 	out := make([]domain.LeagueMember, len(rows))
 	for i, m := range rows {
-		at, err := time.Parse(joinTimeLayout, m.JoinedAt)
+		at, err := time.Parse(table.JoinTimeLayout, m.JoinedAt)
 		if err != nil {
 			return nil, fmt.Errorf("member %s: joinedAt: %w", m.UserID, err)
 		}
@@ -511,15 +417,15 @@ func membersOf(rows []memberRow) ([]domain.LeagueMember, error) {
 
 // leagueMembers reads a league's member rows (consistently or not), following pages: one
 // Query up to about 5,000 members.
-func (s *Store) leagueMembers(ctx context.Context, lid leagueID, consistent bool) ([]memberRow, error) {
-	q, err := s.newQueryBetween(leaguePK(lid), prefixMember)
+func (s *Store) leagueMembers(ctx context.Context, lid table.LeagueID, consistent bool) ([]table.MemberRow, error) {
+	q, err := s.newQueryBetween(table.LeaguePK(lid), table.MemberKeyPrefix)
 	if err != nil {
 		return nil, err
 	}
 	q.ConsistentRead = aws.Bool(consistent)
-	var members []memberRow
+	var members []table.MemberRow
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		var m memberRow
+		var m table.MemberRow
 		err := attributevalue.UnmarshalMap(item, &m)
 		members = append(members, m)
 		return err == nil, err
@@ -528,11 +434,11 @@ func (s *Store) leagueMembers(ctx context.Context, lid leagueID, consistent bool
 }
 
 // newQueryBetween is an ascending main-table Query of the items of partition pk whose sort
-// key starts with prefix (as a BETWEEN range: see cardUpper).
+// key starts with prefix (as a BETWEEN range: see table.CardLast).
 func (s *Store) newQueryBetween(pk, prefix string) (*dynamodb.QueryInput, error) {
 	upper := prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
-	return s.newQuery("", expression.Key(attrPK).Equal(expression.Value(pk)).
-		And(expression.Key(attrSK).Between(expression.Value(prefix), expression.Value(upper))), 0, true)
+	return s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(pk)).
+		And(expression.Key(table.AttrSK).Between(expression.Value(prefix), expression.Value(upper))), 0, true)
 }
 
 // LeaveLeague removes user from a league: a consistent BatchGetItem of the league and the
@@ -541,11 +447,11 @@ func (s *Store) newQueryBetween(pk, prefix string) (*dynamodb.QueryInput, error)
 // with one consistent Query), conditioned on the league not having
 // changed since. Returns NOT_FOUND unless user is a member.
 func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
-	uid, err := parseUserID(user)
+	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return err
 	}
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return err
 	}
@@ -559,16 +465,16 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 			return domain.Errorf(domain.CodeNotFound, "you are not a member of league %q", id)
 		}
 		var tx txItems
-		leagueKey, inviteKey := pkKey(leaguePK(lid), leagueSK), pkKey(invitePK(league.InviteCode), inviteSK)
-		leaves := nextRev().Add(expression.Name("memberCount"), expression.Value(-1))
+		leagueKey, inviteKey := table.Key(table.LeaguePK(lid), table.LeagueSK), table.Key(table.InvitePK(league.InviteCode), table.InviteSK)
+		leaves := table.NextRev().Add(expression.Name("memberCount"), expression.Value(-1))
 		switch {
 		case league.Closed:
 			// An admin is deleting it (DeleteLeague): no hand-over, no invite code; the
 			// deletion removes the league once nobody is left.
 			tx.add(s.txUpdateIf(leagueKey, leaves, expression.Name("closed").Equal(expression.Value(true))))
 		case league.MemberCount <= 1:
-			tx.add(s.txDeleteIf(leagueKey, leagueRevIs(league.Rev)))
-			tx.add(s.txDeleteIf(inviteKey, inviteOf(lid)))
+			tx.add(s.txDeleteIf(leagueKey, table.RevIs(league.Rev)))
+			tx.add(s.txDeleteIf(inviteKey, table.InviteOf(lid)))
 		case league.OwnerID == string(uid):
 			members, err := s.leagueMembers(ctx, lid, true)
 			if err != nil {
@@ -587,14 +493,14 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 					Set(expression.Name("ownerName"), expression.Value(next.User.Name)).
 					Add(expression.Name("memberCount"), expression.Value(-1))
 			}
-			tx.add(s.txUpdateIf(leagueKey, owner(nextRev()), leagueRevIs(league.Rev)))
-			tx.add(s.txUpdateIf(inviteKey, owner(expression.UpdateBuilder{}), inviteOf(lid)))
-			tx.add(s.txUpdateIf(pkKey(userPK(userID(next.User.ID)), membershipSK(lid)),
-				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(attrPK))))
+			tx.add(s.txUpdateIf(leagueKey, owner(table.NextRev()), table.RevIs(league.Rev)))
+			tx.add(s.txUpdateIf(inviteKey, owner(expression.UpdateBuilder{}), table.InviteOf(lid)))
+			tx.add(s.txUpdateIf(table.Key(table.UserPK(table.UserID(next.User.ID)), table.MembershipSK(lid)),
+				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(table.AttrPK))))
 		default:
 			tx.add(s.txUpdateIf(leagueKey, leaves,
 				expression.Name("ownerId").NotEqual(expression.Value(string(uid))).And(expression.Name("memberCount").GreaterThan(expression.Value(1)))))
-			tx.add(s.txUpdateIf(inviteKey, expression.Add(expression.Name("memberCount"), expression.Value(-1)), inviteOf(lid)))
+			tx.add(s.txUpdateIf(inviteKey, expression.Add(expression.Name("memberCount"), expression.Value(-1)), table.InviteOf(lid)))
 		}
 		s.leaveItems(&tx, lid, uid)
 		if tx.err != nil {
@@ -621,11 +527,11 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 // league's code, conditioned on its rev; the old code's item deleted; the new one put).
 // Returns NOT_FOUND for an unknown league and FORBIDDEN unless user is its owner.
 func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.League, error) {
-	uid, err := parseUserID(user)
+	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return domain.League{}, err
 	}
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return domain.League{}, err
 	}
@@ -643,14 +549,14 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 		}
 		old := league.InviteCode
 		league.InviteCode = domain.NewInviteCode()
-		invite, err := s.txPutNew(newInviteRow(*league))
+		invite, err := s.txPutNew(table.NewInviteRow(*league))
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
 		var tx txItems
-		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Set(expression.Name("inviteCode"), expression.Value(league.InviteCode)),
-			leagueRevIs(league.Rev)))
-		tx.add(s.txDeleteIf(pkKey(invitePK(old), inviteSK), inviteOf(lid)))
+		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("inviteCode"), expression.Value(league.InviteCode)),
+			table.RevIs(league.Rev)))
+		tx.add(s.txDeleteIf(table.Key(table.InvitePK(old), table.InviteSK), table.InviteOf(lid)))
 		tx.add(invite, nil)
 		if tx.err != nil {
 			return domain.League{}, wrap(tx.err)
@@ -660,7 +566,7 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 			if err != nil {
 				return domain.League{}, wrap(err)
 			}
-			return league.toDomain(), nil
+			return league.ToDomain(), nil
 		}
 		// The league changed since it was read (or the new code exists already): again.
 		if err := sleep(ctx, backoff(attempt+1)); err != nil {
@@ -681,7 +587,7 @@ func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, 
 	leagues := []domain.League{}
 	for _, row := range rows {
 		if !row.Closed {
-			leagues = append(leagues, row.toDomain())
+			leagues = append(leagues, row.ToDomain())
 		}
 	}
 	slices.SortFunc(leagues, func(a, b domain.League) int {
@@ -695,32 +601,32 @@ func (s *Store) UserLeagues(ctx context.Context, user string) ([]domain.League, 
 
 // userLeagueRows reads the league items of user's memberships (see UserLeagues), closed
 // ones included.
-func (s *Store) userLeagueRows(ctx context.Context, user string) ([]leagueRow, error) {
-	uid, err := parseUserID(user)
+func (s *Store) userLeagueRows(ctx context.Context, user string) ([]table.LeagueRow, error) {
+	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return nil, err
 	}
 	wrap := func(err error) error { return fmt.Errorf("dynamo: leagues of %s: %w", uid, err) }
-	q, err := s.newQueryBetween(userPK(uid), prefixMembership)
+	q, err := s.newQueryBetween(table.UserPK(uid), table.MembershipKeyPrefix)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	q.ConsistentRead = aws.Bool(true)
 	var ks []map[string]types.AttributeValue
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		lid, err := parseLeagueID(itemString(item, "leagueId"))
+		lid, err := table.ParseLeagueID(table.ItemString(item, "leagueId"))
 		if err != nil {
 			return false, err
 		}
-		ks = append(ks, pkKey(leaguePK(lid), leagueSK))
+		ks = append(ks, table.Key(table.LeaguePK(lid), table.LeagueSK))
 		return true, nil
 	})
 	if err != nil {
 		return nil, wrap(err)
 	}
-	var rows []leagueRow
+	var rows []table.LeagueRow
 	err = s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
-		var row leagueRow
+		var row table.LeagueRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
@@ -743,7 +649,7 @@ func (s *Store) userLeagueRows(ctx context.Context, user string) ([]leagueRow, e
 func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, first int, after string) (domain.Page[domain.Standing], error) {
 	var page domain.Page[domain.Standing]
 	id := l.ID
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return page, err
 	}
@@ -751,9 +657,9 @@ func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, fi
 		return page, err
 	}
 	owner := id + "/" + strconv.Itoa(season)
-	var from *cursor
+	var from *table.Cursor
 	if after != "" {
-		c, err := s.cursors.decode(after, cursorLeague, owner)
+		c, err := s.cursors.Decode(after, table.CursorLeague, owner)
 		if err != nil {
 			return page, err
 		}
@@ -792,7 +698,7 @@ func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, fi
 			break
 		}
 		page.Items = append(page.Items, rows[i])
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorLeague, Owner: owner, ID: rows[i].User.ID,
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorLeague, Owner: owner, ID: rows[i].User.ID,
 			Points: rows[i].Points, Index: r.Index, Rank: r.Rank}))
 	}
 	return page, nil
@@ -805,11 +711,11 @@ func (s *Store) LeagueStandings(ctx context.Context, l domain.League, season, fi
 func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMember, season int) ([]domain.Standing, error) {
 	ks := make([]map[string]types.AttributeValue, len(members))
 	for i, m := range members {
-		uid, err := parseUserID(m.User.ID)
+		uid, err := table.ParseUserID(m.User.ID)
 		if err != nil {
 			return nil, err
 		}
-		ks[i] = pkKey(userPK(uid), standingSK(season))
+		ks[i] = table.Key(table.UserPK(uid), table.StandingSK(season))
 	}
 	var mu sync.Mutex
 	found := make(map[string]domain.Standing, len(members))
@@ -818,12 +724,12 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 		chunk := ks[start:min(start+maxBatchGetKeys, len(ks))]
 		g.Go(func() error {
 			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
-				var row standingRow
+				var row table.StandingRow
 				if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 					return err
 				}
 				mu.Lock()
-				found[row.UserID] = row.toDomain()
+				found[row.UserID] = row.ToDomain()
 				mu.Unlock()
 				return nil
 			})
@@ -851,16 +757,16 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 // transaction of at most 4 items per league (80), every update conditioned on the copy
 // being older or the player still owning the league. A cancelled transaction (a rename,
 // hand-over or new code in between) is returned as it is: the caller reads again.
-func (s *Store) renameInLeagues(ctx context.Context, uid userID, user userRow, stale []membershipRow) error {
+func (s *Store) renameInLeagues(ctx context.Context, uid table.UserID, user table.UserRow, stale []table.MembershipRow) error {
 	var owned []map[string]types.AttributeValue
 	for _, m := range stale {
 		if m.Owner {
-			owned = append(owned, pkKey(leaguePK(leagueID(m.LeagueID)), leagueSK))
+			owned = append(owned, table.Key(table.LeaguePK(table.LeagueID(m.LeagueID)), table.LeagueSK))
 		}
 	}
 	codes := map[string]string{} // league id → invite code, for the leagues uid owns
 	err := s.batchGetItems(ctx, owned, true, func(item map[string]types.AttributeValue) error {
-		var row leagueRow
+		var row table.LeagueRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
@@ -872,7 +778,7 @@ func (s *Store) renameInLeagues(ctx context.Context, uid userID, user userRow, s
 	if err != nil {
 		return err
 	}
-	older := expression.AttributeExists(expression.Name(attrPK)).
+	older := expression.AttributeExists(expression.Name(table.AttrPK)).
 		And(expression.Name("userNameVersion").LessThan(expression.Value(user.NameVersion)))
 	version := expression.Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))
 	member := expression.Set(expression.Name("userName"), expression.Value(user.Name)).
@@ -881,12 +787,12 @@ func (s *Store) renameInLeagues(ctx context.Context, uid userID, user userRow, s
 	isOwner := expression.Name("ownerId").Equal(expression.Value(string(uid)))
 	var tx txItems
 	for _, m := range stale {
-		lid := leagueID(m.LeagueID)
-		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), memberSK(uid)), member, older))
-		tx.add(s.txUpdateIf(pkKey(userPK(uid), membershipSK(lid)), version, older))
+		lid := table.LeagueID(m.LeagueID)
+		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), member, older))
+		tx.add(s.txUpdateIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), version, older))
 		if code, ok := codes[m.LeagueID]; ok {
-			tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), ownerName, isOwner))
-			tx.add(s.txUpdateIf(pkKey(invitePK(code), inviteSK), ownerName, inviteOf(lid).And(isOwner)))
+			tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), ownerName, isOwner))
+			tx.add(s.txUpdateIf(table.Key(table.InvitePK(code), table.InviteSK), ownerName, table.InviteOf(lid).And(isOwner)))
 		}
 	}
 	if tx.err != nil {

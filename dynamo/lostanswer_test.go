@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -23,11 +25,11 @@ var errAnswerLost = errors.New("injected fault: the answer was lost after the wr
 func (a *lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	batch, checkpoint := false, false
 	for _, it := range in.TransactItems {
-		if it.Update != nil && itemString(it.Update.Key, attrPK) != "" {
-			switch sk := itemString(it.Update.Key, attrSK); {
-			case sk == checkpointSK:
+		if it.Update != nil && table.ItemString(it.Update.Key, table.AttrPK) != "" {
+			switch sk := table.ItemString(it.Update.Key, table.AttrSK); {
+			case sk == table.CheckpointSK:
 				checkpoint = true
-			case len(sk) > len(prefixEvent) && sk[:len(prefixEvent)] == prefixEvent:
+			case len(sk) > len(table.EventKeyPrefix) && sk[:len(table.EventKeyPrefix)] == table.EventKeyPrefix:
 				batch = true // a prediction (USER#<uid>, EVENT#<eid>)
 			}
 		}

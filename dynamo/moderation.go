@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -29,7 +31,7 @@ func (s *Store) moderationEntry(ctx context.Context, action, summary string) (ty
 // the audit entry. Renaming to the same name writes nothing. Returns BAD_USER_INPUT for a
 // bad name and NOT_FOUND for an unknown league (or one being deleted).
 func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.League, error) {
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return domain.League{}, err
 	}
@@ -46,15 +48,15 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 			return domain.League{}, domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 		}
 		if league.Name == name {
-			return league.toDomain(), nil
+			return league.ToDomain(), nil
 		}
 		entry, err := s.moderationEntry(ctx, domain.ActionRenameLeague, fmt.Sprintf("league %s renamed from %q to %q", lid, league.Name, name))
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
 		var tx txItems
-		tx.add(s.txUpdateIf(pkKey(leaguePK(lid), leagueSK), nextRev().Set(expression.Name("name"), expression.Value(name)), leagueRevIs(league.Rev)))
-		tx.add(s.txUpdateIf(pkKey(invitePK(league.InviteCode), inviteSK), expression.Set(expression.Name("name"), expression.Value(name)), inviteOf(lid)))
+		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("name"), expression.Value(name)), table.RevIs(league.Rev)))
+		tx.add(s.txUpdateIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), expression.Set(expression.Name("name"), expression.Value(name)), table.InviteOf(lid)))
 		tx.add(entry, nil)
 		if tx.err != nil {
 			return domain.League{}, wrap(tx.err)
@@ -65,7 +67,7 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 				return domain.League{}, wrap(err)
 			}
 			league.Name = name
-			return league.toDomain(), nil
+			return league.ToDomain(), nil
 		}
 		if err := sleep(ctx, backoff(attempt+1)); err != nil {
 			return domain.League{}, err
@@ -88,7 +90,7 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 //
 // Returns NOT_FOUND for an unknown (or already deleted) league.
 func (s *Store) DeleteLeague(ctx context.Context, id string) error {
-	lid, err := parseLeagueID(id)
+	lid, err := table.ParseLeagueID(id)
 	if err != nil {
 		return err
 	}
@@ -102,14 +104,14 @@ func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 			return domain.Errorf(domain.CodeNotFound, "league %q not found", id)
 		}
 		var cancelled bool
-		leagueKey := pkKey(leaguePK(lid), leagueSK)
+		leagueKey := table.Key(table.LeaguePK(lid), table.LeagueSK)
 		closed := expression.Name("closed").Equal(expression.Value(true))
 		switch {
 		case !league.Closed:
 			var tx txItems
-			tx.add(s.txUpdateIf(leagueKey, nextRev().Set(expression.Name("closed"), expression.Value(true)).Remove(expression.Name("inviteCode")),
-				leagueRevIs(league.Rev)))
-			tx.add(s.txDeleteIf(pkKey(invitePK(league.InviteCode), inviteSK), inviteOf(lid)))
+			tx.add(s.txUpdateIf(leagueKey, table.NextRev().Set(expression.Name("closed"), expression.Value(true)).Remove(expression.Name("inviteCode")),
+				table.RevIs(league.Rev)))
+			tx.add(s.txDeleteIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), table.InviteOf(lid)))
 			if tx.err != nil {
 				return wrap(tx.err)
 			}
@@ -118,9 +120,9 @@ func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 			for start := 0; start < len(members) && !cancelled && err == nil; start += membersPerDeleteTx {
 				chunk := members[start:min(start+membersPerDeleteTx, len(members))]
 				var tx txItems
-				tx.add(s.txUpdateIf(leagueKey, nextRev().Add(expression.Name("memberCount"), expression.Value(-len(chunk))), closed))
+				tx.add(s.txUpdateIf(leagueKey, table.NextRev().Add(expression.Name("memberCount"), expression.Value(-len(chunk))), closed))
 				for _, m := range chunk {
-					s.leaveItems(&tx, lid, userID(m.UserID))
+					s.leaveItems(&tx, lid, table.UserID(m.UserID))
 				}
 				if tx.err != nil {
 					return wrap(tx.err)
@@ -161,7 +163,7 @@ func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 // register if cut off). Renaming to the same name writes nothing. Returns BAD_USER_INPUT
 // for a bad id or name and NOT_FOUND for a player without a profile.
 func (s *Store) RenamePlayer(ctx context.Context, id, name string) (domain.User, error) {
-	uid, err := parseUserID(id)
+	uid, err := table.ParseUserID(id)
 	if err != nil {
 		return domain.User{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
@@ -115,14 +117,14 @@ func TestDeleteLeague(t *testing.T) {
 	mustOK(t, f.s.LeaveLeague(ctxT(t), "zed", l.ID)) // a member leaves a closed league
 
 	mustOK(t, f.s.DeleteLeague(ctx, l.ID))
-	if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 {
+	if n := f.countPartition(table.LeaguePK(table.LeagueID(l.ID)), ""); n != 0 {
 		t.Fatalf("%d items left in the league's partition", n)
 	}
-	if inv := f.getRaw(invitePK(l.InviteCode), inviteSK); inv != nil {
+	if inv := f.getRaw(table.InvitePK(l.InviteCode), table.InviteSK); inv != nil {
 		t.Fatal("the invite item is left")
 	}
 	for _, u := range append(seeded, "ann", "cat", "zed") {
-		if f.getRaw(userPK(userID(u)), membershipSK(leagueID(l.ID))) != nil || slices.Contains(f.leagueIDs(u), l.ID) {
+		if f.getRaw(table.UserPK(table.UserID(u)), table.MembershipSK(table.LeagueID(l.ID))) != nil || slices.Contains(f.leagueIDs(u), l.ID) {
 			t.Fatalf("%s still has the league", u)
 		}
 	}

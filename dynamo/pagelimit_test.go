@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -98,10 +100,10 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		if report.PredictionsScored != players || report.StandingsChanged != players {
 			t.Errorf("report %+v, want %d predictions and standings", report, players)
 		}
-		if n := f.countEventGSI(ev, prefixScore); n != players {
+		if n := f.countEventGSI(ev, table.ScoreFirst); n != players {
 			t.Errorf("%d scored predictions in the index, want %d", n, players)
 		}
-		if n := f.countEventGSI(ev, prefixPending); n != 0 {
+		if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 0 {
 			t.Errorf("%d predictions left unscored", n)
 		}
 		if q := cost.Snapshot().Operations["Query"]; q < 3 { // ≥2 pages of the partition, then the unscored check

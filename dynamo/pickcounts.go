@@ -3,7 +3,8 @@ package dynamo
 import (
 	"fmt"
 	"slices"
-	"strconv"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -15,7 +16,7 @@ import (
 
 // Pick counts (Match.pickCounts): how many predictions picked each team of each match.
 // Scoring counts them as it writes the predictions of a pass, in the same transactions:
-// each shard's checkpoint (checkpointRow.Picks, keyed by pickKey) sums the picks of the
+// each shard's checkpoint (table.CheckpointRow.Picks, keyed by table.PickKey) sums the picks of the
 // predictions written for its card version, and Picked says how many predictions that sum
 // covers. Every prediction is written once per card version and the checkpoint moves only
 // from the state it was read in, so at the end of a pass a shard whose Picked equals its
@@ -26,9 +27,6 @@ import (
 // edit never wipes counts written after it read the card. A pass whose counts do not cover
 // every prediction (Picked ≠ Done: predictions counted done by admin migrate, or a deleted
 // account's) writes none; the card keeps what it had.
-
-// pickKey is the checkpoint's key of a team of a match.
-func pickKey(matchID string, team int) string { return matchID + "#" + strconv.Itoa(team) }
 
 // withPicks is the move with the picks of batch (the predictions its transaction writes)
 // added to the counts of the checkpoint it moves to: the picks of matches on ev's card,
@@ -45,7 +43,7 @@ func (m checkpointMove) withPicks(ev domain.Event, batch []*scoreJob) checkpoint
 	for _, j := range batch {
 		for _, p := range j.row.Picks {
 			if p.Team >= 0 && p.Team < teams[p.MatchID] {
-				picks[pickKey(p.MatchID, p.Team)]++
+				picks[table.PickKey(p.MatchID, p.Team)]++
 			}
 		}
 	}
@@ -57,7 +55,7 @@ func (m checkpointMove) withPicks(ev domain.Event, batch []*scoreJob) checkpoint
 // pickSums are the pick counts of ev's matches (by card position, then team) summed over
 // cps, the shards' checkpoints at the end of a complete pass of ev's card version; ok is
 // false if some shard's counts do not cover all its predictions (see above).
-func pickSums(ev domain.Event, cps []checkpointRow) (sums [][]int, ok bool) {
+func pickSums(ev domain.Event, cps []table.CheckpointRow) (sums [][]int, ok bool) {
 	for _, cp := range cps {
 		if cp.Done > 0 && (cp.CardVersion != ev.CardVersion || cp.Picked != cp.Done) {
 			return nil, false
@@ -69,7 +67,7 @@ func pickSums(ev domain.Event, cps []checkpointRow) (sums [][]int, ok bool) {
 		for team := range sums[i] {
 			for _, cp := range cps {
 				if cp.Done > 0 {
-					sums[i][team] += cp.Picks[pickKey(m.ID, team)]
+					sums[i][team] += cp.Picks[table.PickKey(m.ID, team)]
 				}
 			}
 		}
@@ -80,7 +78,7 @@ func pickSums(ev domain.Event, cps []checkpointRow) (sums [][]int, ok bool) {
 // pickCountsCurrent reports whether ev's card already shows the pick counts of the pass
 // (or the pass has none to show): a run that writes nothing need not complete the pass
 // again — unless the counts moved without a prediction write (an account deleted).
-func pickCountsCurrent(ev domain.Event, cps []checkpointRow) bool {
+func pickCountsCurrent(ev domain.Event, cps []table.CheckpointRow) bool {
 	sums, ok := pickSums(ev, cps)
 	if !ok {
 		return true
@@ -95,22 +93,22 @@ func pickCountsCurrent(ev domain.Event, cps []checkpointRow) bool {
 
 // pickCountItems are the updates of the card's match items with the pass's pick counts
 // (pickSums), or nil if it has none.
-func (s *Store) pickCountItems(ev domain.Event, cps []checkpointRow) ([]types.TransactWriteItem, error) {
+func (s *Store) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]types.TransactWriteItem, error) {
 	sums, ok := pickSums(ev, cps)
 	if !ok {
 		return nil, nil
 	}
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	items := make([]types.TransactWriteItem, 0, len(ev.Matches))
 	for i, m := range ev.Matches {
 		expr, err := expression.NewBuilder().
 			WithUpdate(expression.Set(expression.Name("pickCounts"), expression.Value(sums[i]))).
-			WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+			WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)
 		}
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
+			TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
@@ -123,8 +121,8 @@ func (s *Store) pickCountItems(ev domain.Event, cps []checkpointRow) ([]types.Tr
 // existing match is conditioned on them still being what is stored: scoring writes them
 // without moving the card version, so a card edit that read the card before they were
 // written fails (CONFLICT: read again) rather than wiping them.
-func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
-	row := newMatchRow(eid, m)
+func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
+	row := table.NewMatchRow(eid, m)
 	if !mustExist {
 		return s.put(row, false)
 	}
@@ -136,7 +134,7 @@ func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.Tra
 	if row.PickCounts != nil {
 		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
 	}
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK)).And(same)).Build()
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK)).And(same)).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -149,9 +147,9 @@ func (s *Store) putMatch(eid eventID, m domain.Match, mustExist bool) (types.Tra
 // pickCountsOnDelete adds to upd the SET actions taking deleted prediction p's picks out
 // of the counts of checkpoint cp, which counted p (its version is p's scoredWith): one per
 // pick cp has a count for (the others were not counted: matches no longer on the card).
-func pickCountsOnDelete(upd expression.UpdateBuilder, p predictionRow, cp checkpointRow) expression.UpdateBuilder {
+func pickCountsOnDelete(upd expression.UpdateBuilder, p table.PredictionRow, cp table.CheckpointRow) expression.UpdateBuilder {
 	for _, pk := range p.Picks {
-		k := pickKey(pk.MatchID, pk.Team)
+		k := table.PickKey(pk.MatchID, pk.Team)
 		if cp.Picks[k] <= 0 {
 			continue
 		}

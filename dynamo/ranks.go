@@ -2,12 +2,12 @@ package dynamo
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -15,32 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
-)
-
-// Ranks outside a leaderboard page. A player's rank in an event (or a season) is 1 + the
-// number of players with more points — ties share a rank, as on the pages (1, 2, 2, 4).
-// Counting the rows above a player in the index would read up to every row of the list (a
-// million at the top of a big event), so scoring keeps score histograms instead:
-//
-//   - Shard histograms (type "ranks", keys.go: PK = the shard's index partition name,
-//     SK = RANKS): for shard s of an event's predictions or of a season's standings, how
-//     many of the shard's players have each points total (attributes p<points>), and rev,
-//     how many times it changed. Scoring updates them in the transactions that write the
-//     scores — a batch holds the players of one shard, so one ADD per histogram per
-//     transaction (rankDelta) — so they always agree with the scores; a shard's histogram is
-//     written by its shard's batches only, never a hot item.
-//   - Rank tables (type "rankTable", SK = RANKS in the event's or season's own partition):
-//     the shard histograms summed, as a compact sorted table (points, players), written when
-//     a scoring run completes (summarizeRanks). Reads use these: one small item per event or
-//     season, kept by the read cache like the other public reads.
-//
-// So a rank is that of the last completed scoring run: after a correction, ranks move when
-// the run that applies it completes; a season's ranks when the run of any of its events
-// does. An event or season without a rank table (none scored since issue 12, and not
-// migrated) shows no rank (null).
-const (
-	typeRanks     = "ranks"
-	typeRankTable = "rankTable"
 )
 
 // rankDelta is what a batch of scoring writes does to one shard histogram: points →
@@ -61,15 +35,15 @@ func (d rankDelta) move(old, new *int) {
 	}
 }
 
-// ranksUpdate is the transaction item applying d to the shard histogram at key (eventRanksKey
-// or seasonRanksKey); ok is false when d changes nothing (no item needed). The item needs
+// ranksUpdate is the transaction item applying d to the shard histogram at key (table.EventRanksKey
+// or table.SeasonRanksKey); ok is false when d changes nothing (no item needed). The item needs
 // no condition: it commits exactly when the score writes of its transaction do.
 func (s *Store) ranksUpdate(key map[string]types.AttributeValue, d rankDelta) (item types.TransactWriteItem, ok bool, err error) {
-	upd := expression.Set(expression.Name(attrType), expression.Value(typeRanks)).
+	upd := expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeRanks)).
 		Add(expression.Name("rev"), expression.Value(1))
 	for _, points := range slices.Sorted(maps.Keys(d)) {
 		if n := d[points]; n != 0 {
-			upd = upd.Add(expression.Name(histogramAttr(points)), expression.Value(n))
+			upd = upd.Add(expression.Name(table.HistogramAttr(points)), expression.Value(n))
 			ok = true
 		}
 	}
@@ -103,7 +77,7 @@ func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
 		}
 		if name == "rev" {
 			rev = count
-		} else if points, ok := histogramPoints(name); ok {
+		} else if points, ok := table.HistogramPoints(name); ok {
 			h[points] += count
 		}
 	}
@@ -116,7 +90,7 @@ func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
 // not already built from those changes. A table records the sum of the shards' revs it was
 // built from and is only written over one built from fewer changes, so two runs completing
 // at once cannot leave the older sum. Scoring's completing call runs it.
-func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, season, seasonShards int) error {
+func (s *Store) summarizeRanks(ctx context.Context, eid table.EventID, eventShards, season, seasonShards int) error {
 	type list struct {
 		table    map[string]types.AttributeValue
 		hist     histogram
@@ -124,25 +98,25 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, se
 		found    bool
 		tableRev int // of the rank table as read (0: none)
 	}
-	event := &list{table: eventRankTableKey(eid), hist: histogram{}}
-	seasonList := &list{table: seasonRankTableKey(season), hist: histogram{}}
+	event := &list{table: table.EventRankTableKey(string(eid)), hist: histogram{}}
+	seasonList := &list{table: table.SeasonRankTableKey(season), hist: histogram{}}
 	// The rank tables are read with the histograms (at most 2 × MaxShards + 2 keys, one
 	// request): a table already built from these changes is not written again, so a
 	// scoring call that confirms a scored event writes nothing.
 	keys := []map[string]types.AttributeValue{event.table, seasonList.table}
 	owner := map[string]*list{}
 	for sh := range eventShards {
-		keys = append(keys, eventRanksKey(eid, sh))
-		owner[shardPK(eid, sh)] = event
+		keys = append(keys, table.EventRanksKey(eid, sh))
+		owner[table.ShardPK(eid, sh)] = event
 	}
 	for sh := range seasonShards {
-		keys = append(keys, seasonRanksKey(season, sh))
-		owner[seasonShardItemPK(season, sh)] = seasonList
+		keys = append(keys, table.SeasonRanksKey(season, sh))
+		owner[table.SeasonShardItemPK(season, sh)] = seasonList
 	}
-	tables := map[string]*list{itemString(event.table, attrPK): event, itemString(seasonList.table, attrPK): seasonList}
+	tables := map[string]*list{table.ItemString(event.table, table.AttrPK): event, table.ItemString(seasonList.table, table.AttrPK): seasonList}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
-		pk := itemString(item, attrPK)
-		if itemType(item) == typeRankTable {
+		pk := table.ItemString(item, table.AttrPK)
+		if table.ItemType(item) == table.TypeRankTable {
 			l := tables[pk]
 			if l == nil {
 				return fmt.Errorf("unexpected item %s", pk)
@@ -174,9 +148,9 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, se
 			continue // nothing to sum, or the table holds these changes (or more) already
 		}
 		item := map[string]types.AttributeValue{
-			attrPK: l.table[attrPK], attrSK: l.table[attrSK], attrType: str(typeRankTable),
+			table.AttrPK: l.table[table.AttrPK], table.AttrSK: l.table[table.AttrSK], table.AttrType: table.StringValue(table.TypeRankTable),
 			// Never nil: a table emptied by deleted accounts is still a table (an empty B).
-			"table": &types.AttributeValueMemberB{Value: append([]byte{}, encodeRankTable(l.hist)...)},
+			"table": &types.AttributeValueMemberB{Value: append([]byte{}, table.EncodeRankTable(l.hist)...)},
 			"rev":   &types.AttributeValueMemberN{Value: strconv.Itoa(l.rev)},
 		}
 		cond := expression.Name("rev").AttributeNotExists().Or(expression.Name("rev").LessThan(expression.Value(l.rev)))
@@ -196,52 +170,17 @@ func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, se
 	return nil
 }
 
-// encodeRankTable writes h as uvarint pairs (points, players), points high to low, entries
-// with players only.
-func encodeRankTable(h histogram) []byte {
-	points := slices.Sorted(maps.Keys(h))
-	var b []byte
-	for i := len(points) - 1; i >= 0; i-- {
-		if n := h[points[i]]; n > 0 {
-			b = binary.AppendUvarint(b, uint64(points[i]))
-			b = binary.AppendUvarint(b, uint64(n))
-		}
-	}
-	return b
-}
-
-// decodeRankTable reads a table encodeRankTable wrote.
-func decodeRankTable(b []byte) (*domain.RankTable, error) {
-	t := &domain.RankTable{}
-	for len(b) > 0 {
-		p, k := binary.Uvarint(b)
-		if k <= 0 || p > MaxScore {
-			return nil, fmt.Errorf("rank table: bad points")
-		}
-		b = b[k:]
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > math.MaxInt32 {
-			return nil, fmt.Errorf("rank table: bad count")
-		}
-		b = b[k:]
-		if !t.Add(int(p), int(n)) {
-			return nil, fmt.Errorf("rank table: entries out of order or empty")
-		}
-	}
-	return t, nil
-}
-
 // rankRef names a rank table: an event's (event set) or a season's.
 type rankRef struct {
-	event  eventID
+	event  table.EventID
 	season int
 }
 
 func (r rankRef) key() map[string]types.AttributeValue {
 	if r.event != "" {
-		return eventRankTableKey(r.event)
+		return table.EventRankTableKey(string(r.event))
 	}
-	return seasonRankTableKey(r.season)
+	return table.SeasonRankTableKey(r.season)
 }
 
 func (r rankRef) cacheKey() string {
@@ -283,21 +222,21 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	byPK := map[string]rankRef{}
 	for i, r := range missing {
 		keys[i] = r.key()
-		byPK[keys[i][attrPK].(*types.AttributeValueMemberS).Value] = r
+		byPK[keys[i][table.AttrPK].(*types.AttributeValueMemberS).Value] = r
 	}
 	keys = append(keys, extra...)
 	sizes := map[rankRef]int{}
 	err := s.batchGetItems(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
-		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+		pk, _ := item[table.AttrPK].(*types.AttributeValueMemberS)
 		r, ok := byPK[pk.Value]
-		if !ok && fn != nil && itemType(item) != typeRankTable {
+		if !ok && fn != nil && table.ItemType(item) != table.TypeRankTable {
 			return fn(item)
 		}
 		b, _ := item["table"].(*types.AttributeValueMemberB)
 		if !ok || b == nil {
 			return fmt.Errorf("unexpected rank table item")
 		}
-		t, err := decodeRankTable(b.Value)
+		t, err := table.DecodeRankTable(b.Value)
 		if err != nil {
 			return err
 		}
@@ -326,7 +265,7 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 	var refs []rankRef
 	for _, p := range ps {
 		if p.Points != nil {
-			refs = append(refs, rankRef{event: eventID(p.EventID)})
+			refs = append(refs, rankRef{event: table.EventID(p.EventID)})
 		}
 	}
 	for _, st := range standings {
@@ -340,7 +279,7 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 		return err
 	}
 	for i, p := range ps {
-		if t := tables[rankRef{event: eventID(p.EventID)}]; t != nil && p.Points != nil {
+		if t := tables[rankRef{event: table.EventID(p.EventID)}]; t != nil && p.Points != nil {
 			r := t.Rank(*p.Points)
 			ps[i].Rank = &r
 		}
@@ -355,7 +294,7 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 }
 
 // forgetRanks drops the cached rank tables of an event and its season.
-func (s *Store) forgetRanks(e eventID, season int) {
+func (s *Store) forgetRanks(e table.EventID, season int) {
 	ev, se := rankRef{event: e}.cacheKey(), rankRef{season: season}.cacheKey()
 	s.cache.remove(func(k string) bool { return k == ev || k == se })
 }

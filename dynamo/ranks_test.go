@@ -4,37 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
-
-func TestRankTable(t *testing.T) {
-	h := histogram{10: 2, 7: 3, 3: 1, 5: 0, 4: -2} // empty and negative entries are left out
-	tbl, err := decodeRankTable(encodeRankTable(h))
-	mustOK(t, err)
-	for points, want := range map[int]int{11: 1, 10: 1, 8: 3, 7: 3, 5: 6, 3: 6, 0: 7} {
-		if got := tbl.Rank(points); got != want {
-			t.Errorf("rank(%d) = %d, want %d", points, got, want)
-		}
-	}
-	empty, err := decodeRankTable(nil)
-	mustOK(t, err)
-	if empty.Rank(0) != 1 {
-		t.Error("the only player of an empty table is not first")
-	}
-	for name, b := range map[string][]byte{
-		"Truncated":       encodeRankTable(h)[:3],
-		"NotDescending":   {3, 1, 7, 1},
-		"ZeroPlayers":     {7, 0},
-		"OverMaxScore":    encodeRankTable(histogram{MaxScore + 1: 1}),
-		"UnterminatedVar": {0x80},
-	} {
-		if _, err := decodeRankTable(b); err == nil {
-			t.Errorf("%s: decoded", name)
-		}
-	}
-}
 
 // applyRanks commits d to the shard histogram at key, as a scoring transaction would.
 func (f *fixture) applyRanks(key map[string]types.AttributeValue, d rankDelta) {
@@ -54,7 +29,7 @@ func TestRanks(t *testing.T) {
 	t.Parallel()
 	l := newLeague(t)
 	ev := l.spring
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 
 	// The league's scores (see newLeague) were written by ScoreEvent, which kept the
 	// histograms and summarized them; then a correction moves p-low from 3 to 15 (tied
@@ -131,16 +106,16 @@ func TestRanks(t *testing.T) {
 		}
 	})
 	t.Run("MovesFollowCorrections", func(t *testing.T) {
-		sh := shardOf("p-low", l.shards)
+		sh := table.UserID("p-low").Shard(l.shards)
 		for _, to := range []int{15, 16} {
 			from := event["p-low"]
 			d := rankDelta{}
 			d.move(&from, &to)
-			l.applyRanks(eventRanksKey(eid, sh), d)
+			l.applyRanks(table.EventRanksKey(eid, sh), d)
 			sfrom, sto := season["p-low"], season["p-low"]-from+to
 			d = rankDelta{}
 			d.move(&sfrom, &sto)
-			l.applyRanks(seasonRanksKey(2030, sh), d)
+			l.applyRanks(table.SeasonRanksKey(2030, sh), d)
 			event["p-low"], season["p-low"] = to, sto
 		}
 		// What the leaderboard will say once scoring rewrote the keys: p-top 18, p-low 16,
@@ -155,10 +130,10 @@ func TestRanks(t *testing.T) {
 		// A table built from more changes than the shards now hold (a run completing
 		// later with more): summarizing again must not replace it.
 		_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(l.table), Key: eventRankTableKey(eid),
+			TableName: aws.String(l.table), Key: table.EventRankTableKey(string(eid)),
 			UpdateExpression:          aws.String("SET rev = :r, #t = :t"),
 			ExpressionAttributeNames:  map[string]string{"#t": "table"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: encodeRankTable(histogram{1: 9})}},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: table.EncodeRankTable(histogram{1: 9})}},
 		})
 		mustOK(t, err)
 		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))

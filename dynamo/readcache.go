@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/singleflight"
 
@@ -126,7 +128,7 @@ type sized struct{ bytes int }
 
 func (z *sized) add(item map[string]types.AttributeValue) {
 	if z != nil {
-		z.bytes += itemSize(item)
+		z.bytes += table.ItemSize(item)
 	}
 }
 
@@ -169,8 +171,8 @@ func cachedRead[T any](ctx context.Context, s *Store, key string, fill func(cont
 }
 
 // Cache keys (see the table above).
-func cardCacheKey(e eventID) string { return "card|" + string(e) }
-func leaderboardCacheKey(e eventID, first int, picks bool) string {
+func cardCacheKey(e table.EventID) string { return "card|" + string(e) }
+func leaderboardCacheKey(e table.EventID, first int, picks bool) string {
 	k := "lb|" + string(e) + "|" + strconv.Itoa(first)
 	if !picks {
 		k += "|rows"
@@ -226,7 +228,7 @@ func (c *readCache) remove(match func(key string) bool) {
 
 // forgetEvent drops what the cache holds of an event (its card and leaderboard pages):
 // the store changed it.
-func (s *Store) forgetEvent(e eventID) {
+func (s *Store) forgetEvent(e table.EventID) {
 	card, lb := cardCacheKey(e), "lb|"+string(e)+"|"
 	s.cache.remove(func(k string) bool { return k == card || strings.HasPrefix(k, lb) })
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/internal/testclock"
 )
@@ -268,9 +270,9 @@ func TestReadCacheWeight(t *testing.T) {
 	l := newLeague(t)
 	s := l.s
 	for name, read := range map[string]func(z *sized) (any, error){
-		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
+		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), table.EventID(l.spring.ID), z) },
 		"leaderboard": func(z *sized) (any, error) {
-			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), l.shards, 50, nil, true, z)
+			return s.leaderboardShards(ctxT(t), table.EventID(l.spring.ID), l.shards, 50, nil, true, z)
 		},
 		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {

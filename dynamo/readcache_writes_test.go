@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -270,7 +272,7 @@ func TestReadCacheFillStartedBeforeAWriteIsNotKept(t *testing.T) {
 	f.lockAndResult(ev, 0, 0, 0)
 	f.score(ev)
 
-	hold := &holdQueries{API: f.db, match: readsPartition(prefixSeason), held: make(chan struct{}, 1), release: make(chan struct{})}
+	hold := &holdQueries{API: f.db, match: readsPartition(table.SeasonKeyPrefix), held: make(chan struct{}, 1), release: make(chan struct{})}
 	s := New(hold, f.table, WithClock(f.clock.Now), WithScoreShards(testShards), WithReadCache(ReadCache{TTL: time.Hour}))
 	name := func(page domain.Page[domain.Standing]) string {
 		if len(page.Items) != 1 {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -57,43 +59,43 @@ func (s *Store) newQuery(index string, cond expression.KeyConditionBuilder, limi
 // One Query per page of DynamoDB results; it stops as soon as it has first+1 events.
 func (s *Store) ListEvents(ctx context.Context, season *int, first int, after string) (domain.Page[domain.Event], error) {
 	var page domain.Page[domain.Event]
-	prefix, owner := prefixEvent, "all"
+	prefix, owner := table.EventKeyPrefix, "all"
 	if season != nil {
 		if err := domain.ValidateSeason(*season); err != nil {
 			return page, err
 		}
-		prefix, owner = seasonEventsPrefix(*season), strconv.Itoa(*season)
+		prefix, owner = table.SeasonEventsPrefix(*season), strconv.Itoa(*season)
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)).
-		And(expression.Key(attrSK).BeginsWith(prefix)), first+1, false)
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventsPartition)).
+		And(expression.Key(table.AttrSK).BeginsWith(prefix)), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: list events: %w", err)
 	}
 	if after != "" {
-		c, err := s.cursors.decode(after, cursorEvents, owner)
+		c, err := s.cursors.Decode(after, table.CursorEvents, owner)
 		if err != nil {
 			return page, err
 		}
-		if !strings.HasPrefix(eventSK(eventID(c.ID)), prefix) { // forged: outside the season
+		if !strings.HasPrefix(table.EventSK(table.EventID(c.ID)), prefix) { // forged: outside the season
 			return page, domain.BadInput("invalid cursor for this list")
 		}
-		q.ExclusiveStartKey = pkKey(eventsPK, eventSK(eventID(c.ID)))
+		q.ExclusiveStartKey = table.Key(table.EventsPartition, table.EventSK(table.EventID(c.ID)))
 	}
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
 		}
-		var row eventRow
+		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
-		e, err := row.toDomain()
+		e, err := row.ToDomain()
 		if err != nil {
 			return false, err
 		}
 		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorEvents, Owner: owner, ID: e.ID}))
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: owner, ID: e.ID}))
 		return true, nil
 	})
 	if err != nil {
@@ -105,20 +107,20 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 // eventPartition collects what one read of an event's card (its GSI partition's CARD#
 // range) found.
 type eventPartition struct {
-	event   *eventRow
-	matches []matchRow
+	event   *table.EventRow
+	matches []table.MatchRow
 }
 
 func (p *eventPartition) add(item map[string]types.AttributeValue) error {
-	switch itemType(item) {
-	case typeEvent:
-		var row eventRow
+	switch table.ItemType(item) {
+	case table.TypeEvent:
+		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
 		p.event = &row
-	case typeMatch:
-		var row matchRow
+	case table.TypeMatch:
+		var row table.MatchRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
@@ -138,14 +140,14 @@ func (s *Store) readCardRange(ctx context.Context, q *dynamodb.QueryInput, z *si
 }
 
 // toEvent returns the event with its card in card order (the GSI sorts it), or NOT_FOUND.
-// current is false when the index showed rows of two moments: an event row whose cardHash
+// current is false when the index showed rows of two moments: an event row whose table.CardHash
 // does not match the match rows read with it (the index gets a transaction's writes item
 // by item), or match rows without their event row.
 func (p *eventPartition) toEvent(id string) (ev domain.Event, current bool, err error) {
 	if p.event == nil {
 		return domain.Event{}, len(p.matches) == 0, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 	}
-	return cardOf(*p.event, p.matches)
+	return table.CardOf(*p.event, p.matches)
 }
 
 // GetEvent returns an event with its card: one Query of the card's key range in the
@@ -155,7 +157,7 @@ func (p *eventPartition) toEvent(id string) (ev domain.Event, current bool, err 
 // returned half old, half new. With the read cache on, the card may be up to its TTL old.
 // Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
-	eid, err := parseEventID(id)
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return domain.Event{}, err
 	}
@@ -163,30 +165,30 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 }
 
 // cachedEvent is GetEvent of a parsed id.
-func (s *Store) cachedEvent(ctx context.Context, eid eventID) (domain.Event, error) {
+func (s *Store) cachedEvent(ctx context.Context, eid table.EventID) (domain.Event, error) {
 	return cachedRead(ctx, s, cardCacheKey(eid), func(ctx context.Context, z *sized) (domain.Event, error) {
 		return s.readEvent(ctx, eid, z)
 	})
 }
 
 // readEvent is GetEvent without the cache.
-func (s *Store) readEvent(ctx context.Context, eid eventID, z *sized) (domain.Event, error) {
+func (s *Store) readEvent(ctx context.Context, eid table.EventID, z *sized) (domain.Event, error) {
 	ev, _, err := s.readEventRow(ctx, eid, z)
 	return ev, err
 }
 
 // readEventRow is readEvent that also returns the event's row (its shard and lock-copy
 // counts, which never change).
-func (s *Store) readEventRow(ctx context.Context, eid eventID, z *sized) (domain.Event, eventRow, error) {
+func (s *Store) readEventRow(ctx context.Context, eid table.EventID, z *sized) (domain.Event, table.EventRow, error) {
 	id := string(eid)
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(cardUpper))), 0, true)
+	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
+		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.CardFirst), expression.Value(table.CardLast))), 0, true)
 	if err != nil {
-		return domain.Event{}, eventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	p, err := s.readCardRange(ctx, q, z)
 	if err != nil {
-		return domain.Event{}, eventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	ev, current, err := p.toEvent(id)
 	if !current {
@@ -194,7 +196,7 @@ func (s *Store) readEventRow(ctx context.Context, eid eventID, z *sized) (domain
 		return r.ev, r.row, err
 	}
 	if err != nil {
-		return ev, eventRow{}, err
+		return ev, table.EventRow{}, err
 	}
 	s.noteEvent(*p.event, len(ev.Matches))
 	return ev, *p.event, nil
@@ -217,7 +219,7 @@ const cardReadAhead = 12
 // Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
-	eid, err := parseEventID(id)
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return domain.Event{}, none, err
 	}
@@ -258,7 +260,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 // the page when the event shows a leaderboard. An event of more shards has none of its rows
 // there: its page is read from its shards after (once per process: the store remembers its
 // shard count). When the index shows the card half updated, the card is read from the table.
-func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
+func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	id := string(eid)
 	gen := s.cache.generation()
@@ -266,8 +268,8 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 	if !ok {
 		ahead = cardReadAhead
 	}
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(eventPK(eid))).
-		And(expression.Key(attrGSISK).Between(expression.Value(prefixCard), expression.Value(scoreUpper))), 1+ahead+first+1, true)
+	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
+		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.CardFirst), expression.Value(table.ScoreLast))), 1+ahead+first+1, true)
 	if err != nil {
 		return domain.Event{}, none, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
@@ -275,7 +277,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 	var top []map[string]types.AttributeValue
 	cardBytes, topBytes := &sized{}, &sized{}
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		if strings.HasPrefix(itemString(item, attrGSISK), prefixScore) {
+		if strings.HasPrefix(table.ItemString(item, table.AttrGSISK), table.ScoreFirst) {
 			topBytes.add(item)
 			top = append(top, item)
 			return len(top) <= first, nil
@@ -324,7 +326,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid eventID, first int, pic
 // firstLeaderboardPage is the first page of first rows of an event's leaderboard, whatever
 // the event's state (callers check it shows one): one Query per shard, or the read cache
 // (which keeps the page with picks and the page without apart).
-func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
+func (s *Store) firstLeaderboardPage(ctx context.Context, eid table.EventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
 	return cachedRead(ctx, s, leaderboardCacheKey(eid, first, picks), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
 		shards, err := s.eventShards(ctx, eid)
 		if err != nil {
@@ -339,14 +341,14 @@ func (s *Store) firstLeaderboardPage(ctx context.Context, eid eventID, first int
 // shard (shardmerge.go); without picks, rows without them as in GetEventWithLeaderboard.
 // It does not read the event: callers check it shows a leaderboard.
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
-	eid, err := parseEventID(id)
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
 	if after == "" {
 		return s.firstLeaderboardPage(ctx, eid, first, picks)
 	}
-	c, err := s.cursors.decode(after, cursorLeaderboard, id)
+	c, err := s.cursors.Decode(after, table.CursorLeaderboard, id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
@@ -355,10 +357,10 @@ func (s *Store) Leaderboard(ctx context.Context, id string, first int, after str
 
 // leaderboardPage ranks items (predictions in score-key order, after r's rows) into a page
 // of at most first rows of the leaderboard of an event of shards shards.
-func (s *Store) leaderboardPage(eid eventID, shards int, items []map[string]types.AttributeValue, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
+func (s *Store) leaderboardPage(eid table.EventID, shards int, items []map[string]types.AttributeValue, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
 	for _, item := range items {
-		var row predictionRow
+		var row table.PredictionRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return page, err
 		}
@@ -369,14 +371,14 @@ func (s *Store) leaderboardPage(eid eventID, shards int, items []map[string]type
 			page.HasNext = true
 			break
 		}
-		p, err := row.toDomain()
+		p, err := row.ToDomain()
 		if err != nil {
 			return page, err
 		}
 		rank := r.Next(*p.Points)
 		p.Rank = &rank
 		page.Items = append(page.Items, p)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: string(eid), ID: row.UserID,
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorLeaderboard, Owner: string(eid), ID: row.UserID,
 			Points: r.Points, Index: r.Index, Rank: r.Rank, Shards: shards}))
 	}
 	return page, nil
@@ -386,16 +388,16 @@ func (s *Store) leaderboardPage(eid eventID, shards int, items []map[string]type
 // NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
 // event has a rank table (ranks.go; one more read, or none from the read cache).
 func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
-	uid, err := parseUserID(user)
+	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	eid, err := parseEventID(event)
+	eid, err := table.ParseEventID(event)
 	if err != nil {
 		return domain.Prediction{}, err
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(userPK(uid), eventSK(eid)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
@@ -403,11 +405,11 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 	if out.Item == nil {
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
 	}
-	var row predictionRow
+	var row table.PredictionRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
-	p, err := row.toDomain()
+	p, err := row.ToDomain()
 	if err != nil || !withRank {
 		return p, err
 	}
@@ -434,7 +436,7 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 
 func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *sized) (domain.Page[domain.Standing], error) {
 	if after != "" {
-		c, err := s.cursors.decode(after, cursorStandings, strconv.Itoa(season))
+		c, err := s.cursors.Decode(after, table.CursorStandings, strconv.Itoa(season))
 		if err != nil {
 			return domain.Page[domain.Standing]{}, err
 		}
@@ -445,19 +447,19 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 	}
 	// One shard, or not known yet: the season's item and the top of its standings are one
 	// Query of its index partition (the item's sort key, "INFO", sorts first).
-	q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(seasonPK(season))).
-		And(expression.Key(attrGSISK).Between(expression.Value(seasonInfo), expression.Value(scoreUpper))), first+2, true)
+	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.SeasonPK(season))).
+		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.SeasonInfo), expression.Value(table.ScoreLast))), first+2, true)
 	if err != nil {
 		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}
 	var (
-		info *seasonRow
+		info *table.SeasonRow
 		top  []map[string]types.AttributeValue
 	)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		z.add(item)
-		if itemType(item) == typeSeason {
-			info = &seasonRow{}
+		if table.ItemType(item) == table.TypeSeason {
+			info = &table.SeasonRow{}
 			return true, attributevalue.UnmarshalMap(item, info)
 		}
 		top = append(top, item)
@@ -486,14 +488,14 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 // registered nor played.
 func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (domain.User, domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
-	uid, err := parseUserID(id)
+	uid, err := table.ParseUserID(id)
 	if err != nil {
 		return domain.User{}, page, err
 	}
 	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
 	// ("@…", keys.go) that sort below them.
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
-		And(expression.Key(attrSK).GreaterThanEqual(expression.Value(prefixEvent))), 1+seasonsPerProfile+first+1, false)
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
+		And(expression.Key(table.AttrSK).GreaterThanEqual(expression.Value(table.EventKeyPrefix))), 1+seasonsPerProfile+first+1, false)
 	if err != nil {
 		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
 	}
@@ -501,20 +503,20 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	found := false
 	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		switch itemType(item) {
-		case typeUser:
-			var row userRow
+		switch table.ItemType(item) {
+		case table.TypeUser:
+			var row table.UserRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			user.Name, found = row.Name, true
-		case typeStanding:
-			var row standingRow
+		case table.TypeStanding:
+			var row table.StandingRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
-			user.Standings = append(user.Standings, row.toDomain())
-		case typePrediction:
+			user.Standings = append(user.Standings, row.ToDomain())
+		case table.TypePrediction:
 			return pp.add(item)
 		}
 		return true, nil
@@ -535,7 +537,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 // one eventually consistent GetItem of the profile item, for a selection that asks for
 // nothing else (`me { id name }`). NOT_FOUND if the user never registered, as GetUser.
 func (s *Store) GetProfile(ctx context.Context, id string) (domain.User, error) {
-	uid, err := parseUserID(id)
+	uid, err := table.ParseUserID(id)
 	if err != nil {
 		return domain.User{}, err
 	}
@@ -554,20 +556,20 @@ func (s *Store) GetProfile(ctx context.Context, id string) (domain.User, error) 
 // out unless own, as in GetUser.
 func (s *Store) UserPredictions(ctx context.Context, id string, first int, after string, own bool) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
-	uid, err := parseUserID(id)
+	uid, err := table.ParseUserID(id)
 	if err != nil {
 		return page, err
 	}
-	c, err := s.cursors.decode(after, cursorPredictions, id)
+	c, err := s.cursors.Decode(after, table.CursorPredictions, id)
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))).
-		And(expression.Key(attrSK).BeginsWith(prefixEvent)), first+1, false)
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
+		And(expression.Key(table.AttrSK).BeginsWith(table.EventKeyPrefix)), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
-	q.ExclusiveStartKey = pkKey(userPK(uid), eventSK(eventID(c.ID)))
+	q.ExclusiveStartKey = table.Key(table.UserPK(uid), table.EventSK(table.EventID(c.ID)))
 	pp := newProfilePage(s, id, first, own)
 	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		return pp.add(item)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -158,8 +160,8 @@ func TestReads(t *testing.T) {
 			{"AllSeasonsCursorOnSeason", ptr(2030), allPage.EndCursor()},
 			{"OtherSeasonCursor", ptr(2029), seasonPage.EndCursor()},
 			{"StandingsCursor", nil, standings.EndCursor()},
-			{"ForgedCursorOutsideSeason", ptr(2030), s.cursors.encode(cursor{Kind: cursorEvents, Owner: "2030", ID: l.old.ID})},
-			{"ForgedCursorForgingKey", nil, s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: "2030-01-01-x#"})},
+			{"ForgedCursorOutsideSeason", ptr(2030), s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "2030", ID: l.old.ID})},
+			{"ForgedCursorForgingKey", nil, s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "all", ID: "2030-01-01-x#"})},
 			{"TwoDigitSeason", ptr(30), ""},
 			{"FiveDigitSeason", ptr(20300), ""},
 		}
@@ -330,7 +332,7 @@ func TestReads(t *testing.T) {
 			{"CursorOfOtherEvent", l.winter.ID, springLB.EndCursor()},
 			{"StandingsCursor", l.spring.ID, standings.EndCursor()},
 			{"GarbageCursor", l.spring.ID, "AAAA"},
-			{"ForgedUserInCursor", l.spring.ID, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1})},
+			{"ForgedUserInCursor", l.spring.ID, s.cursors.Encode(table.Cursor{Kind: table.CursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1})},
 			{"MalformedEvent", "spring", springLB.EndCursor()},
 		}
 		for _, tt := range rejects {

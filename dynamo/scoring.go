@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -45,15 +47,15 @@ func WithScoringBudget(d time.Duration) Option { return func(s *Store) { s.scori
 
 // scoreJob is one prediction to (re)score: the row as last read and the decision.
 type scoreJob struct {
-	row      predictionRow
+	row      table.PredictionRow
 	rescore  domain.Rescore
-	standing *standingRow // as last read; nil if the player has none this season
+	standing *table.StandingRow // as last read; nil if the player has none this season
 	// size and standingSize are the bytes of the prediction and of the standing as read,
 	// for pacing (pace.go).
 	size, standingSize int
 	// user is the player's profile as last read (consistently): a first standing takes its
 	// name, on the condition that it is still that version (nameCheck). nil if none.
-	user *userRow
+	user *table.UserRow
 	// driftRereads counts the consistent re-reads made because the prediction and the
 	// standing as read did not add up.
 	driftRereads int
@@ -68,8 +70,8 @@ type driftError struct{ err error }
 func (d *driftError) Error() string { return d.err.Error() }
 func (d *driftError) Unwrap() error { return d.err }
 
-func newScoreJob(row predictionRow, size int, ev domain.Event) *scoreJob {
-	return &scoreJob{row: row, size: size, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.domainPicks(), row.storedScore())}
+func newScoreJob(row table.PredictionRow, size int, ev domain.Event) *scoreJob {
+	return &scoreJob{row: row, size: size, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.DomainPicks(), row.StoredScore())}
 }
 
 // cardOutdated is the error of a run whose card a newer run has overtaken.
@@ -118,7 +120,7 @@ func cardOutdated(ev domain.Event) error {
 func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error) {
 	report := domain.ScoreReport{EventID: event, DryRun: dryRun}
 	deadline := s.scoringDeadline(ctx, time.Now())
-	if _, err := parseEventID(event); err != nil {
+	if _, err := table.ParseEventID(event); err != nil {
 		return report, err
 	}
 	card, err := s.readCard(ctx, event, true)
@@ -149,11 +151,11 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err != nil {
 		return report, err
 	}
-	defer func() { s.forgetEvent(eventID(ev.ID)); s.forgetSeason(ev.Season()) }()
+	defer func() { s.forgetEvent(table.EventID(ev.ID)); s.forgetSeason(ev.Season()) }()
 	report.ScoredMatches, report.Final = domain.ResultedMatches(ev.Matches), len(domain.MissingResults(ev.Matches)) == 0
 	shards := card.row.Shards
 	run := &scoringRun{s: s, ev: ev, card: card, shards: shards, seasonShards: seasonShards, deadline: deadline, dryRun: dryRun,
-		report: &report, done: make([]int, shards), complete: make([]bool, shards), cps: make([]checkpointRow, shards)}
+		report: &report, done: make([]int, shards), complete: make([]bool, shards), cps: make([]table.CheckpointRow, shards)}
 	g, gctx := errgroup.WithContext(ctx)
 	for sh := range shards {
 		g.Go(func() error { return run.shard(gctx, sh) })
@@ -214,7 +216,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	// The rank tables sum the shard histograms as they are now; a table is only replaced
 	// by one of more changes, so this also finishes the summary of a completing call cut
 	// off after markScored.
-	if err := s.summarizeRanks(ctx, eventID(ev.ID), shards, ev.Season(), seasonShards); err != nil {
+	if err := s.summarizeRanks(ctx, table.EventID(ev.ID), shards, ev.Season(), seasonShards); err != nil {
 		return report, err
 	}
 	report.Complete = true
@@ -250,9 +252,9 @@ type scoringRun struct {
 
 	mu       sync.Mutex // guards report
 	report   *domain.ScoreReport
-	done     []int           // by shard: predictions written for the card version (the checkpoint's count)
-	complete []bool          // by shard: every prediction of the shard is written for the card version
-	cps      []checkpointRow // by shard: the checkpoint as the run left it (pick counts)
+	done     []int                 // by shard: predictions written for the card version (the checkpoint's count)
+	complete []bool                // by shard: every prediction of the shard is written for the card version
+	cps      []table.CheckpointRow // by shard: the checkpoint as the run left it (pick counts)
 }
 
 // mayStart reports whether the run may start another batch: before the deadline (if
@@ -276,7 +278,7 @@ func (r *scoringRun) add(rep domain.ScoreReport) {
 
 // shardDone reports whether shard sh is done: it has no prediction, or its checkpoint
 // counts all of them written for the run's card version.
-func (r *scoringRun) shardDone(cp checkpointRow, count int) bool {
+func (r *scoringRun) shardDone(cp table.CheckpointRow, count int) bool {
 	return count == 0 || (cp.CardVersion == r.ev.CardVersion && cp.Done == count)
 }
 
@@ -284,7 +286,7 @@ func (r *scoringRun) shardDone(cp checkpointRow, count int) bool {
 // a pass reaches the shard's end short of its count (twice: once the pass it continued,
 // once from the beginning).
 func (r *scoringRun) shard(ctx context.Context, sh int) error {
-	s, ev, eid := r.s, r.ev, eventID(r.ev.ID)
+	s, ev, eid := r.s, r.ev, table.EventID(r.ev.ID)
 	count := r.card.shardCount(sh)
 	cp := r.card.checkpoints[sh] // zero if there is none yet
 	if cp.CardVersion > ev.CardVersion {
@@ -293,7 +295,7 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 	// pos is the checkpoint as the next write must find it; next what this pass counts.
 	pos := cp
 	if cp.CardVersion < ev.CardVersion {
-		cp = checkpointRow{keys: keys{PK: shardPK(eid, sh), SK: checkpointSK}, Type: typeCheckpoint, CardVersion: ev.CardVersion}
+		cp = table.CheckpointRow{Keys: table.Keys{PK: table.ShardPK(eid, sh), SK: table.CheckpointSK}, Type: table.TypeCheckpoint, CardVersion: ev.CardVersion}
 	}
 	restarted := false
 	defer func() { r.done[sh], r.cps[sh] = cp.Done, cp }()
@@ -381,10 +383,10 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 // consistent): the jobs that need a write, and the last key read ("" at the end).
 // Returns CONFLICT if a prediction holds a score from a newer card.
 func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJob, string, error) {
-	eid := eventID(r.ev.ID)
-	partition := eventShardPK(eid, sh, r.shards)
-	q, err := r.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(partition)).
-		And(expression.Key(attrGSISK).GreaterThan(expression.Value(max(after, cardUpper)))), playersPerTransaction, true)
+	eid := table.EventID(r.ev.ID)
+	partition := table.EventShardPK(eid, sh, r.shards)
+	q, err := r.s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(partition)).
+		And(expression.Key(table.AttrGSISK).GreaterThan(expression.Value(max(after, table.CardLast)))), playersPerTransaction, true)
 	if err != nil {
 		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
 	}
@@ -399,13 +401,13 @@ func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJo
 		bytes int
 	)
 	for _, item := range out.Items {
-		size := itemSize(item)
+		size := table.ItemSize(item)
 		bytes += size
-		last = itemString(item, attrGSISK)
-		if itemType(item) != typePrediction {
+		last = table.ItemString(item, table.AttrGSISK)
+		if table.ItemType(item) != table.TypePrediction {
 			continue
 		}
-		var row predictionRow
+		var row table.PredictionRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
 		}
@@ -424,7 +426,7 @@ func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJo
 			jobs = append(jobs, j)
 		}
 	}
-	if err := r.s.pace.chargeRead(ctx, IndexName+"|"+partition, capacity.ReadUnits(bytes, false)); err != nil {
+	if err := r.s.pace.chargeRead(ctx, table.IndexName+"|"+partition, capacity.ReadUnits(bytes, false)); err != nil {
 		return nil, "", err
 	}
 	return jobs, last, nil
@@ -448,22 +450,22 @@ func (r *scoringRun) dryBatch(page []*scoreJob) {
 // as read (zero: none exists), to where it goes; its count grows by the predictions the
 // transaction writes. by, if set, is written as the checkpoint's By: which attempt wrote it.
 type checkpointMove struct {
-	from, to checkpointRow
+	from, to table.CheckpointRow
 	by       string
 }
 
 // item is the update of the checkpoint to to, plus written predictions, conditioned on
 // it still being from.
-func (m *checkpointMove) item(table string, written int) (types.TransactWriteItem, checkpointRow, error) {
+func (m *checkpointMove) item(tableName string, written int) (types.TransactWriteItem, table.CheckpointRow, error) {
 	to := m.to
 	to.Done += written
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	cond := expression.AttributeNotExists(expression.Name(table.AttrPK))
 	if m.from.PK != "" {
 		cond = expression.Name("cardVersion").Equal(expression.Value(m.from.CardVersion)).
 			And(expression.Name("after").Equal(expression.Value(m.from.After))).
 			And(expression.Name("done").Equal(expression.Value(m.from.Done)))
 	}
-	upd := expression.Set(expression.Name(attrType), expression.Value(typeCheckpoint)).
+	upd := expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeCheckpoint)).
 		Set(expression.Name("cardVersion"), expression.Value(to.CardVersion)).
 		Set(expression.Name("after"), expression.Value(to.After)).
 		Set(expression.Name("done"), expression.Value(to.Done)).
@@ -482,7 +484,7 @@ func (m *checkpointMove) item(table string, written int) (types.TransactWriteIte
 		return types.TransactWriteItem{}, to, err
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(table), Key: pkKey(to.PK, to.SK),
+		TableName: aws.String(tableName), Key: table.Key(to.PK, to.SK),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, to, nil
@@ -492,7 +494,7 @@ func (m *checkpointMove) item(table string, written int) (types.TransactWriteIte
 // with nothing to write, or a new pass from the shard's beginning). If another run moved
 // it first, or holds it in a transaction in flight, *pos and *cp become what it holds now
 // (read again after a pause, in the second case).
-func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *checkpointRow, next checkpointRow) error {
+func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *table.CheckpointRow, next table.CheckpointRow) error {
 	m := checkpointMove{from: *pos, to: next}
 	item, to, err := m.item(r.s.table, 0)
 	if err != nil {
@@ -517,15 +519,15 @@ func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *checkp
 
 // reloadCheckpoint reads shard sh's checkpoint again (consistently), after another run
 // moved it: *pos and *cp become what it holds. Returns CONFLICT if it is for a newer card.
-func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *checkpointRow) error {
-	eid := eventID(r.ev.ID)
+func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *table.CheckpointRow) error {
+	eid := table.EventID(r.ev.ID)
 	out, err := r.s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(r.s.table), Key: checkpointKey(eid, sh), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(r.s.table), Key: table.CheckpointKey(eid, sh), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
 	}
-	var row checkpointRow
+	var row table.CheckpointRow
 	if out.Item != nil {
 		if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 			return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
@@ -536,7 +538,7 @@ func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *chec
 	}
 	*pos = row
 	if row.CardVersion < r.ev.CardVersion { // cannot go back; kept for safety
-		*cp = checkpointRow{keys: keys{PK: shardPK(eid, sh), SK: checkpointSK}, Type: typeCheckpoint, CardVersion: r.ev.CardVersion}
+		*cp = table.CheckpointRow{Keys: table.Keys{PK: table.ShardPK(eid, sh), SK: table.CheckpointSK}, Type: table.TypeCheckpoint, CardVersion: r.ev.CardVersion}
 		return nil
 	}
 	*cp = row
@@ -563,7 +565,7 @@ func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time 
 // the batch has nothing left to write (then the transaction moves the checkpoint alone).
 // It reports only what its successful transaction wrote, and returns the checkpoint as
 // written, or nil if another run had moved the checkpoint first (nothing written).
-func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, move *checkpointMove) (domain.ScoreReport, *checkpointRow, error) {
+func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, move *checkpointMove) (domain.ScoreReport, *table.CheckpointRow, error) {
 	s, ev := r.s, r.ev
 	var report domain.ScoreReport
 	season := ev.Season()
@@ -629,19 +631,19 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 		}
 		cpIndex := len(items)
 		items = append(items, cpItem)
-		shardItems := shardPK(eventID(ev.ID), sh)
-		demand.transactional(shardItems, itemSize(cpItem.Update.ExpressionAttributeValues))
+		shardItems := table.ShardPK(table.EventID(ev.ID), sh)
+		demand.transactional(shardItems, table.ItemSize(cpItem.Update.ExpressionAttributeValues))
 		// The players of a batch are of one shard of the event (the checkpoint's): its
 		// histogram, and those of their season shards, move with their scores.
 		hists := []struct {
 			key map[string]types.AttributeValue
 			d   rankDelta
-		}{{eventRanksKey(eventID(ev.ID), sh), eventRanks}}
+		}{{table.EventRanksKey(table.EventID(ev.ID), sh), eventRanks}}
 		for _, ss := range slices.Sorted(maps.Keys(seasonRanks)) {
 			hists = append(hists, struct {
 				key map[string]types.AttributeValue
 				d   rankDelta
-			}{seasonRanksKey(season, ss), seasonRanks[ss]})
+			}{table.SeasonRanksKey(season, ss), seasonRanks[ss]})
 		}
 		for _, h := range hists {
 			it, ok, err := s.ranksUpdate(h.key, h.d)
@@ -650,7 +652,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 			}
 			if ok {
 				items = append(items, it)
-				demand.transactional(itemString(h.key, attrPK), histogramSize)
+				demand.transactional(table.ItemString(h.key, table.AttrPK), histogramSize)
 			}
 		}
 		if tooManyItems(items) {
@@ -722,16 +724,16 @@ const histogramSize = 1024
 // checkpoint tells — no other attempt writes that mark. It reads even if ctx is done (for a
 // few seconds), so that a batch committed just as the call's deadline struck is still
 // reported by the call that wrote it. false if the read fails.
-func (s *Store) batchCommitted(ctx context.Context, to checkpointRow) bool {
+func (s *Store) batchCommitted(ctx context.Context, to table.CheckpointRow) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(to.PK, to.SK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: table.Key(to.PK, to.SK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		return false
 	}
-	var cp checkpointRow
+	var cp table.CheckpointRow
 	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
 		return false
 	}
@@ -749,14 +751,14 @@ func (r *scoringRun) scoreItems(j *scoreJob, ev rankDelta, seasonRanks map[int]r
 		return pred, st, err
 	}
 	ev.move(j.row.Points, &j.rescore.Score.Points)
-	demand.indexMove(IndexName+"|"+eventShardPK(eventID(r.ev.ID), shardOf(userID(j.row.UserID), r.shards), r.shards), j.size)
+	demand.indexMove(table.IndexName+"|"+table.EventShardPK(table.EventID(r.ev.ID), table.UserID(j.row.UserID).Shard(r.shards), r.shards), j.size)
 	if moved != nil {
-		ss := shardOf(userID(j.row.UserID), r.seasonShards)
+		ss := table.UserID(j.row.UserID).Shard(r.seasonShards)
 		if seasonRanks[ss] == nil {
 			seasonRanks[ss] = rankDelta{}
 		}
 		seasonRanks[ss].move(moved[0], moved[1])
-		demand.indexMove(IndexName+"|"+seasonShardPK(r.ev.Season(), ss, r.seasonShards), max(j.standingSize, newStandingSize))
+		demand.indexMove(table.IndexName+"|"+table.SeasonShardPK(r.ev.Season(), ss, r.seasonShards), max(j.standingSize, newStandingSize))
 	}
 	return pred, st, nil
 }
@@ -768,18 +770,18 @@ const newStandingSize = 300
 // and after (nil before: no standing yet), or nil if the standing is not written.
 func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.TransactWriteItem, *[2]*int, error) {
 	s, season, cardVersion := r.s, r.ev.Season(), r.ev.CardVersion
-	uid := userID(j.row.UserID)
-	seasonPartition := seasonShardPK(season, shardOf(uid, r.seasonShards), r.seasonShards)
+	uid := table.UserID(j.row.UserID)
+	seasonPartition := table.SeasonShardPK(season, uid.Shard(r.seasonShards), r.seasonShards)
 	sc := j.rescore.Score
-	sk, err := scoreSK(sc.Points, uid)
+	sk, err := table.ScoreSK(sc.Points, uid)
 	if err != nil {
 		return types.TransactWriteItem{}, nil, nil, err
 	}
-	cond := expression.AttributeExists(expression.Name(attrPK)).And(versionIs(j.row.Version))
+	cond := expression.AttributeExists(expression.Name(table.AttrPK)).And(table.VersionIs(j.row.Version))
 	upd := expression.Set(expression.Name("points"), expression.Value(sc.Points)).
 		Set(expression.Name("correct"), expression.Value(sc.Correct)).
 		Set(expression.Name("scoredWith"), expression.Value(cardVersion)).
-		Set(expression.Name(attrGSISK), expression.Value(sk)).
+		Set(expression.Name(table.AttrGSISK), expression.Value(sk)).
 		Set(expression.Name("version"), expression.Value(j.row.Version+1))
 	if len(j.rescore.CorrectIDs) > 0 {
 		upd = upd.Set(expression.Name("correctIds"), expression.Value(j.rescore.CorrectIDs))
@@ -791,7 +793,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		return types.TransactWriteItem{}, nil, nil, err
 	}
 	pred := types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(j.row.PK, j.row.SK),
+		TableName: aws.String(s.table), Key: table.Key(j.row.PK, j.row.SK),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}
@@ -803,13 +805,13 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 			return pred, nil, nil, &driftError{domain.Errorf(domain.CodeInternal, "player %q has a scored prediction for event %q but no %d standing: standings have drifted from the scored predictions", j.row.UserID, j.row.EventID, season)}
 		}
 		name, version := j.firstStandingName()
-		row := standingRow{
-			keys:      keys{PK: userPK(uid), SK: standingSK(season)},
-			indexKeys: indexKeys{GSIPK: seasonPartition},
-			Type:      typeStanding, UserID: j.row.UserID, UserName: name, UserNameVersion: version,
+		row := table.StandingRow{
+			Keys:      table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(season)},
+			IndexKeys: table.IndexKeys{GSIPK: seasonPartition},
+			Type:      table.TypeStanding, UserID: j.row.UserID, UserName: name, UserNameVersion: version,
 			Season: season, Points: d.Points, Correct: d.Correct, EventsPlayed: d.EventsPlayed, Version: 1,
 		}
-		if row.GSISK, err = scoreSK(row.Points, uid); err != nil {
+		if row.GSISK, err = table.ScoreSK(row.Points, uid); err != nil {
 			return pred, nil, nil, err
 		}
 		put, err := s.put(row, false)
@@ -819,11 +821,11 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		return pred, nil, nil, nil
 	}
 	st := *j.standing
-	next, err := domain.ApplyDelta(st.toDomain(), d)
+	next, err := domain.ApplyDelta(st.ToDomain(), d)
 	if err != nil {
 		return pred, nil, nil, &driftError{err}
 	}
-	stSK, err := scoreSK(next.Points, uid)
+	stSK, err := table.ScoreSK(next.Points, uid)
 	if err != nil {
 		return pred, nil, nil, err
 	}
@@ -831,15 +833,15 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		WithUpdate(expression.Set(expression.Name("points"), expression.Value(next.Points)).
 			Set(expression.Name("correct"), expression.Value(next.Correct)).
 			Set(expression.Name("eventsPlayed"), expression.Value(next.EventsPlayed)).
-			Set(expression.Name(attrGSIPK), expression.Value(seasonPartition)).
-			Set(expression.Name(attrGSISK), expression.Value(stSK)).
+			Set(expression.Name(table.AttrGSIPK), expression.Value(seasonPartition)).
+			Set(expression.Name(table.AttrGSISK), expression.Value(stSK)).
 			Set(expression.Name("version"), expression.Value(st.Version+1))).
 		WithCondition(expression.Name("version").Equal(expression.Value(st.Version))).Build()
 	if err != nil {
 		return pred, nil, nil, err
 	}
 	return pred, &types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(st.PK, st.SK),
+		TableName: aws.String(s.table), Key: table.Key(st.PK, st.SK),
 		UpdateExpression: sexpr.Update(), ConditionExpression: sexpr.Condition(),
 		ExpressionAttributeNames: sexpr.Names(), ExpressionAttributeValues: sexpr.Values(),
 	}}, &[2]*int{&st.Points, &next.Points}, nil
@@ -851,22 +853,22 @@ func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob
 	keys := make([]map[string]types.AttributeValue, 0, 2*len(batch))
 	byPK := make(map[string]*scoreJob, len(batch))
 	for _, j := range batch {
-		keys = append(keys, pkKey(j.row.PK, standingSK(season)), pkKey(j.row.PK, userSK))
+		keys = append(keys, table.Key(j.row.PK, table.StandingSK(season)), table.Key(j.row.PK, table.UserSK))
 		byPK[j.row.PK] = j
 		j.standing, j.user = nil, nil
 	}
 	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) (err error) {
-		j := byPK[itemString(item, attrPK)]
+		j := byPK[table.ItemString(item, table.AttrPK)]
 		if j == nil {
 			return nil
 		}
-		switch itemType(item) {
-		case typeUser:
-			j.user = &userRow{}
+		switch table.ItemType(item) {
+		case table.TypeUser:
+			j.user = &table.UserRow{}
 			err = attributevalue.UnmarshalMap(item, j.user)
-		case typeStanding:
-			j.standing = &standingRow{}
-			j.standingSize = itemSize(item)
+		case table.TypeStanding:
+			j.standing = &table.StandingRow{}
+			j.standingSize = table.ItemSize(item)
 			err = attributevalue.UnmarshalMap(item, j.standing)
 		}
 		return err
@@ -886,7 +888,7 @@ func (j *scoreJob) firstStandingName() (string, int) {
 // player's profile is still the one firstStandingName read (or still absent): a rename that
 // lands after the read cancels the write, and the player is read again.
 func (s *Store) nameCheck(j *scoreJob) (types.TransactWriteItem, error) {
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	cond := expression.AttributeNotExists(expression.Name(table.AttrPK))
 	if j.user != nil {
 		cond = expression.Name("nameVersion").Equal(expression.Value(j.user.NameVersion))
 	}
@@ -895,7 +897,7 @@ func (s *Store) nameCheck(j *scoreJob) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.table), Key: pkKey(j.row.PK, userSK),
+		TableName: aws.String(s.table), Key: table.Key(j.row.PK, table.UserSK),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, nil
 }
@@ -908,29 +910,29 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	var keys []map[string]types.AttributeValue
 	for i := range stale {
 		j := batch[i]
-		keys = append(keys, pkKey(j.row.PK, j.row.SK), pkKey(j.row.PK, standingSK(season)), pkKey(j.row.PK, userSK))
+		keys = append(keys, table.Key(j.row.PK, j.row.SK), table.Key(j.row.PK, table.StandingSK(season)), table.Key(j.row.PK, table.UserSK))
 	}
-	preds := map[string]predictionRow{}
+	preds := map[string]table.PredictionRow{}
 	sizes := map[string]int{}
-	standings := map[string]*standingRow{}
-	users := map[string]*userRow{}
+	standings := map[string]*table.StandingRow{}
+	users := map[string]*table.UserRow{}
 	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
-		pk := itemString(item, attrPK)
-		switch itemType(item) {
-		case typePrediction:
-			var row predictionRow
+		pk := table.ItemString(item, table.AttrPK)
+		switch table.ItemType(item) {
+		case table.TypePrediction:
+			var row table.PredictionRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			preds[pk], sizes[pk] = row, itemSize(item)
-		case typeStanding:
-			var row standingRow
+			preds[pk], sizes[pk] = row, table.ItemSize(item)
+		case table.TypeStanding:
+			var row table.StandingRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
-			standings[pk], sizes[pk+"|standing"] = &row, itemSize(item)
-		case typeUser:
-			var row userRow
+			standings[pk], sizes[pk+"|standing"] = &row, table.ItemSize(item)
+		case table.TypeUser:
+			var row table.UserRow
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return err
 			}
@@ -984,7 +986,7 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 // pick counts, then the call's audit entry) is written last in the same transaction.
 // Returns CONFLICT if the card or a checkpoint changed since.
 func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, done []int, extra ...types.TransactWriteItem) error {
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
 	var event types.TransactWriteItem
 	if ev.Stored == domain.StateScored {
@@ -993,7 +995,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		event = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}
 	} else {
@@ -1007,7 +1009,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		event = types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
+			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}
@@ -1029,7 +1031,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			continue // nothing to have scored
 		}
 		cond := same.And(expression.Name("done").Equal(expression.Value(done[sh])))
-		if err := check(checkpointKey(eid, sh), cond); err != nil {
+		if err := check(table.CheckpointKey(eid, sh), cond); err != nil {
 			return err
 		}
 	}
@@ -1094,7 +1096,7 @@ func splitPage(page []*scoreJob, last string, seasonShards int) []pageChunk {
 		seasons map[int]bool
 	)
 	for _, j := range page {
-		ss := shardOf(userID(j.row.UserID), seasonShards)
+		ss := table.UserID(j.row.UserID).Shard(seasonShards)
 		n := jobItems(j)
 		if !seasons[ss] {
 			n++
@@ -1118,3 +1120,31 @@ func splitPage(page []*scoreJob, last string, seasonShards int) []pageChunk {
 // (players re-read since the page was split need more): the caller reads the page again
 // and splits it anew.
 func tooManyItems(items []types.TransactWriteItem) bool { return len(items) > maxTransactItems }
+
+// ScoringWrites returns the writes scoring makes for one prediction against ev's card: the
+// prediction's update and, when its player's season standing moves, the standing's update
+// (or put of a first standing). prediction and standing (nil: none) are the items as read;
+// the event has eventShards shards, its season seasonShards. A scoring transaction adds its
+// checkpoint, histograms and name checks to these: a benchmark's floor writes only these.
+func ScoringWrites(tableName string, ev domain.Event, eventShards, seasonShards int, prediction, standing map[string]types.AttributeValue) ([]types.TransactWriteItem, error) {
+	var row table.PredictionRow
+	if err := attributevalue.UnmarshalMap(prediction, &row); err != nil {
+		return nil, err
+	}
+	j := newScoreJob(row, table.ItemSize(prediction), ev)
+	if standing != nil {
+		j.standing = &table.StandingRow{}
+		if err := attributevalue.UnmarshalMap(standing, j.standing); err != nil {
+			return nil, err
+		}
+	}
+	r := &scoringRun{s: &Store{table: tableName}, ev: ev, shards: eventShards, seasonShards: seasonShards}
+	pred, st, _, err := r.scoreWrites(j)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return []types.TransactWriteItem{pred}, nil
+	}
+	return []types.TransactWriteItem{pred, *st}, nil
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -205,24 +207,24 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 	items := make([]map[string]types.AttributeValue, 0, n)
 	for k, en := range scGenEntries(n/2, scTeamCounts(prior), 12) {
 		points, correct := (k%7)*5, k%3
-		uid, eid := userID(en.User), eventID(prior.ID)
-		sk, err := scoreSK(points, uid)
+		uid, eid := table.UserID(en.User), table.EventID(prior.ID)
+		sk, err := table.ScoreSK(points, uid)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		pred := predictionRow{
-			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, scShards), scShards), GSISK: sk},
-			Type: typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
-			EventID: prior.ID, EventName: prior.Name, EventStartsAt: formatTime(prior.StartsAt), Season: prior.Season(),
-			Picks:  []pickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
-			Points: &points, Correct: &correct, UpdatedAt: formatTime(scBefore),
+		pred := table.PredictionRow{
+			Keys: table.Keys{PK: table.UserPK(uid), SK: table.EventSK(eid)}, IndexKeys: table.IndexKeys{GSIPK: table.EventShardPK(eid, uid.Shard(scShards), scShards), GSISK: sk},
+			Type: table.TypePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
+			EventID: prior.ID, EventName: prior.Name, EventStartsAt: table.FormatTime(prior.StartsAt), Season: prior.Season(),
+			Picks:  []table.PickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
+			Points: &points, Correct: &correct, UpdatedAt: table.FormatTime(scBefore),
 		}
 		for i := range correct {
 			pred.CorrectIDs = append(pred.CorrectIDs, prior.Matches[i].ID)
 		}
-		st := standingRow{
-			keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: sk},
-			Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+		st := table.StandingRow{
+			Keys: table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(scSeason)}, IndexKeys: table.IndexKeys{GSIPK: table.SeasonShardPK(scSeason, uid.Shard(scShards), scShards), GSISK: sk},
+			Type: table.TypeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 			Points: points, Correct: correct, EventsPlayed: 1, Version: 1,
 		}
 		for _, row := range []any{pred, st} {
@@ -252,37 +254,37 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	var txs [][]types.TransactWriteItem
 	var cur []types.TransactWriteItem
 	for _, en := range entries {
-		uid := userID(en.User)
+		uid := table.UserID(en.User)
 		s := scOracle(ev, en)
-		sk, err := scoreSK(s.Points, uid)
+		sk, err := table.ScoreSK(s.Points, uid)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		upd := expression.Set(expression.Name("points"), expression.Value(s.Points)).
 			Set(expression.Name("correct"), expression.Value(s.Correct)).
-			Set(expression.Name(attrGSISK), expression.Value(sk))
+			Set(expression.Name(table.AttrGSISK), expression.Value(sk))
 		if len(s.CorrectIDs) > 0 {
 			upd = upd.Set(expression.Name("correctIds"), expression.Value(s.CorrectIDs))
 		}
-		cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), eventSK(eventID(ev.ID))), upd))
+		cur = append(cur, scBareUpdate(tb, e.table, table.Key(table.UserPK(uid), table.EventSK(table.EventID(ev.ID))), upd))
 
 		p, ok := prior[en.User]
 		total := scTotal{p.Points + s.Points, p.Correct + s.Correct, p.EventsPlayed + 1}
-		stSK, err := scoreSK(total.Points, uid)
+		stSK, err := table.ScoreSK(total.Points, uid)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		if ok {
-			cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), standingSK(scSeason)),
+			cur = append(cur, scBareUpdate(tb, e.table, table.Key(table.UserPK(uid), table.StandingSK(scSeason)),
 				expression.Set(expression.Name("points"), expression.Value(total.Points)).
 					Set(expression.Name("correct"), expression.Value(total.Correct)).
 					Set(expression.Name("eventsPlayed"), expression.Value(total.EventsPlayed)).
-					Set(expression.Name(attrGSISK), expression.Value(stSK)).
+					Set(expression.Name(table.AttrGSISK), expression.Value(stSK)).
 					Set(expression.Name("version"), expression.Value(2))))
 		} else {
-			item, err := attributevalue.MarshalMap(standingRow{
-				keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: stSK},
-				Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+			item, err := attributevalue.MarshalMap(table.StandingRow{
+				Keys: table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(scSeason)}, IndexKeys: table.IndexKeys{GSIPK: table.SeasonShardPK(scSeason, uid.Shard(scShards), scShards), GSISK: stSK},
+				Type: table.TypeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 				Points: total.Points, Correct: total.Correct, EventsPlayed: 1, Version: 1,
 			})
 			if err != nil {
@@ -311,14 +313,14 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	return time.Since(start), len(txs)
 }
 
-func scBareUpdate(tb testing.TB, table string, key map[string]types.AttributeValue, upd expression.UpdateBuilder) types.TransactWriteItem {
+func scBareUpdate(tb testing.TB, tableName string, key map[string]types.AttributeValue, upd expression.UpdateBuilder) types.TransactWriteItem {
 	tb.Helper()
 	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(table), Key: key, UpdateExpression: expr.Update(),
+		TableName: aws.String(tableName), Key: key, UpdateExpression: expr.Update(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,8 +18,8 @@ import (
 // WithScoreShards sets how many shards (keys.go) the events and seasons this store creates
 // get: 1 (the default) to MaxShards. Existing events and seasons keep their own.
 func WithScoreShards(n int) Option {
-	if n < 1 || n > MaxShards {
-		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, MaxShards))
+	if n < 1 || n > table.MaxShards {
+		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, table.MaxShards))
 	}
 	return func(s *Store) { s.shards = n }
 }
@@ -49,29 +51,29 @@ func (k *knownShards) put(key string, n int) {
 	k.m[key] = n
 }
 
-func eventShardsKey(e eventID) string   { return "e|" + string(e) }
-func seasonShardsKey(season int) string { return "s|" + strconv.Itoa(season) }
-func cardSizeKey(e eventID) string      { return "c|" + string(e) }
-func (s *Store) noteEvent(row eventRow, matches int) {
-	s.known.put(eventShardsKey(eventID(row.ID)), row.Shards)
-	s.known.put(cardSizeKey(eventID(row.ID)), matches)
+func eventShardsKey(e table.EventID) string { return "e|" + string(e) }
+func seasonShardsKey(season int) string     { return "s|" + strconv.Itoa(season) }
+func cardSizeKey(e table.EventID) string    { return "c|" + string(e) }
+func (s *Store) noteEvent(row table.EventRow, matches int) {
+	s.known.put(eventShardsKey(table.EventID(row.ID)), row.Shards)
+	s.known.put(cardSizeKey(table.EventID(row.ID)), matches)
 }
 
 // eventShards returns event e's shard count: remembered, or read from its row (one
 // eventually consistent GetItem: the count never changes). NOT_FOUND if there is no such
 // event.
-func (s *Store) eventShards(ctx context.Context, e eventID) (int, error) {
+func (s *Store) eventShards(ctx context.Context, e table.EventID) (int, error) {
 	if n, ok := s.known.get(eventShardsKey(e)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(e))})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(e))})
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
 	if out.Item == nil {
 		return 0, domain.Errorf(domain.CodeNotFound, "event %q not found", e)
 	}
-	var row eventRow
+	var row table.EventRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
@@ -87,14 +89,14 @@ func (s *Store) seasonShards(ctx context.Context, season int, consistent bool) (
 	if n, ok := s.known.get(seasonShardsKey(season)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: seasonKey(season), ConsistentRead: aws.Bool(consistent)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: table.SeasonKey(season), ConsistentRead: aws.Bool(consistent)})
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
 	if out.Item == nil {
 		return 0, nil
 	}
-	var row seasonRow
+	var row table.SeasonRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
@@ -108,7 +110,7 @@ func (s *Store) ensureSeason(ctx context.Context, season int) error {
 	if _, ok := s.known.get(seasonShardsKey(season)); ok {
 		return nil
 	}
-	put, err := s.put(newSeasonRow(season, s.shards), false)
+	put, err := s.put(table.NewSeasonRow(season, s.shards), false)
 	if err != nil {
 		return fmt.Errorf("dynamo: create season %d: %w", season, err)
 	}

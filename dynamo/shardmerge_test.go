@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -49,14 +51,14 @@ func TestShardPages(t *testing.T) {
 func testShardPages(t *testing.T, shards int) {
 	f := newFixtureShards(t, shards)
 	ev := f.createEvent("2030-03-10-shard-show", 20, standardCard())
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	rng := rand.New(rand.NewPCG(12, 12))
 
 	// 300 players: points from a small range (many ties, ties across shards), a few
 	// unscored; and 40 players whose ids all fall in shard 3 holding the top scores (one
 	// shard holds more than a page).
 	var items []map[string]types.AttributeValue
-	var board, table []ranked
+	var board, standings []ranked
 	add := func(user string, points int, scored bool) {
 		var p *int
 		if scored {
@@ -65,19 +67,19 @@ func testShardPages(t *testing.T, shards int) {
 		}
 		items = append(items, predictionItem(t, f.shards, user, ev, p, 0))
 		items = append(items, standingItem(t, f.shards, user, 2030, points, 0))
-		table = append(table, ranked{user: user, points: points})
+		standings = append(standings, ranked{user: user, points: points})
 	}
 	for i := range 300 {
 		add(fmt.Sprintf("p-%03d", i), rng.IntN(12), i%29 != 0)
 	}
 	for i, n := 0, 0; n < 40; i++ {
-		if u := fmt.Sprintf("top-%d", i); shardOf(userID(u), shards) == 3%shards {
+		if u := fmt.Sprintf("top-%d", i); table.UserID(u).Shard(shards) == 3%shards {
 			add(u, 50+n%7, true)
 			n++
 		}
 	}
 	f.putRaw(items)
-	board, table = expectRanks(board), expectRanks(table)
+	board, standings = expectRanks(board), expectRanks(standings)
 
 	type page struct {
 		rows    []ranked
@@ -111,9 +113,9 @@ func testShardPages(t *testing.T, shards int) {
 
 	t.Run("Leaderboard", func(t *testing.T) {
 		check(t, board, func(ctx context.Context, first int, after string) page {
-			var c *cursor
+			var c *table.Cursor
 			if after != "" {
-				d, err := f.s.cursors.decode(after, cursorLeaderboard, ev.ID)
+				d, err := f.s.cursors.Decode(after, table.CursorLeaderboard, ev.ID)
 				mustOK(t, err)
 				c = &d
 			}
@@ -127,10 +129,10 @@ func testShardPages(t *testing.T, shards int) {
 		})
 	})
 	t.Run("Standings", func(t *testing.T) {
-		check(t, table, func(ctx context.Context, first int, after string) page {
-			var c *cursor
+		check(t, standings, func(ctx context.Context, first int, after string) page {
+			var c *table.Cursor
 			if after != "" {
-				d, err := f.s.cursors.decode(after, cursorStandings, "2030")
+				d, err := f.s.cursors.Decode(after, table.CursorStandings, "2030")
 				mustOK(t, err)
 				c = &d
 			}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -40,8 +42,8 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 		ev     domain.Event
 		shards int
 	}{{small, 1}, {big, 16}, {next, 16}} {
-		if row := eventRowOf(t, f.db, f.table, c.ev.ID); row.Shards != c.shards || row.LockCopies != lockCopies(c.shards) {
-			t.Errorf("%s: %d shards, %d lock copies; want %d, %d", c.ev.ID, row.Shards, row.LockCopies, c.shards, lockCopies(c.shards))
+		if row := eventRowOf(t, f.db, f.table, c.ev.ID); row.Shards != c.shards || row.LockCopies != table.LockCopies(c.shards) {
+			t.Errorf("%s: %d shards, %d lock copies; want %d, %d", c.ev.ID, row.Shards, row.LockCopies, c.shards, table.LockCopies(c.shards))
 		}
 	}
 	for season, want := range map[int]int{2030: 1, 2031: 16} {
@@ -261,7 +263,7 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	if snap := cost.Snapshot(); snap.Operations["TransactWriteItems"] != 1 || snap.MaxTransactionItems != 3 {
 		t.Errorf("a submit: %v, largest transaction %d items; want one of 3 (the lock item, the prediction, the profile)", snap.Operations, snap.MaxTransactionItems)
 	}
-	if n := f.countPartition(lockPK(eventID(ev.ID), 0), lockSK); n != 1 || f.getRaw(lockPK(eventID(ev.ID), 1), lockSK) != nil {
+	if n := f.countPartition(table.LockPK(table.EventID(ev.ID), 0), table.LockSK); n != 1 || f.getRaw(table.LockPK(table.EventID(ev.ID), 1), table.LockSK) != nil {
 		t.Errorf("%d lock items at copy 0, and one at copy 1: want one lock item in all", n)
 	}
 	f.seedPredictions(ev, 0, 300, nil)
@@ -282,7 +284,7 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	if snap := cost.Snapshot(); snap.Calls != 1 || len(st.Items) != 50 {
 		t.Errorf("a standings page: %d calls, %d rows; want one Query", snap.Calls, len(st.Items))
 	}
-	if got := f.countGSI(eventPK(eventID(ev.ID)), prefixScore); got != 301 {
+	if got := f.countGSI(table.EventPK(table.EventID(ev.ID)), table.ScoreFirst); got != 301 {
 		t.Errorf("the event's index partition holds %d scored predictions, want 301 (they follow the card there)", got)
 	}
 }

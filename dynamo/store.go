@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -40,7 +42,7 @@ type Store struct {
 	// scoringBudget bounds one ScoreEvent call (0: none); see WithScoringBudget.
 	scoringBudget time.Duration
 	cursorKeys    [][]byte
-	cursors       *cursorCodec
+	cursors       *table.Cursors
 	// scoringMargin is ScoringMargin (tests change it).
 	scoringMargin time.Duration
 	// cache is the read cache (WithReadCache); nil: none.
@@ -73,12 +75,12 @@ func WithCursorKeys(keys ...[]byte) Option {
 // (throttling, TransactionConflict, timeouts, resets, the request's deadline; see
 // retryable), once the client's own retries are spent, reaches the store's callers as
 // UNAVAILABLE.
-func New(db API, table string, opts ...Option) *Store {
-	s := &Store{db: available{db}, table: table, now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer(PartitionWriteUnits, PartitionReadUnits)}
+func New(db API, tableName string, opts ...Option) *Store {
+	s := &Store{db: available{db}, table: tableName, now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer(PartitionWriteUnits, PartitionReadUnits)}
 	for _, o := range opts {
 		o(s)
 	}
-	s.cursors = newCursorCodec(s.cursorKeys)
+	s.cursors = table.NewCursors(s.cursorKeys)
 	return s
 }
 
@@ -174,9 +176,9 @@ func (s *Store) put(row any, mustExist bool) (types.TransactWriteItem, error) {
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	cond := expression.AttributeNotExists(expression.Name(table.AttrPK))
 	if mustExist {
-		cond = expression.AttributeExists(expression.Name(attrPK))
+		cond = expression.AttributeExists(expression.Name(table.AttrPK))
 	}
 	expr, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
@@ -246,13 +248,13 @@ func (t *txItems) add(item types.TransactWriteItem, err error) {
 
 // updateEach applies one conditional update to every item of ks, in transactions of at
 // most 100 items. It stops at the first failed transaction and returns its error.
-func (s *Store) updateEach(ctx context.Context, ks []keys, expr expression.Expression) error {
+func (s *Store) updateEach(ctx context.Context, ks []table.Keys, expr expression.Expression) error {
 	for start := 0; start < len(ks); start += maxTransactItems {
 		batch := ks[start:min(start+maxTransactItems, len(ks))]
 		items := make([]types.TransactWriteItem, len(batch))
 		for i, k := range batch {
 			items[i] = types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+				TableName: aws.String(s.table), Key: table.Key(k.PK, k.SK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}}
@@ -308,26 +310,6 @@ func (s *Store) queryEach(ctx context.Context, q *dynamodb.QueryInput, fn func(i
 		}
 		q.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-
-func pkKey(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
-}
-
-func itemType(item map[string]types.AttributeValue) string {
-	if v, ok := item[attrType].(*types.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return ""
-}
-
-func itemString(item map[string]types.AttributeValue, attr string) string {
-	if v, ok := item[attr].(*types.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return ""
 }
 
 // batchGetItems reads keys (consistently or not) in requests of at most 100 keys, retrying

@@ -2,15 +2,15 @@ package dynamo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pickem/api/dynamo/table"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -150,53 +150,6 @@ func withCacheFill(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, cacheFillKey{}, key)
 }
 
-// KeyShards says how many shards the trailing "#NN" of a key of the sharded layout
-// (keys.go) counts over, for a table whose events and seasons all have shards shards (the
-// recordings of bench/scale are made so): lockCopies(shards) for a lock copy's partition,
-// shards for an event's or a season's other shard partitions (index partitions, scoring
-// checkpoints, score histograms); 0 for a key that is not sharded. The model in bench/scale
-// spreads recorded requests over the shards by shifting these numbers.
-func KeyShards(pk, sk string, shards int) int {
-	base, n, ok := shardSuffix(pk)
-	if !ok {
-		return 0
-	}
-	k := 0
-	if rest, ok := strings.CutPrefix(base, prefixEvent); ok {
-		if _, err := parseEventID(rest); err == nil {
-			k = shards
-			if sk == lockSK {
-				k = lockCopies(shards)
-			}
-		}
-	} else if rest, ok := strings.CutPrefix(base, prefixSeason); ok && len(rest) == 4 && allDigits(rest) {
-		k = shards
-	}
-	if n >= k {
-		return 0
-	}
-	return k
-}
-
-// shardSuffix splits a trailing "#NN" (two digits or more) off key.
-func shardSuffix(key string) (string, int, bool) {
-	i := strings.LastIndexByte(key, '#')
-	if i < 0 || len(key)-i < 3 || !allDigits(key[i+1:]) {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(key[i+1:])
-	return key[:i], n, err == nil
-}
-
-func allDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // Calls returns the calls recorded so far, in the order they ended.
 func (r *Recorder) Calls() []TraceCall {
 	r.mu.Lock()
@@ -213,74 +166,18 @@ func (r *Recorder) Take() []TraceCall {
 	return c
 }
 
-// itemSize is an item's size by capacity's rules (0 for no item).
-func itemSize(item map[string]types.AttributeValue) int {
-	if item == nil {
-		return 0
-	}
-	n, err := capacity.ItemSize(wireItem(item))
-	if err != nil {
-		panic(err) // wireItem writes only what ItemSize reads
-	}
-	return n
-}
-
 // image is what capacity needs of an item: its size and its key in the index.
 func image(item map[string]types.AttributeValue) *capacity.Image {
 	if item == nil {
 		return nil
 	}
-	im := &capacity.Image{Size: itemSize(item)}
-	pk, ok1 := item[attrGSIPK].(*types.AttributeValueMemberS)
-	sk, ok2 := item[attrGSISK].(*types.AttributeValueMemberS)
+	im := &capacity.Image{Size: table.ItemSize(item)}
+	pk, ok1 := item[table.AttrGSIPK].(*types.AttributeValueMemberS)
+	sk, ok2 := item[table.AttrGSISK].(*types.AttributeValueMemberS)
 	if ok1 && ok2 {
-		im.IndexKeys = map[string]capacity.IndexKey{IndexName: {Partition: pk.Value, Sort: sk.Value}}
+		im.IndexKeys = map[string]capacity.IndexKey{table.IndexName: {Partition: pk.Value, Sort: sk.Value}}
 	}
 	return im
-}
-
-// wireItem returns an item in DynamoDB's JSON wire format, which capacity reads.
-func wireItem(item map[string]types.AttributeValue) capacity.Item {
-	out := make(capacity.Item, len(item))
-	for name, v := range item {
-		out[name] = wireValue(v)
-	}
-	return out
-}
-
-func wireValue(v types.AttributeValue) json.RawMessage {
-	var w any
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		w = map[string]string{"S": v.Value}
-	case *types.AttributeValueMemberN:
-		w = map[string]string{"N": v.Value}
-	case *types.AttributeValueMemberB:
-		w = map[string][]byte{"B": v.Value}
-	case *types.AttributeValueMemberBOOL:
-		w = map[string]bool{"BOOL": v.Value}
-	case *types.AttributeValueMemberNULL:
-		w = map[string]bool{"NULL": v.Value}
-	case *types.AttributeValueMemberSS:
-		w = map[string][]string{"SS": v.Value}
-	case *types.AttributeValueMemberNS:
-		w = map[string][]string{"NS": v.Value}
-	case *types.AttributeValueMemberBS:
-		w = map[string][][]byte{"BS": v.Value}
-	case *types.AttributeValueMemberL:
-		l := make([]json.RawMessage, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = wireValue(e)
-		}
-		w = map[string][]json.RawMessage{"L": l}
-	case *types.AttributeValueMemberM:
-		w = map[string]capacity.Item{"M": wireItem(v.Value)}
-	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		panic(err) // plain data
-	}
-	return b
 }
 
 // written is one item a write call touches.
@@ -331,7 +228,7 @@ func (r *Recorder) begin(op string, params any) (*pending, error) {
 }
 
 func keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: item[attrPK], attrSK: item[attrSK]}
+	return map[string]types.AttributeValue{table.AttrPK: item[table.AttrPK], table.AttrSK: item[table.AttrSK]}
 }
 
 // images reads the current image of every written item (nil where absent) with
@@ -368,7 +265,7 @@ func (r *Recorder) images(ws []written) ([]map[string]types.AttributeValue, erro
 }
 
 func itemKeyString(item map[string]types.AttributeValue) string {
-	return itemString(item, attrPK) + "\x00" + itemString(item, attrSK)
+	return table.ItemString(item, table.AttrPK) + "\x00" + table.ItemString(item, table.AttrSK)
 }
 
 // end records a finished call from its input, output and error.
@@ -389,12 +286,12 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 	case *dynamodb.GetItemInput:
 		c.Consistent = aws.ToBool(in.ConsistentRead)
 		if out, ok := result.(*dynamodb.GetItemOutput); ok {
-			n := itemSize(out.Item)
+			n := table.ItemSize(out.Item)
 			items := 0
 			if out.Item != nil {
 				items = 1
 			}
-			c.Accesses = append(c.Accesses, TraceAccess{PK: itemString(in.Key, attrPK), SK: itemString(in.Key, attrSK),
+			c.Accesses = append(c.Accesses, TraceAccess{PK: table.ItemString(in.Key, table.AttrPK), SK: table.ItemString(in.Key, table.AttrSK),
 				Kind: AccessRead, Items: items, Bytes: n, RCU: capacity.ReadUnits(n, c.Consistent)})
 		}
 	case *dynamodb.BatchGetItemInput:
@@ -414,9 +311,9 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 				if unprocessed[ks] {
 					continue
 				}
-				a := TraceAccess{PK: itemString(k, attrPK), SK: itemString(k, attrSK), Kind: AccessRead}
+				a := TraceAccess{PK: table.ItemString(k, table.AttrPK), SK: table.ItemString(k, table.AttrSK), Kind: AccessRead}
 				if item := found[ks]; item != nil {
-					a.Items, a.Bytes = 1, itemSize(item)
+					a.Items, a.Bytes = 1, table.ItemSize(item)
 				}
 				a.RCU = capacity.ReadUnits(a.Bytes, c.Consistent)
 				c.Accesses = append(c.Accesses, a)
@@ -435,7 +332,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 			}
 			a := TraceAccess{Index: aws.ToString(in.IndexName), PK: queryPartition(in), Kind: AccessRead, Items: len(items)}
 			for _, item := range items {
-				a.Bytes += itemSize(item)
+				a.Bytes += table.ItemSize(item)
 			}
 			a.RCU = capacity.ReadUnits(a.Bytes, c.Consistent)
 			c.Accesses = append(c.Accesses, a)
@@ -447,8 +344,8 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 		}
 		for i, w := range p.writes {
 			before, now := p.before[i], after[i]
-			bn, an := itemSize(before), itemSize(now)
-			a := TraceAccess{PK: itemString(w.key, attrPK), SK: itemString(w.key, attrSK), Kind: w.kind, Txn: w.txn, Bytes: max(bn, an)}
+			bn, an := table.ItemSize(before), table.ItemSize(now)
+			a := TraceAccess{PK: table.ItemString(w.key, table.AttrPK), SK: table.ItemString(w.key, table.AttrSK), Kind: w.kind, Txn: w.txn, Bytes: max(bn, an)}
 			switch {
 			case w.kind == AccessCheck:
 				a.WCU = capacity.CheckUnits(bn)
@@ -508,9 +405,9 @@ var keyEquals = regexp.MustCompile(`(#\w+)\s*=\s*(:\w+)`)
 
 // queryPartition returns the partition key value a Query reads.
 func queryPartition(in *dynamodb.QueryInput) string {
-	want := attrPK
-	if aws.ToString(in.IndexName) == IndexName {
-		want = attrGSIPK
+	want := table.AttrPK
+	if aws.ToString(in.IndexName) == table.IndexName {
+		want = table.AttrGSIPK
 	}
 	for _, m := range keyEquals.FindAllStringSubmatch(aws.ToString(in.KeyConditionExpression), -1) {
 		if in.ExpressionAttributeNames[m[1]] == want {

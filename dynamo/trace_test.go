@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/domain"
 )
 
@@ -37,8 +39,8 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		}
 		return nil
 	}
-	shard := eventShardPK(eventID(ev.ID), 0, f.shards)
-	put := find(submit, "TransactWriteItems", IndexName, AccessPut, "UNSCORED#u1")
+	shard := table.EventShardPK(table.EventID(ev.ID), 0, f.shards)
+	put := find(submit, "TransactWriteItems", table.IndexName, AccessPut, "UNSCORED#u1")
 	if put == nil || put.PK != shard || put.WCU != 1 || !put.Txn {
 		t.Fatalf("submit: index put of UNSCORED#u1 = %+v, want 1 WCU (index writes are not doubled) in %s; trace %+v", put, shard, submit)
 	}
@@ -46,14 +48,14 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 		t.Errorf("submit: table put = %+v, want 2 WCU (a transaction doubles) in USER#u1", tp)
 	}
 	// A first prediction counts on its player's lock copy: an update in the transaction.
-	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, lockSK); lk == nil || lk.PK != lockPK(eventID(ev.ID), lockCopy("u1", lockCopies(f.shards))) || lk.WCU != 2 {
-		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, lockPK(eventID(ev.ID), lockCopy("u1", lockCopies(f.shards))))
+	if lk := find(submit, "TransactWriteItems", "", AccessUpdate, table.LockSK); lk == nil || lk.PK != table.LockPK(table.EventID(ev.ID), table.UserID("u1").LockCopy(table.LockCopies(f.shards))) || lk.WCU != 2 {
+		t.Errorf("submit: update of the lock copy = %+v, want 2 WCU in partition %s", lk, table.LockPK(table.EventID(ev.ID), table.UserID("u1").LockCopy(table.LockCopies(f.shards))))
 	}
-	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc != nil && cc.PK == eventsPK {
+	if cc := find(submit, "TransactWriteItems", "", AccessCheck, "EVENT#"+ev.ID); cc != nil && cc.PK == table.EventsPartition {
 		t.Errorf("submit: condition check on the event item %+v: every submit would hold it", cc)
 	}
-	del := find(score, "TransactWriteItems", IndexName, AccessDelete, "UNSCORED#u1")
-	add := find(score, "TransactWriteItems", IndexName, AccessPut, prefixScore)
+	del := find(score, "TransactWriteItems", table.IndexName, AccessDelete, "UNSCORED#u1")
+	add := find(score, "TransactWriteItems", table.IndexName, AccessPut, table.ScoreFirst)
 	if del == nil || add == nil {
 		t.Fatalf("scoring: index delete %+v and put %+v of the prediction, want both; trace %+v", del, add, score)
 	}

@@ -1,42 +1,10 @@
 package dynamo
 
-import "testing"
+import (
+	"testing"
 
-// TestKeyShards checks which keys the model spreads over shards, built by keys.go itself,
-// in a table of 16-shard events and seasons and in one of single-shard ones.
-func TestKeyShards(t *testing.T) {
-	e := eventID("2030-06-01-show")
-	for _, c := range []struct {
-		name   string
-		pk, sk string
-		shards int
-		want   int
-	}{
-		{"LockCopy", lockPK(e, 37), lockSK, 16, 256},
-		{"EventShardOnTheIndex", eventShardPK(e, 5, 16), "UNSCORED#u1", 16, 16},
-		{"EventShardQuery", eventShardPK(e, 15, 16), "", 16, 16},
-		{"EventHistogram", shardPK(e, 3), ranksSK, 16, 16},
-		{"Checkpoint", shardPK(e, 12), checkpointSK, 16, 16},
-		{"SeasonShard", seasonShardPK(2030, 9, 16), "SCORE#1#u1", 16, 16},
-		{"EventPartition", eventPK(e), "", 16, 0},
-		{"EventItem", eventsPK, eventSK(e), 16, 0},
-		{"Prediction", userPK("u1"), eventSK(e), 16, 0},
-		{"Standing", userPK("u1"), standingSK(2030), 16, 0},
-		{"NotAnEvent", "EVENT#not an id#05", "", 16, 0},
-		{"NotAShardOfTheSeason", "STANDINGS#2030#105", "", 16, 0},
-		{"LastLockCopy", lockPK(e, 255), lockSK, 16, 256},
-		{"NotALockCopy", lockPK(e, 256), lockSK, 16, 0},
-		{"OneShardLockCopy", lockPK(e, 0), lockSK, 1, 1},
-		{"OneShardIndexPartitionIsTheEvent", eventShardPK(e, 0, 1), "UNSCORED#u1", 1, 0},
-		{"OneShardCheckpoint", shardPK(e, 0), checkpointSK, 1, 1},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := KeyShards(c.pk, c.sk, c.shards); got != c.want {
-				t.Errorf("KeyShards(%q, %q, %d) = %d; want %d", c.pk, c.sk, c.shards, got, c.want)
-			}
-		})
-	}
-}
+	"github.com/pickem/api/dynamo/table"
+)
 
 // TestRecorderTagsCacheFills: the calls a read-cache fill makes carry its entry's key in the
 // trace, with the cache on (a miss) and off (every call), and no other call does.
@@ -64,12 +32,12 @@ func TestRecorderTagsCacheFills(t *testing.T) {
 			tagged, untagged := 0, 0
 			for _, call := range rec.Take() {
 				switch call.Cache {
-				case cardCacheKey(eventID(ev.ID)):
+				case cardCacheKey(table.EventID(ev.ID)):
 					tagged++
 				case "":
 					untagged++
 				default:
-					t.Errorf("%s tagged %q, want %q or nothing", call.Op, call.Cache, cardCacheKey(eventID(ev.ID)))
+					t.Errorf("%s tagged %q, want %q or nothing", call.Op, call.Cache, cardCacheKey(table.EventID(ev.ID)))
 				}
 			}
 			if tagged != 1 || untagged == 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -18,9 +20,9 @@ const maxAttempts = 8
 
 // getUserRow reads a user item, strongly consistent when it decides a write; nil if the user
 // never registered.
-func (s *Store) getUserRow(ctx context.Context, uid userID, consistent bool) (*userRow, error) {
+func (s *Store) getUserRow(ctx context.Context, uid table.UserID, consistent bool) (*table.UserRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK), ConsistentRead: aws.Bool(consistent),
+		TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK), ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
@@ -28,18 +30,11 @@ func (s *Store) getUserRow(ctx context.Context, uid userID, consistent bool) (*u
 	if out.Item == nil {
 		return nil, nil
 	}
-	var row userRow
+	var row table.UserRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
 	}
 	return &row, nil
-}
-
-func (s *Store) newUserRow(uid userID, name string) userRow {
-	return userRow{
-		keys: keys{PK: userPK(uid), SK: userSK}, Type: typeUser, ID: string(uid),
-		Name: name, NameVersion: 1, CreatedAt: formatTime(s.now()),
-	}
 }
 
 // Register creates the caller's profile or renames it, then brings the name up to date on
@@ -47,7 +42,7 @@ func (s *Store) newUserRow(uid userID, name string) userRow {
 // their league rows (renameInLeagues: one transaction). A rename
 // cut off halfway is finished by the next Register of the same user.
 func (s *Store) Register(ctx context.Context, id, name string) (domain.User, error) {
-	uid, err := parseUserID(id)
+	uid, err := table.ParseUserID(id)
 	if err != nil {
 		return domain.User{}, err
 	}
@@ -69,20 +64,20 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 // setUserName writes the user item with name, bumping nameVersion on a change. With audit
 // (a moderation rename: RenamePlayer), the user must exist (else NOT_FOUND) and a change is
 // one transaction of the update and audit(the old name).
-func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit func(old string) (types.TransactWriteItem, error)) (userRow, error) {
+func (s *Store) setUserName(ctx context.Context, uid table.UserID, name string, audit func(old string) (types.TransactWriteItem, error)) (table.UserRow, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, err := s.getUserRow(ctx, uid, true)
 		if err != nil {
-			return userRow{}, err
+			return table.UserRow{}, err
 		}
 		if cur == nil && audit != nil {
-			return userRow{}, domain.Errorf(domain.CodeNotFound, "player %q has no profile", uid)
+			return table.UserRow{}, domain.Errorf(domain.CodeNotFound, "player %q has no profile", uid)
 		}
 		if cur == nil {
-			row := s.newUserRow(uid, name)
+			row := table.NewUserRow(uid, name, s.now())
 			put, err := s.put(row, false)
 			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
+				return table.UserRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
 			}
 			_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 				TableName: put.Put.TableName, Item: put.Put.Item,
@@ -92,7 +87,7 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit 
 				continue
 			}
 			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
+				return table.UserRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
 			}
 			return row, nil
 		}
@@ -104,15 +99,15 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit 
 				Set(expression.Name("nameVersion"), expression.Value(cur.NameVersion+1))).
 			WithCondition(expression.Name("nameVersion").Equal(expression.Value(cur.NameVersion))).Build()
 		if err != nil {
-			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+			return table.UserRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		if audit != nil {
 			entry, err := audit(cur.Name)
 			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+				return table.UserRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 			}
 			err = s.transactRetry(ctx, []types.TransactWriteItem{{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
+				TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}}, entry})
@@ -121,7 +116,7 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit 
 			}
 		} else {
 			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
+				TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			})
@@ -130,58 +125,58 @@ func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit 
 			}
 		}
 		if err != nil {
-			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
+			return table.UserRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		cur.Name, cur.NameVersion = name, cur.NameVersion+1
 		return *cur, nil
 	}
-	return userRow{}, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
+	return table.UserRow{}, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
 }
 
 // propagateName copies user's name onto every item of their partition whose copy is older,
 // until a read finds none; it returns the user's standings as last read.
-func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]domain.Standing, error) {
+func (s *Store) propagateName(ctx context.Context, uid table.UserID, user table.UserRow) ([]domain.Standing, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 0, false)
+		q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, false)
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		q.ConsistentRead = aws.Bool(true)
 		var (
-			stale   []keys
-			leagues []membershipRow // league rows with an older name (leagues.go)
+			stale   []table.Keys
+			leagues []table.MembershipRow // league rows with an older name (leagues.go)
 		)
 		standings := []domain.Standing{}
 		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-			t := itemType(item)
-			if t == typeMembership {
-				var m membershipRow
+			t := table.ItemType(item)
+			if t == table.TypeMembership {
+				var m table.MembershipRow
 				err := attributevalue.UnmarshalMap(item, &m)
 				if err == nil && m.UserNameVersion < user.NameVersion {
 					leagues = append(leagues, m)
 				}
 				return err == nil, err
 			}
-			if t != typePrediction && t != typeStanding {
+			if t != table.TypePrediction && t != table.TypeStanding {
 				return true, nil
 			}
 			var row struct {
-				keys
+				table.Keys
 				UserNameVersion int `dynamodbav:"userNameVersion"`
 			}
 			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 				return false, err
 			}
 			if row.UserNameVersion < user.NameVersion {
-				stale = append(stale, row.keys)
+				stale = append(stale, row.Keys)
 			}
-			if t == typeStanding {
-				var st standingRow
+			if t == table.TypeStanding {
+				var st table.StandingRow
 				if err := attributevalue.UnmarshalMap(item, &st); err != nil {
 					return false, err
 				}
 				st.UserName = user.Name
-				standings = append(standings, st.toDomain())
+				standings = append(standings, st.ToDomain())
 			}
 			return true, nil
 		})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,14 +21,14 @@ func (f *fixture) nameCopies(user string) map[string]string {
 	out, err := f.db.Query(ctxT(f.t), &dynamodb.QueryInput{
 		TableName: aws.String(f.table), ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(userPK(userID(user)))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue(table.UserPK(table.UserID(user)))},
 	})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	copies := map[string]string{}
 	for _, item := range out.Items {
-		if t := itemType(item); t != typePrediction && t != typeStanding {
+		if t := table.ItemType(item); t != table.TypePrediction && t != table.TypeStanding {
 			continue
 		}
 		var row struct {
@@ -47,10 +49,10 @@ func (f *fixture) nameCopies(user string) map[string]string {
 func (f *fixture) setNameCopy(user, sk, name string, version int) {
 	f.t.Helper()
 	_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.table), Key: pkKey(userPK(userID(user)), sk),
+		TableName: aws.String(f.table), Key: table.Key(table.UserPK(table.UserID(user)), sk),
 		UpdateExpression: aws.String("SET userName = :n, userNameVersion = :v"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": str(name), ":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)},
+			":n": table.StringValue(name), ":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)},
 		},
 	})
 	if err != nil {
@@ -120,7 +122,7 @@ func TestRegister(t *testing.T) {
 		if again.Name != "Rhea" {
 			t.Errorf("re-register %+v", again)
 		}
-		if row := f.getRaw(userPK("r-create"), userSK); itemString(row, "name") != "Rhea" {
+		if row := f.getRaw(table.UserPK("r-create"), table.UserSK); table.ItemString(row, "name") != "Rhea" {
 			t.Errorf("user item %v", row)
 		}
 	})
@@ -161,8 +163,8 @@ func TestRegister(t *testing.T) {
 		mustOK(t, err)
 		allCopies(t, "r-cut", "Cut Name", 2)
 		// The user item holds version 2; two copies never got there.
-		f.setNameCopy("r-cut", eventSK(eventID(open.ID)), "Old r-cut", 1)
-		f.setNameCopy("r-cut", standingSK(2030), "Old r-cut", 1)
+		f.setNameCopy("r-cut", table.EventSK(table.EventID(open.ID)), "Old r-cut", 1)
+		f.setNameCopy("r-cut", table.StandingSK(2030), "Old r-cut", 1)
 		u, err := s.Register(ctx, "r-cut", "Cut Name")
 		mustOK(t, err)
 		allCopies(t, "r-cut", "Cut Name", 2)
@@ -176,7 +178,7 @@ func TestRegister(t *testing.T) {
 		f := f.on(t)
 		_, err := s.Register(ctx, "r-newer", "Second")
 		mustOK(t, err)
-		f.setNameCopy("r-newer", eventSK(eventID(scored.ID)), "Old r-newer", 1)
+		f.setNameCopy("r-newer", table.EventSK(table.EventID(scored.ID)), "Old r-newer", 1)
 		_, err = s.Register(ctx, "r-newer", "Third")
 		mustOK(t, err)
 		allCopies(t, "r-newer", "Third", 3)

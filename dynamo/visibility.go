@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,12 +18,12 @@ import (
 // consistent GetItem of its row: what deciding who may see picks needs (a cached card could
 // show a start since moved later). Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, error) {
-	eid, err := parseEventID(id)
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return domain.Event{}, err
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
@@ -29,11 +31,11 @@ func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, err
 	if out.Item == nil {
 		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 	}
-	var row eventRow
+	var row table.EventRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
-	return row.toDomain()
+	return row.ToDomain()
 }
 
 // profilePage gathers one page of a profile's predictions, newest event first, as the
@@ -47,9 +49,9 @@ type profilePage struct {
 	own   bool
 	first int
 
-	rows    []predictionRow // read, in order: visible or pending
-	pending map[string]bool // event ids whose rows decide
-	sure    int             // rows known visible
+	rows    []table.PredictionRow // read, in order: visible or pending
+	pending map[string]bool       // event ids whose rows decide
+	sure    int                   // rows known visible
 }
 
 func newProfilePage(s *Store, owner string, first int, own bool) *profilePage {
@@ -59,7 +61,7 @@ func newProfilePage(s *Store, owner string, first int, own bool) *profilePage {
 // add takes the next prediction item of the owner's partition; it returns whether to read
 // on (until first+1 rows are known visible: the page and whether there is a next one).
 func (p *profilePage) add(item map[string]types.AttributeValue) (bool, error) {
-	var row predictionRow
+	var row table.PredictionRow
 	if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 		return false, err
 	}
@@ -81,22 +83,22 @@ func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) 
 	rows := make([]domain.Prediction, len(p.rows))
 	for i, row := range p.rows {
 		var err error
-		if rows[i], err = row.toDomain(); err != nil {
+		if rows[i], err = row.ToDomain(); err != nil {
 			return page, err
 		}
 	}
 	keys := make([]map[string]types.AttributeValue, 0, len(p.pending))
 	for id := range p.pending {
-		keys = append(keys, pkKey(eventsPK, eventSK(eventID(id))))
+		keys = append(keys, table.Key(table.EventsPartition, table.EventSK(table.EventID(id))))
 	}
 	locked := map[string]bool{}
 	now := p.s.now()
 	err := p.s.fillRanksWith(ctx, rows, standings, keys, func(item map[string]types.AttributeValue) error {
-		var row eventRow
+		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
-		ev, err := row.toDomain()
+		ev, err := row.ToDomain()
 		if err != nil {
 			return err
 		}
@@ -115,7 +117,7 @@ func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) 
 			break
 		}
 		page.Items = append(page.Items, pr)
-		page.Cursors = append(page.Cursors, p.s.cursors.encode(cursor{Kind: cursorPredictions, Owner: p.owner, ID: pr.EventID}))
+		page.Cursors = append(page.Cursors, p.s.cursors.Encode(table.Cursor{Kind: table.CursorPredictions, Owner: p.owner, ID: pr.EventID}))
 	}
 	return page, nil
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -294,7 +296,7 @@ func TestOlderLayoutIsRefusedWithFresh(t *testing.T) {
 	if err := dynamo.New(client, "pickem").EnsureTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	old := dynamo.EventItemKey("2020-01-01-old-show")
+	old := table.EventItemKey("2020-01-01-old-show")
 	old["type"] = &types.AttributeValueMemberS{Value: "event"}
 	old["id"] = &types.AttributeValueMemberS{Value: "2020-01-01-old-show"}
 	if _, err := client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String("pickem"), Item: old}); err != nil {

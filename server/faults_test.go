@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -228,10 +230,10 @@ var faultCases = []faultCase{
 // function is called, or for release if that is not 0.
 func (f *faultEnv) holdEvent(t *testing.T, release time.Duration) func() {
 	t.Helper()
-	pk, sk := dynamo.LockCopyKey(f.ev.ID, "player-q", 1)
+	pk, sk := table.LockCopyKey(f.ev.ID, "player-q", 1)
 	holder := "player-r"
 	for i := 0; ; i++ {
-		if p, _ := dynamo.LockCopyKey(f.ev.ID, holder, 1); p == pk {
+		if p, _ := table.LockCopyKey(f.ev.ID, holder, 1); p == pk {
 			break
 		}
 		holder = fmt.Sprintf("player-r%d", i)

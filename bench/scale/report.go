@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/bench"
-	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -541,7 +542,7 @@ func (r *Report) inputs(b *strings.Builder) {
 		for k, v := range fd.Routes {
 			p("; route %s %g/s burst %d", k, v.Rate, v.Burst)
 		}
-		ix := fd.IndexRate(dynamo.IndexName)
+		ix := fd.IndexRate(table.IndexName)
 		p("; Lambda concurrency %d; function timeout %d s; table throughput %s RCU/s, %s WCU/s; index %s RCU/s, %s WCU/s. ", fd.Concurrency(), fd.TimeoutSeconds,
 			num(fd.TableRCU()), num(fd.TableWCU()), num(ix.Read), num(ix.Write))
 		p("SDK (dynamo.NewClient's retryer): %d attempts, backoff up to %v ms, retries %s. ", rec.SDK.MaxAttempts, rec.SDK.BackoffCapMs, retryableText(rec.SDK.Retryable))

@@ -11,7 +11,7 @@ import (
 // Shards. The sharded layout (dynamo/keys.go) spreads an event's lock copies, its
 // predictions' index partitions and a season's standings over K partitions each, a
 // player's chosen by a hash of their id. A recording keeps the shard numbers each call
-// used, marked "{NN%K}" (shard NN of K; abstractCall, from dynamo.KeyShards), so that
+// used, marked "{NN%K}" (shard NN of K; abstractCall, from table.KeyShards), so that
 // every shard stays the partition it is. The simulator gives each request a shift d drawn
 // at random, uniform as the hash spreads players, and every marked number n of its calls
 // becomes (n+d) mod K: one shift for all the families keeps their relation (a player's

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/pickem/api/dynamo"
 )
 
@@ -170,7 +172,7 @@ var (
 )
 
 // abstractCall replaces player ids in a traced call's keys, and marks shard numbers
-// (dynamo.KeyShards) as "{NN%K}": shard NN of K, which the model shifts (shard.go).
+// (table.KeyShards) as "{NN%K}": shard NN of K, which the model shifts (shard.go).
 func abstractCall(c dynamo.TraceCall) Call {
 	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error, Cache: c.Cache}
 	slots := map[string]int{}
@@ -181,7 +183,7 @@ func abstractCall(c dynamo.TraceCall) Call {
 		return "{p" + strconv.Itoa(slots[id]) + "}"
 	}
 	for _, a := range c.Accesses {
-		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK, dynamo.MaxShards), 0
+		pkShards, skShards := table.KeyShards(a.PK, a.SK, table.MaxShards), 0
 		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
 		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
 		if pk != a.PK || sk != a.SK {

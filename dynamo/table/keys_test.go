@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"fmt"
@@ -17,34 +17,34 @@ func TestKeyBuilders(t *testing.T) {
 	tests := []struct {
 		name, got, want string
 	}{
-		{"UserPartition", userPK("amy"), "USER#amy"},
-		{"UserPartitionCognitoSub", userPK("3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00"), "USER#3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00"},
-		{"EventSortKey", eventSK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
-		{"EventPartition", eventPK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
-		{"MatchSortKey", matchSK("0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"), "MATCH#0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"},
-		{"SeasonSortKey", standingSK(2024), "STANDINGS#2024"},
-		{"SeasonIndexPartition", seasonPK(2024), "STANDINGS#2024"},
-		{"SeasonEventsPrefix", seasonEventsPrefix(2024), "EVENT#2024-"},
+		{"UserPartition", UserPK("amy"), "USER#amy"},
+		{"UserPartitionCognitoSub", UserPK("3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00"), "USER#3f9c1a7e-0d2b-4c55-9a51-2b0c7e1d9f00"},
+		{"EventSortKey", EventSK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
+		{"EventPartition", EventPK("2024-03-03-aew-revolution"), "EVENT#2024-03-03-aew-revolution"},
+		{"MatchSortKey", MatchSK("0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"), "MATCH#0b7e8f4e-4a4f-4f8e-9a3c-1d2e3f4a5b6c"},
+		{"SeasonSortKey", StandingSK(2024), "STANDINGS#2024"},
+		{"SeasonIndexPartition", SeasonPK(2024), "STANDINGS#2024"},
+		{"SeasonEventsPrefix", SeasonEventsPrefix(2024), "EVENT#2024-"},
 		{"CardEventItem", eventCard, "CARD#000"},
-		{"CardFirstMatch", cardSK(1), "CARD#001"},
-		{"CardLastMatch", cardSK(domain.MaxMatches), "CARD#030"},
-		{"Unscored", pendingSK("amy"), "UNSCORED#amy"},
+		{"CardFirstMatch", CardSK(1), "CARD#001"},
+		{"CardLastMatch", CardSK(domain.MaxMatches), "CARD#030"},
+		{"Unscored", PendingSK("amy"), "UNSCORED#amy"},
 		{"ScoreZero", mustScoreSK(t, 0, "amy"), "SCORE#999999999#amy"},
 		{"ScorePadded", mustScoreSK(t, 140, "amy"), "SCORE#999999859#amy"},
 		{"ScoreMax", mustScoreSK(t, MaxScore, "amy"), "SCORE#000000000#amy"},
-		{"EventOneShardIsTheCardPartition", eventShardPK("2024-03-03-aew-revolution", 0, 1), "EVENT#2024-03-03-aew-revolution"},
-		{"EventShardFirst", eventShardPK("2024-03-03-aew-revolution", 0, 16), "EVENT#2024-03-03-aew-revolution#00"},
-		{"EventShardLast", eventShardPK("2024-03-03-aew-revolution", 15, 16), "EVENT#2024-03-03-aew-revolution#15"},
-		{"SeasonOneShardIsTheSeasonPartition", seasonShardPK(2024, 0, 1), "STANDINGS#2024"},
-		{"SeasonShard", seasonShardPK(2024, 15, 16), "STANDINGS#2024#15"},
-		{"SeasonItem", seasonKey(2024)[attrPK].(*types.AttributeValueMemberS).Value + "/" + seasonSK, "STANDINGS#2024/SEASON"},
+		{"EventOneShardIsTheCardPartition", EventShardPK("2024-03-03-aew-revolution", 0, 1), "EVENT#2024-03-03-aew-revolution"},
+		{"EventShardFirst", EventShardPK("2024-03-03-aew-revolution", 0, 16), "EVENT#2024-03-03-aew-revolution#00"},
+		{"EventShardLast", EventShardPK("2024-03-03-aew-revolution", 15, 16), "EVENT#2024-03-03-aew-revolution#15"},
+		{"SeasonOneShardIsTheSeasonPartition", SeasonShardPK(2024, 0, 1), "STANDINGS#2024"},
+		{"SeasonShard", SeasonShardPK(2024, 15, 16), "STANDINGS#2024#15"},
+		{"SeasonItem", SeasonKey(2024)[attrPK].(*types.AttributeValueMemberS).Value + "/" + seasonSK, "STANDINGS#2024/SEASON"},
 		{"SeasonItemIndexSortKeyBeforeScores", seasonInfo, "INFO"},
-		{"ShardItemsPartition", shardPK("2024-03-03-aew-revolution", 3), "EVENT#2024-03-03-aew-revolution#03"},
-		{"SeasonShardItemsPartition", seasonShardItemPK(2024, 3), "STANDINGS#2024#03"},
-		{"LockCopyPartitionThreeDigits", lockPK("2024-03-03-aew-revolution", lockCopies(MaxShards)-1), "EVENT#2024-03-03-aew-revolution#255"},
-		{"FirstLockCopyPartition", lockPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
-		{"LockCopySortKey", lockSK, "LOCK"},
-		{"Checkpoint", checkpointSK, "SCORING"},
+		{"ShardItemsPartition", ShardPK("2024-03-03-aew-revolution", 3), "EVENT#2024-03-03-aew-revolution#03"},
+		{"SeasonShardItemsPartition", SeasonShardItemPK(2024, 3), "STANDINGS#2024#03"},
+		{"LockCopyPartitionThreeDigits", LockPK("2024-03-03-aew-revolution", LockCopies(MaxShards)-1), "EVENT#2024-03-03-aew-revolution#255"},
+		{"FirstLockCopyPartition", LockPK("2024-03-03-aew-revolution", 0), "EVENT#2024-03-03-aew-revolution#00"},
+		{"LockCopySortKey", LockSK, "LOCK"},
+		{"Checkpoint", CheckpointSK, "SCORING"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,11 +60,11 @@ func TestKeyBuilders(t *testing.T) {
 // (the model assumes every shard takes 1/K of the load); every copy belongs to one shard.
 func TestShards(t *testing.T) {
 	t.Parallel()
-	if lockCopies(1) != 1 || lockCopies(MaxShards) != 256 || lockCopies(MaxShards) > 1000 {
-		t.Fatalf("lock copies: %d at 1 shard, %d at %d; want 1 and 256 (three digits at most)", lockCopies(1), lockCopies(MaxShards), MaxShards)
+	if LockCopies(1) != 1 || LockCopies(MaxShards) != 256 || LockCopies(MaxShards) > 1000 {
+		t.Fatalf("lock copies: %d at 1 shard, %d at %d; want 1 and 256 (three digits at most)", LockCopies(1), LockCopies(MaxShards), MaxShards)
 	}
 	for shards := 1; shards <= MaxShards; shards++ {
-		copies := lockCopies(shards)
+		copies := LockCopies(shards)
 		if copies%shards != 0 {
 			t.Fatalf("%d shards: %d copies, not a multiple", shards, copies)
 		}
@@ -72,8 +72,8 @@ func TestShards(t *testing.T) {
 		perShard := make([]int, shards)
 		perCopy := make([]int, copies)
 		for i := range players {
-			u := userID(fmt.Sprintf("player-%d", i))
-			c, s := lockCopy(u, copies), shardOf(u, shards)
+			u := UserID(fmt.Sprintf("player-%d", i))
+			c, s := u.LockCopy(copies), u.Shard(shards)
 			if c < 0 || c >= copies || s != c%shards {
 				t.Fatalf("%d shards: user %s: copy %d, shard %d", shards, u, c, s)
 			}
@@ -90,35 +90,14 @@ func TestShards(t *testing.T) {
 		}
 	}
 	// Stable across releases: the shard of a player is in their keys.
-	if c, s := lockCopy("amy", 64), shardOf("amy", 16); c != 30 || s != 14 {
+	if c, s := UserID("amy").LockCopy(64), UserID("amy").Shard(16); c != 30 || s != 14 {
 		t.Errorf("amy: copy %d of 64, shard %d of 16; want 30, 14 (FNV-1a: changing the hash moves every key)", c, s)
 	}
 }
 
-// TestWithScoreShards: the count is 1 by default and must be 1 to MaxShards.
-func TestWithScoreShards(t *testing.T) {
-	t.Parallel()
-	if s := New(nil, "t"); s.shards != 1 {
-		t.Errorf("default %d shards, want 1", s.shards)
-	}
-	if s := New(nil, "t", WithScoreShards(MaxShards)); s.shards != MaxShards {
-		t.Errorf("WithScoreShards(%d): %d", MaxShards, s.shards)
-	}
-	for _, n := range []int{0, -1, MaxShards + 1} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("WithScoreShards(%d) did not panic", n)
-				}
-			}()
-			WithScoreShards(n)
-		}()
-	}
-}
-
-func mustScoreSK(t *testing.T, points int, u userID) string {
+func mustScoreSK(t *testing.T, points int, u UserID) string {
 	t.Helper()
-	sk, err := scoreSK(points, u)
+	sk, err := ScoreSK(points, u)
 	if err != nil {
 		t.Fatalf("scoreSK(%d, %q): %v", points, u, err)
 	}
@@ -128,7 +107,7 @@ func mustScoreSK(t *testing.T, points int, u userID) string {
 func TestScoreKeyRejectsWhatDoesNotFit(t *testing.T) {
 	t.Parallel()
 	for _, points := range []int{-1, MaxScore + 1, 1 << 40} {
-		if sk, err := scoreSK(points, "amy"); err == nil {
+		if sk, err := ScoreSK(points, "amy"); err == nil {
 			t.Errorf("scoreSK(%d) = %q, want an error", points, sk)
 		} else {
 			wantCode(t, err, domain.CodeInternal)
@@ -167,13 +146,13 @@ func TestParseKeysRejectsForeignKeys(t *testing.T) {
 func TestKeyOrder(t *testing.T) {
 	t.Parallel()
 	keys := []string{
-		pendingSK("zed"), mustScoreSK(t, 0, "amy"), cardSK(2), mustScoreSK(t, 15, "zed"),
-		pendingSK("amy"), eventCard, mustScoreSK(t, 15, "amy"), cardSK(domain.MaxMatches), mustScoreSK(t, 18, "top"), cardSK(1),
+		PendingSK("zed"), mustScoreSK(t, 0, "amy"), CardSK(2), mustScoreSK(t, 15, "zed"),
+		PendingSK("amy"), eventCard, mustScoreSK(t, 15, "amy"), CardSK(domain.MaxMatches), mustScoreSK(t, 18, "top"), CardSK(1),
 	}
 	want := []string{
-		eventCard, cardSK(1), cardSK(2), cardSK(domain.MaxMatches),
+		eventCard, CardSK(1), CardSK(2), CardSK(domain.MaxMatches),
 		mustScoreSK(t, 18, "top"), mustScoreSK(t, 15, "amy"), mustScoreSK(t, 15, "zed"), mustScoreSK(t, 0, "amy"),
-		pendingSK("amy"), pendingSK("zed"),
+		PendingSK("amy"), PendingSK("zed"),
 	}
 	sort.Strings(keys)
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
@@ -189,10 +168,10 @@ func TestKeyOrder(t *testing.T) {
 		}
 	}
 	// Seasons and event ids sort chronologically.
-	if !(standingSK(999+1) < standingSK(2024) && standingSK(2024) < standingSK(9999)) {
+	if !(StandingSK(999+1) < StandingSK(2024) && StandingSK(2024) < StandingSK(9999)) {
 		t.Error("season keys do not sort by year")
 	}
-	if !(eventSK("2024-03-03-b") < eventSK("2024-03-10-a")) {
+	if !(EventSK("2024-03-03-b") < EventSK("2024-03-10-a")) {
 		t.Error("event keys do not sort by date")
 	}
 }
@@ -216,9 +195,9 @@ func FuzzKeys(f *testing.F) {
 	f.Add("amy", -1)
 	f.Add("amy", MaxScore+1)
 	f.Fuzz(func(t *testing.T, s string, points int) {
-		e, eErr := parseEventID(s)
-		u, uErr := parseUserID(s)
-		m, mErr := parseMatchID(s)
+		e, eErr := ParseEventID(s)
+		u, uErr := ParseUserID(s)
+		m, mErr := ParseMatchID(s)
 
 		// What must be rejected.
 		reject := map[string]bool{
@@ -251,27 +230,27 @@ func FuzzKeys(f *testing.F) {
 			}
 		}
 		if eErr == nil {
-			oneHash(eventSK(e))
-			oneHash(eventPK(e))
-			for key, digits := range map[string]int{lockPK(e, lockCopies(MaxShards)-1): len(fmt.Sprint(lockCopies(MaxShards) - 1)), eventShardPK(e, MaxShards-1, MaxShards): 2} {
-				if !strings.HasPrefix(key, eventPK(e)+"#") || len(key) != len(eventPK(e))+1+digits {
+			oneHash(EventSK(e))
+			oneHash(EventPK(e))
+			for key, digits := range map[string]int{LockPK(e, LockCopies(MaxShards)-1): len(fmt.Sprint(LockCopies(MaxShards) - 1)), EventShardPK(e, MaxShards-1, MaxShards): 2} {
+				if !strings.HasPrefix(key, EventPK(e)+"#") || len(key) != len(EventPK(e))+1+digits {
 					t.Fatalf("shard key %q is not the event's partition and %d digits", key, digits)
 				}
 			}
-			if got, err := eventIDFromSK(eventSK(e)); err != nil || got != e {
+			if got, err := eventIDFromSK(EventSK(e)); err != nil || got != e {
 				t.Fatalf("eventIDFromSK(eventSK(%q)) = %q, %v", e, got, err)
 			}
-			if !strings.HasPrefix(eventSK(e), seasonEventsPrefix(mustAtoi(t, s[:4]))) {
+			if !strings.HasPrefix(EventSK(e), SeasonEventsPrefix(mustAtoi(t, s[:4]))) {
 				t.Fatalf("event %q is not under its season prefix", e)
 			}
 		}
 		if uErr == nil {
-			oneHash(userPK(u))
-			oneHash(pendingSK(u))
-			if got, err := userIDFromPK(userPK(u)); err != nil || got != u {
+			oneHash(UserPK(u))
+			oneHash(PendingSK(u))
+			if got, err := userIDFromPK(UserPK(u)); err != nil || got != u {
 				t.Fatalf("userIDFromPK(userPK(%q)) = %q, %v", u, got, err)
 			}
-			sk, err := scoreSK(points, u)
+			sk, err := ScoreSK(points, u)
 			if points < 0 || points > MaxScore {
 				if err == nil {
 					t.Fatalf("scoreSK(%d) = %q, want an error", points, sk)
@@ -296,30 +275,30 @@ func FuzzKeys(f *testing.F) {
 			}
 		}
 		if mErr == nil {
-			oneHash(matchSK(m))
+			oneHash(MatchSK(m))
 		}
 
 		// Any string that parses as a score key is exactly the key of what it parsed to.
 		if p, pu, err := parseScoreSK(s); err == nil {
-			if again, err := scoreSK(p, pu); err != nil || again != s {
+			if again, err := ScoreSK(p, pu); err != nil || again != s {
 				t.Fatalf("parseScoreSK(%q) = %d, %q: rebuilt %q, %v", s, p, pu, again, err)
 			}
 		}
-		if pu, err := userIDFromPK(s); err == nil && userPK(pu) != s {
+		if pu, err := userIDFromPK(s); err == nil && UserPK(pu) != s {
 			t.Fatalf("userIDFromPK(%q) = %q does not rebuild the key", s, pu)
 		}
-		if pe, err := eventIDFromSK(s); err == nil && eventSK(pe) != s {
+		if pe, err := eventIDFromSK(s); err == nil && EventSK(pe) != s {
 			t.Fatalf("eventIDFromSK(%q) = %q does not rebuild the key", s, pe)
 		}
 		// Audit logs: an event's log partition has the builder's '#' only; a string that
-		// passes checkAuditSK is exactly the key auditSK builds from its parts.
+		// passes checkAuditSK is exactly the key AuditSK builds from its parts.
 		if eErr == nil {
-			oneHash(auditPK(auditLogID(e)))
+			oneHash(AuditPK(AuditLogID(e)))
 		}
 		if err := checkAuditSK(s); err == nil {
 			at, nonce, _ := strings.Cut(s, "#")
-			tm, _ := time.Parse(auditTimeLayout, at)
-			if again := auditSK(tm, nonce); again != s {
+			tm, _ := time.Parse(AuditTimeLayout, at)
+			if again := AuditSK(tm, nonce); again != s {
 				t.Fatalf("checkAuditSK(%q) accepted a key auditSK rebuilds as %q", s, again)
 			}
 		}

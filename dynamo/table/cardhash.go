@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"crypto/sha256"
@@ -9,14 +9,14 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// cardHash is a digest of everything the match rows of a card hold (ids, positions,
+// CardHash is a digest of everything the match rows of a card hold (ids, positions,
 // names, points, preshow, championships, teams, results), in card order. The event row
-// carries the hash of its card (eventRow.CardHash), written in the same transaction as the
+// carries the hash of its card (EventRow.CardHash), written in the same transaction as the
 // matches, so any reader can tell whether an event row and a set of match rows belong to
 // the same moment: an index read may show the event row of one transaction with match rows
 // of another, and two reads in parallel may straddle a card change. 128 bits of SHA-256,
 // base64url.
-func cardHash(matches []domain.Match) string {
+func CardHash(matches []domain.Match) string {
 	ms := make([]domain.Match, len(matches))
 	copy(ms, matches)
 	sort.SliceStable(ms, func(i, j int) bool {
@@ -72,4 +72,19 @@ func cardHash(matches []domain.Match) string {
 	}
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// CardOf returns the event of row with the matches of rows in card order, and whether
+// they belong together (the event row's CardHash is the hash of those matches).
+func CardOf(row EventRow, rows []MatchRow) (domain.Event, bool, error) {
+	ev, err := row.ToDomain()
+	if err != nil {
+		return domain.Event{}, false, err
+	}
+	ev.Matches = make([]domain.Match, len(rows))
+	for i, m := range rows {
+		ev.Matches[i] = m.ToDomain()
+	}
+	sort.SliceStable(ev.Matches, func(i, j int) bool { return ev.Matches[i].Position < ev.Matches[j].Position })
+	return ev, row.CardHash == CardHash(ev.Matches), nil
 }

@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"crypto/hmac"
@@ -13,18 +13,18 @@ import (
 
 // Cursor kinds. A cursor is only valid for the list (and owner) it came from.
 const (
-	cursorEvents      = "events"
-	cursorLeaderboard = "leaderboard"
-	cursorStandings   = "standings"
-	cursorPredictions = "predictions"
-	cursorLeague      = "league" // a league's standings in a season (owner "<league id>/<season>")
-	cursorAudit       = "audit"  // an audit log (owner: the log's id; ID: the last entry's sort key)
+	CursorEvents      = "events"
+	CursorLeaderboard = "leaderboard"
+	CursorStandings   = "standings"
+	CursorPredictions = "predictions"
+	CursorLeague      = "league" // a league's standings in a season (owner "<league id>/<season>")
+	CursorAudit       = "audit"  // an audit log (owner: the log's id; ID: the last entry's sort key)
 )
 
-// cursor is the decoded form of an opaque page cursor: the position of the last item of a
+// Cursor is the decoded form of an opaque page cursor: the position of the last item of a
 // page plus the rank state needed to continue ranking on the next page. Keys are rebuilt
 // from validated ids, never taken from the cursor as they are.
-type cursor struct {
+type Cursor struct {
 	Kind   string
 	Owner  string // event id, season, user id or events filter: signed, not stored
 	ID     string // last item: event id or user id
@@ -34,7 +34,8 @@ type cursor struct {
 	Shards int    // the list's shard count (sharded kinds: a leaderboard, standings)
 }
 
-func (c cursor) ranker() domain.Ranker {
+// Ranker is the rank state to go on ranking from after c's row.
+func (c Cursor) Ranker() domain.Ranker {
 	return domain.Ranker{Index: c.Index, Rank: c.Rank, Points: c.Points}
 }
 
@@ -54,25 +55,27 @@ const (
 	cursorRandKeyLen = 32
 )
 
-var cursorKinds = map[string]byte{cursorEvents: 1, cursorLeaderboard: 2, cursorStandings: 3, cursorPredictions: 4, cursorLeague: 5, cursorAudit: 6}
+var cursorKinds = map[string]byte{CursorEvents: 1, CursorLeaderboard: 2, CursorStandings: 3, CursorPredictions: 4, CursorLeague: 5, CursorAudit: 6}
 
 func rankedKind(kind string) bool {
-	return kind == cursorLeaderboard || kind == cursorStandings || kind == cursorLeague
+	return kind == CursorLeaderboard || kind == CursorStandings || kind == CursorLeague
 }
 
-func shardedKind(kind string) bool { return kind == cursorLeaderboard || kind == cursorStandings }
+func shardedKind(kind string) bool { return kind == CursorLeaderboard || kind == CursorStandings }
 
-// cursorCodec signs cursors with its first key and accepts cursors signed by any of its
+// Cursors signs cursors with its first key and accepts cursors signed by any of its
 // keys (rotation: put the new key first, keep the old one until its cursors are stale).
-type cursorCodec struct {
+type Cursors struct {
 	keys [][]byte
 }
 
-func newCursorCodec(keys [][]byte) *cursorCodec {
+// NewCursors returns a codec signing with keys[0] and accepting any of keys; without
+// keys, with a random key of its own.
+func NewCursors(keys [][]byte) *Cursors {
 	if len(keys) == 0 {
 		keys = [][]byte{NewCursorKey()}
 	}
-	c := &cursorCodec{keys: make([][]byte, len(keys))}
+	c := &Cursors{keys: make([][]byte, len(keys))}
 	for i, k := range keys {
 		c.keys[i] = append([]byte(nil), k...)
 	}
@@ -97,8 +100,8 @@ func tag(key, payload []byte, owner string) []byte {
 	return h.Sum(nil)[:cursorTagLen]
 }
 
-// encode returns c as an opaque, signed, URL-safe string.
-func (cc *cursorCodec) encode(c cursor) string {
+// Encode returns c as an opaque, signed, URL-safe string.
+func (cc *Cursors) Encode(c Cursor) string {
 	b := []byte{cursorVersion, cursorKinds[c.Kind]}
 	b = binary.AppendUvarint(b, uint64(len(c.ID)))
 	b = append(b, c.ID...)
@@ -114,28 +117,28 @@ func (cc *cursorCodec) encode(c cursor) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// errBadCursor is the answer to any cursor that does not decode, verify or check.
-var errBadCursor = domain.BadInput("invalid cursor for this list")
+// ErrBadCursor is the answer to any cursor that does not decode, verify or check.
+var ErrBadCursor = domain.BadInput("invalid cursor for this list")
 
-// decode parses s and checks that one of the keys signed it for kind and owner;
+// Decode parses s and checks that one of the keys signed it for kind and owner;
 // anything else is BAD_USER_INPUT.
-func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
+func (cc *Cursors) Decode(s, kind, owner string) (Cursor, error) {
 	if len(s) > maxCursorLen {
-		return cursor{}, errBadCursor
+		return Cursor{}, ErrBadCursor
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(raw) < 3+cursorTagLen {
-		return cursor{}, errBadCursor
+		return Cursor{}, ErrBadCursor
 	}
 	b, sig := raw[:len(raw)-cursorTagLen], raw[len(raw)-cursorTagLen:]
 	if b[0] != cursorVersion || b[1] != cursorKinds[kind] || !cc.verify(b, sig, owner) {
-		return cursor{}, errBadCursor
+		return Cursor{}, ErrBadCursor
 	}
-	c := cursor{Kind: kind, Owner: owner}
+	c := Cursor{Kind: kind, Owner: owner}
 	rest := b[2:]
 	idLen, k := binary.Uvarint(rest)
 	if k <= 0 || idLen > uint64(len(rest)-k) {
-		return cursor{}, errBadCursor
+		return Cursor{}, ErrBadCursor
 	}
 	c.ID, rest = string(rest[k:k+int(idLen)]), rest[k+int(idLen):]
 	if rankedKind(kind) {
@@ -143,7 +146,7 @@ func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
 		for i := range fields {
 			v, k := binary.Uvarint(rest)
 			if k <= 0 || v > math.MaxInt32 {
-				return cursor{}, errBadCursor
+				return Cursor{}, ErrBadCursor
 			}
 			fields[i], rest = v, rest[k:]
 		}
@@ -152,18 +155,18 @@ func (cc *cursorCodec) decode(s, kind, owner string) (cursor, error) {
 	if shardedKind(kind) {
 		v, k := binary.Uvarint(rest)
 		if k <= 0 || v > MaxShards {
-			return cursor{}, errBadCursor
+			return Cursor{}, ErrBadCursor
 		}
 		c.Shards, rest = int(v), rest[k:]
 	}
 	if len(rest) != 0 || c.check() != nil {
-		return cursor{}, errBadCursor
+		return Cursor{}, ErrBadCursor
 	}
 	return c, nil
 }
 
 // verify reports whether sig is the tag of payload||owner under any key.
-func (cc *cursorCodec) verify(payload, sig []byte, owner string) bool {
+func (cc *Cursors) verify(payload, sig []byte, owner string) bool {
 	for _, key := range cc.keys {
 		if hmac.Equal(tag(key, payload, owner), sig) {
 			return true
@@ -174,24 +177,24 @@ func (cc *cursorCodec) verify(payload, sig []byte, owner string) bool {
 
 // check validates a signed cursor's fields (defence in depth: a signed cursor was valid
 // when it was made). Ranks stay within GraphQL's 32-bit Int.
-func (c cursor) check() error {
-	bad := errBadCursor
+func (c Cursor) check() error {
+	bad := ErrBadCursor
 	if c.Points < 0 || c.Points > MaxScore || c.Index < 0 || c.Rank < 0 || c.Rank > c.Index || c.Index > math.MaxInt32 {
 		return bad
 	}
 	switch c.Kind {
-	case cursorEvents, cursorPredictions:
-		if _, err := parseEventID(c.ID); err != nil {
+	case CursorEvents, CursorPredictions:
+		if _, err := ParseEventID(c.ID); err != nil {
 			return bad
 		}
-	case cursorLeaderboard, cursorStandings, cursorLeague:
-		if _, err := parseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
+	case CursorLeaderboard, CursorStandings, CursorLeague:
+		if _, err := ParseUserID(c.ID); err != nil || c.Index < 1 || c.Rank < 1 {
 			return bad
 		}
 		if shardedKind(c.Kind) && (c.Shards < 1 || c.Shards > MaxShards) {
 			return bad
 		}
-	case cursorAudit:
+	case CursorAudit:
 		if checkAuditSK(c.ID) != nil {
 			return bad
 		}

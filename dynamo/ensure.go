@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pickem/api/dynamo/table"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -13,39 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// TableDefinition is the production definition of the table named name: string keys PK and
-// SK, one GSI named GSI on GSI_PK/GSI_SK projecting all attributes, on-demand billing.
-// deploy/template.yaml declares the same table.
-func TableDefinition(name string) *dynamodb.CreateTableInput {
-	return &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(attrGSIPK), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(attrGSISK), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
-		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String(IndexName),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(attrGSIPK), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(attrGSISK), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
-		BillingMode: types.BillingModePayPerRequest,
-	}
-}
-
 // EnsureTable creates the table if it does not exist and waits until it is usable. It
 // polls DescribeTable itself (an empty status counts as active: an engine may report
 // none).
 func (s *Store) EnsureTable(ctx context.Context) error {
-	_, err := s.db.CreateTable(ctx, TableDefinition(s.table))
+	_, err := s.db.CreateTable(ctx, table.Definition(s.table))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("dynamo: create table %s: %w", s.table, err)
@@ -100,7 +74,7 @@ func tableReady(t *types.TableDescription) bool {
 // (an event row without a shard count): this store cannot serve such a table. One Query of
 // the first page of events.
 func (s *Store) CheckLayout(ctx context.Context) error {
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventsPK)), 100, false, "id", "shards")
+	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventsPartition)), 100, false, "id", "shards")
 	if err != nil {
 		return err
 	}

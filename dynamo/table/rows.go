@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"fmt"
@@ -10,38 +10,42 @@ import (
 
 // Item types, stored in the "type" attribute of every item.
 const (
-	typeUser       = "user"
-	typeEvent      = "event"
-	typeMatch      = "match"
-	typePrediction = "prediction"
-	typeStanding   = "standing"
-	typeSeason     = "season"
-	typeLock       = "lock"
-	typeCheckpoint = "scoring"
+	TypeUser       = "user"
+	TypeEvent      = "event"
+	TypeMatch      = "match"
+	TypePrediction = "prediction"
+	TypeStanding   = "standing"
+	TypeSeason     = "season"
+	TypeLock       = "lock"
+	TypeCheckpoint = "scoring"
 )
 
 // timeLayout stores instants as fixed-width UTC strings so that they compare as strings in
 // condition expressions.
 const timeLayout = "2006-01-02T15:04:05Z"
 
-func formatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(timeLayout) }
+// FormatTime is t as stored: UTC, whole seconds, fixed width (timeLayout).
+func FormatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(timeLayout) }
 
-func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
+// ParseTime reads an instant FormatTime wrote.
+func ParseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
 
-// keys is the primary key of an item.
-type keys struct {
+// Keys is the primary key of an item.
+type Keys struct {
 	PK string `dynamodbav:"PK"`
 	SK string `dynamodbav:"SK"`
 }
 
-// indexKeys are the GSI attributes of an item that is in the index.
-type indexKeys struct {
+// IndexKeys are the GSI attributes of an item that is in the index.
+type IndexKeys struct {
 	GSIPK string `dynamodbav:"GSI_PK"`
 	GSISK string `dynamodbav:"GSI_SK"`
 }
 
-type userRow struct {
-	keys
+// UserRow is a player's profile. NameVersion grows with every rename; the copies of the
+// name on the player's other items carry the version they copied.
+type UserRow struct {
+	Keys
 	Type        string `dynamodbav:"type"`
 	ID          string `dynamodbav:"id"`
 	Name        string `dynamodbav:"name"`
@@ -49,9 +53,19 @@ type userRow struct {
 	CreatedAt   string `dynamodbav:"createdAt"`
 }
 
-type eventRow struct {
-	keys
-	indexKeys
+// NewUserRow is the profile of a player registering (or making a first prediction) with
+// name at created.
+func NewUserRow(uid UserID, name string, created time.Time) UserRow {
+	return UserRow{
+		Keys: Keys{PK: UserPK(uid), SK: UserSK}, Type: TypeUser, ID: string(uid),
+		Name: name, NameVersion: 1, CreatedAt: FormatTime(created),
+	}
+}
+
+// EventRow is an event's item (without its card: the matches are items of their own).
+type EventRow struct {
+	Keys
+	IndexKeys
 	Type        string `dynamodbav:"type"`
 	ID          string `dynamodbav:"id"`
 	Name        string `dynamodbav:"name"`
@@ -59,7 +73,7 @@ type eventRow struct {
 	Season      int    `dynamodbav:"season"`
 	State       string `dynamodbav:"state"`
 	CardVersion int    `dynamodbav:"cardVersion"`
-	// CardHash is cardHash of the matches as of CardVersion, written in the same
+	// CardHash is CardHash of the matches as of CardVersion, written in the same
 	// transaction as every card change: a reader holding an event row and match rows from
 	// two moments (an index that lags, two reads in parallel) sees the hash disagree.
 	CardHash string `dynamodbav:"cardHash"`
@@ -78,43 +92,45 @@ type eventRow struct {
 	ScoredVersion int `dynamodbav:"scoredVersion"`
 }
 
-// newEventRow is the row of a new event of shards shards.
-func newEventRow(e domain.Event, shards int) eventRow {
-	id := eventID(e.ID)
-	return eventRow{
-		keys:        keys{PK: eventsPK, SK: eventSK(id)},
-		indexKeys:   indexKeys{GSIPK: eventPK(id), GSISK: eventCard},
-		Type:        typeEvent,
+// NewEventRow is the row of a new event of shards shards.
+func NewEventRow(e domain.Event, shards int) EventRow {
+	id := EventID(e.ID)
+	return EventRow{
+		Keys:        Keys{PK: eventsPK, SK: EventSK(id)},
+		IndexKeys:   IndexKeys{GSIPK: EventPK(id), GSISK: eventCard},
+		Type:        TypeEvent,
 		ID:          e.ID,
 		Name:        e.Name,
-		StartsAt:    formatTime(e.StartsAt),
+		StartsAt:    FormatTime(e.StartsAt),
 		Season:      e.Season(),
 		State:       string(e.Stored),
 		CardVersion: e.CardVersion,
-		CardHash:    cardHash(e.Matches),
+		CardHash:    CardHash(e.Matches),
 		Rev:         1,
 		Shards:      shards,
-		LockCopies:  lockCopies(shards),
+		LockCopies:  LockCopies(shards),
 	}
 }
 
-// seasonRow is a season's item: how many index partitions its standings are spread over,
+// SeasonRow is a season's item: how many index partitions its standings are spread over,
 // set by the creation of its first event and never changed.
-type seasonRow struct {
-	keys
-	indexKeys
+type SeasonRow struct {
+	Keys
+	IndexKeys
 	Type   string `dynamodbav:"type"`
 	Season int    `dynamodbav:"season"`
 	Shards int    `dynamodbav:"shards"`
 }
 
-func newSeasonRow(season, shards int) seasonRow {
-	return seasonRow{keys: keys{PK: seasonPK(season), SK: seasonSK}, indexKeys: indexKeys{GSIPK: seasonPK(season), GSISK: seasonInfo},
-		Type: typeSeason, Season: season, Shards: shards}
+// NewSeasonRow is the item of a season whose standings have shards shards.
+func NewSeasonRow(season, shards int) SeasonRow {
+	return SeasonRow{Keys: Keys{PK: SeasonPK(season), SK: seasonSK}, IndexKeys: IndexKeys{GSIPK: SeasonPK(season), GSISK: seasonInfo},
+		Type: TypeSeason, Season: season, Shards: shards}
 }
 
-func (r eventRow) toDomain() (domain.Event, error) {
-	start, err := parseTime(r.StartsAt)
+// ToDomain is the event of the row, without its card.
+func (r EventRow) ToDomain() (domain.Event, error) {
+	start, err := ParseTime(r.StartsAt)
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("event %s: startsAt: %w", r.ID, err)
 	}
@@ -122,20 +138,23 @@ func (r eventRow) toDomain() (domain.Event, error) {
 		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion}, nil
 }
 
-type teamRow struct {
+// TeamRow is a team of a match.
+type TeamRow struct {
 	Name     *string  `dynamodbav:"name,omitempty"`
 	Members  []string `dynamodbav:"members"`
 	Champion bool     `dynamodbav:"champion"`
 }
 
-type resultRow struct {
+// ResultRow is a match's result.
+type ResultRow struct {
 	Outcome string `dynamodbav:"outcome"`
 	Winner  *int   `dynamodbav:"winner,omitempty"`
 }
 
-type matchRow struct {
-	keys
-	indexKeys
+// MatchRow is a match of an event's card.
+type MatchRow struct {
+	Keys
+	IndexKeys
 	Type          string     `dynamodbav:"type"`
 	EventID       string     `dynamodbav:"eventId"`
 	ID            string     `dynamodbav:"id"`
@@ -144,22 +163,23 @@ type matchRow struct {
 	Points        int        `dynamodbav:"points"`
 	Preshow       bool       `dynamodbav:"preshow"`
 	Championships []string   `dynamodbav:"championships,omitempty"` // no attribute for no championships
-	Teams         []teamRow  `dynamodbav:"teams"`
-	Result        *resultRow `dynamodbav:"result,omitempty"`
+	Teams         []TeamRow  `dynamodbav:"teams"`
+	Result        *ResultRow `dynamodbav:"result,omitempty"`
 	// PickCounts is how many predictions picked each team, written by scoring
 	// (pickcounts.go); every card write carries it over (domain.Match.PickCounts).
 	PickCounts []int `dynamodbav:"pickCounts,omitempty"`
 }
 
-func newMatchRow(e eventID, m domain.Match) matchRow {
-	teams := make([]teamRow, len(m.Teams))
+// NewMatchRow is the item of match m of event e.
+func NewMatchRow(e EventID, m domain.Match) MatchRow {
+	teams := make([]TeamRow, len(m.Teams))
 	for i, t := range m.Teams {
-		teams[i] = teamRow{Name: t.Name, Members: t.Members, Champion: t.Champion}
+		teams[i] = TeamRow{Name: t.Name, Members: t.Members, Champion: t.Champion}
 	}
-	row := matchRow{
-		keys:          keys{PK: eventPK(e), SK: matchSK(matchID(m.ID))},
-		indexKeys:     indexKeys{GSIPK: eventPK(e), GSISK: cardSK(m.Position)},
-		Type:          typeMatch,
+	row := MatchRow{
+		Keys:          Keys{PK: EventPK(e), SK: MatchSK(MatchID(m.ID))},
+		IndexKeys:     IndexKeys{GSIPK: EventPK(e), GSISK: CardSK(m.Position)},
+		Type:          TypeMatch,
 		EventID:       string(e),
 		ID:            m.ID,
 		Position:      m.Position,
@@ -170,7 +190,7 @@ func newMatchRow(e eventID, m domain.Match) matchRow {
 		Teams:         teams,
 	}
 	if m.Result != nil {
-		row.Result = &resultRow{Outcome: string(m.Result.Outcome), Winner: m.Result.Winner}
+		row.Result = &ResultRow{Outcome: string(m.Result.Outcome), Winner: m.Result.Winner}
 	}
 	if len(m.PickCounts) > 0 {
 		row.PickCounts = slices.Clone(m.PickCounts)
@@ -178,7 +198,8 @@ func newMatchRow(e eventID, m domain.Match) matchRow {
 	return row
 }
 
-func (r matchRow) toDomain() domain.Match {
+// ToDomain is the match of the row.
+func (r MatchRow) ToDomain() domain.Match {
 	teams := make([]domain.Team, len(r.Teams))
 	for i, t := range r.Teams {
 		teams[i] = domain.Team{Name: t.Name, Members: nonNil(t.Members), Champion: t.Champion}
@@ -199,14 +220,17 @@ func (r matchRow) toDomain() domain.Match {
 	return m
 }
 
-type pickRow struct {
+// PickRow is a pick of a prediction: a team (index) of a match.
+type PickRow struct {
 	MatchID string `dynamodbav:"matchId"`
 	Team    int    `dynamodbav:"team"`
 }
 
-type predictionRow struct {
-	keys
-	indexKeys
+// PredictionRow is a player's prediction for an event, with copies of the player's name
+// and of the event's name and start.
+type PredictionRow struct {
+	Keys
+	IndexKeys
 	Type            string    `dynamodbav:"type"`
 	UserID          string    `dynamodbav:"userId"`
 	UserName        string    `dynamodbav:"userName"`
@@ -215,7 +239,7 @@ type predictionRow struct {
 	EventName       string    `dynamodbav:"eventName"`
 	EventStartsAt   string    `dynamodbav:"eventStartsAt"`
 	Season          int       `dynamodbav:"season"`
-	Picks           []pickRow `dynamodbav:"picks"`
+	Picks           []PickRow `dynamodbav:"picks"`
 	// Points, Correct and CorrectIDs are set by scoring only.
 	Points     *int     `dynamodbav:"points,omitempty"`
 	Correct    *int     `dynamodbav:"correct,omitempty"`
@@ -229,8 +253,8 @@ type predictionRow struct {
 	Version int `dynamodbav:"version"`
 }
 
-// storedScore is what scoring last wrote on the row, or nil if it was never scored.
-func (r predictionRow) storedScore() *domain.StoredScore {
+// StoredScore is what scoring last wrote on the row, or nil if it was never scored.
+func (r PredictionRow) StoredScore() *domain.StoredScore {
 	if r.Points == nil {
 		return nil
 	}
@@ -244,7 +268,8 @@ func (r predictionRow) storedScore() *domain.StoredScore {
 	return s
 }
 
-func (r predictionRow) domainPicks() []domain.Pick {
+// DomainPicks are the row's picks, without their correctness.
+func (r PredictionRow) DomainPicks() []domain.Pick {
 	picks := make([]domain.Pick, len(r.Picks))
 	for i, p := range r.Picks {
 		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
@@ -252,12 +277,13 @@ func (r predictionRow) domainPicks() []domain.Pick {
 	return picks
 }
 
-func (r predictionRow) toDomain() (domain.Prediction, error) {
-	start, err := parseTime(r.EventStartsAt)
+// ToDomain is the prediction of the row, its picks marked correct or not once scored.
+func (r PredictionRow) ToDomain() (domain.Prediction, error) {
+	start, err := ParseTime(r.EventStartsAt)
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("prediction %s/%s: eventStartsAt: %w", r.UserID, r.EventID, err)
 	}
-	updated, err := parseTime(r.UpdatedAt)
+	updated, err := ParseTime(r.UpdatedAt)
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("prediction %s/%s: updatedAt: %w", r.UserID, r.EventID, err)
 	}
@@ -280,9 +306,10 @@ func (r predictionRow) toDomain() (domain.Prediction, error) {
 	}, nil
 }
 
-type standingRow struct {
-	keys
-	indexKeys
+// StandingRow is a player's standing in a season: the sums of their scored predictions.
+type StandingRow struct {
+	Keys
+	IndexKeys
 	Type            string `dynamodbav:"type"`
 	UserID          string `dynamodbav:"userId"`
 	UserName        string `dynamodbav:"userName"`
@@ -295,7 +322,8 @@ type standingRow struct {
 	Version int `dynamodbav:"version"`
 }
 
-func (r standingRow) toDomain() domain.Standing {
+// ToDomain is the standing of the row, unranked.
+func (r StandingRow) ToDomain() domain.Standing {
 	return domain.Standing{
 		Season:       r.Season,
 		User:         domain.UserRef{ID: r.UserID, Name: r.UserName},
@@ -305,12 +333,12 @@ func (r standingRow) toDomain() domain.Standing {
 	}
 }
 
-// lockRow is one of an event's lock copies (keys.go): what a submit's condition reads,
+// LockRow is one of an event's lock copies (keys.go): what a submit's condition reads,
 // mirrored from the event row as of Rev, and the count of predictions of the copy's players.
 // Submits add to Predictions (a first prediction, in its transaction); syncLocks writes the
 // mirrored fields, only ever forward (Rev grows).
-type lockRow struct {
-	keys
+type LockRow struct {
+	Keys
 	Type        string `dynamodbav:"type"`
 	EventID     string `dynamodbav:"eventId"`
 	Name        string `dynamodbav:"name"`
@@ -321,27 +349,27 @@ type lockRow struct {
 	Predictions int    `dynamodbav:"predictions"`
 }
 
-// newLockRow is copy c of an event row, counting no prediction.
-func newLockRow(ev eventRow, c int) lockRow {
-	return lockRow{
-		keys: keys{PK: lockPK(eventID(ev.ID), c), SK: lockSK}, Type: typeLock, EventID: ev.ID,
+// NewLockRow is copy c of an event row, counting no prediction.
+func NewLockRow(ev EventRow, c int) LockRow {
+	return LockRow{
+		Keys: Keys{PK: LockPK(EventID(ev.ID), c), SK: LockSK}, Type: TypeLock, EventID: ev.ID,
 		Name: ev.Name, StartsAt: ev.StartsAt, State: ev.State, CardVersion: ev.CardVersion, Rev: ev.Rev,
 	}
 }
 
-// checkpointRow is where scoring has got to in one shard of an event (keys.go): for card
+// CheckpointRow is where scoring has got to in one shard of an event (keys.go): for card
 // version CardVersion, every prediction of the shard whose index key is at most After has
 // been passed, and Done of them were written for that version (each once: a prediction
 // written for a version needs no other write for it). Written in the same transaction as
 // the batch it covers, conditioned on the values read, so a batch is counted once and runs
 // never skip or repeat one.
-type checkpointRow struct {
-	keys
+type CheckpointRow struct {
+	Keys
 	Type        string `dynamodbav:"type"`
 	CardVersion int    `dynamodbav:"cardVersion"`
 	After       string `dynamodbav:"after"`
 	Done        int    `dynamodbav:"done"`
-	// Picks counts the picks of the predictions written for CardVersion (pickKey → how
+	// Picks counts the picks of the predictions written for CardVersion (PickKey → how
 	// many), Picked how many predictions those are (pickcounts.go).
 	Picks  map[string]int `dynamodbav:"picks,omitempty"`
 	Picked int            `dynamodbav:"picked"`
@@ -364,3 +392,9 @@ func nilIfEmpty[T any](s []T) []T {
 	}
 	return s
 }
+
+// leaderboardRowAttrs are what a leaderboard row without its picks is read with
+// (shardPage's merge, PredictionRow.decode and toDomain, leaderboardPage): a prediction's
+// picks and correctIds are most of its size, and DynamoDB sends only what is projected (it
+// bills the whole item either way).
+var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}
