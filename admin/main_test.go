@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/server"
@@ -47,7 +47,7 @@ type apiEnv struct {
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
 	now := func() time.Time { return clock }
-	store := dynamo.New(dynamotest.Client(t, dynamo.CostOption), dynamotest.TableName(), dynamo.WithClock(now))
+	store := dynamo.New(dynamotest.Client(t, ddb.CostOption), dynamotest.TableName(), dynamo.WithClock(now))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := store.EnsureTable(ctx); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/server"
 )
 
@@ -26,7 +27,7 @@ import (
 type env struct {
 	eng   *engine
 	table string
-	// db is the client of the store, the floors and the loader: dynamo.NewClient's.
+	// db is the client of the store, the floors and the loader: ddb.NewClient's.
 	db     *dynamodb.Client
 	store  *dynamo.Store
 	srv    *httptest.Server
@@ -39,7 +40,7 @@ type env struct {
 }
 
 func newEnv(ctx context.Context, eng *engine, now time.Time) (*env, error) {
-	api, err := dynamo.NewClient(ctx, eng.endpoint)
+	api, err := ddb.NewClient(ctx, eng.endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ type gqlResponse struct {
 	Data   json.RawMessage   `json:"data"`
 	Errors []json.RawMessage `json:"errors"`
 	Ext    struct {
-		DynamoDB *dynamo.CostSnapshot `json:"dynamodb"`
+		DynamoDB *ddb.CostSnapshot `json:"dynamodb"`
 	} `json:"extensions"`
 }
 

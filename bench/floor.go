@@ -21,8 +21,8 @@ import (
 // cost extension is on, so both pay the same engine work.
 
 // Every floor returns the number of items DynamoDB returned to it. What its calls cost is
-// counted by the client's cost middleware (dynamo.CostOption, the store's own accounting)
-// into the dynamo.Cost of the context the floor runs with (see measure).
+// counted by the client's cost middleware (ddb.CostOption, the store's own accounting)
+// into the ddb.Cost of the context the floor runs with (see measure).
 
 func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 func nv(n int) types.AttributeValue {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // probe is one screen at one size: how to send it through the stack, how to check the
@@ -24,7 +24,7 @@ type probe struct {
 	predictions int    // predictions per event, for the plot (0: not applicable)
 	request     func(i int) (body []byte, token string)
 	check       func(data json.RawMessage) error
-	floor       func(ctx context.Context, i int) (int, error) // items read; its calls are counted in ctx's dynamo.Cost
+	floor       func(ctx context.Context, i int) (int, error) // items read; its calls are counted in ctx's ddb.Cost
 	floorRows   int                                           // items the floor must read
 }
 
@@ -57,8 +57,8 @@ func summarise(ds []time.Duration) latency {
 func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers string) (ScreenResult, error) {
 	r := ScreenResult{Engine: e.eng.name, Screen: p.screen, Name: p.name, Size: p.size, Predictions: p.predictions, N: n}
 	var stack, floor []time.Duration
-	var cost *dynamo.CostSnapshot
-	var fcost dynamo.CostSnapshot
+	var cost *ddb.CostSnapshot
+	var fcost ddb.CostSnapshot
 	runStack := func(i int) error {
 		body, token := p.request(i)
 		d, b, err := e.post(ctx, body, token)
@@ -92,7 +92,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers strin
 		return nil
 	}
 	runFloor := func(i int) error {
-		fctx, c := dynamo.WithCost(ctx)
+		fctx, c := ddb.WithCost(ctx)
 		start := time.Now()
 		rows, err := p.floor(fctx, i)
 		d := time.Since(start)

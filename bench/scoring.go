@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/bench/frontend"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // Scoring's shape in the store (dynamo/scoring.go): 48 players of one score shard (a
@@ -100,7 +100,7 @@ func (e *env) scoreAPI(ctx context.Context, ev *leagueEvent) (ScoringResult, err
 // scoring goal compares with.
 func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read, write time.Duration, calls int, err error) {
 	began := time.Now()
-	ctx, c := dynamo.WithCost(ctx)
+	ctx, c := ddb.WithCost(ctx)
 	made := func() int { return c.Snapshot().Calls }
 	var items []map[string]types.AttributeValue
 	for _, pk := range append([]string{eventGSIPK(ev.id)}, shardPKs(ev.id)...) {

@@ -1,6 +1,6 @@
 // Package deploy holds the AWS SAM template (template.yaml). Its test keeps the template in
 // step with the code: the table's keys and index with table.Definition, the IAM
-// actions with what dynamo.API can call, the environment with what config.Load reads, the
+// actions with what ddb.API can call, the environment with what config.Load reads, the
 // code location with the Makefile's lambda target.
 package deploy
 
@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/goccy/go-yaml"
 
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/server"
 )
 
@@ -364,7 +364,7 @@ func TestTemplateFunction(t *testing.T) {
 	})
 }
 
-// runtimeActions maps each runtime method of dynamo.API to the IAM actions it needs.
+// runtimeActions maps each runtime method of ddb.API to the IAM actions it needs.
 // TransactWriteItems is not an IAM action: each item is authorised as what it does.
 var runtimeActions = map[string][]string{
 	"GetItem":            {"dynamodb:GetItem"},
@@ -375,21 +375,21 @@ var runtimeActions = map[string][]string{
 	"TransactWriteItems": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"},
 }
 
-// provisioning are dynamo.API methods used only to create the table (Store.EnsureTable,
+// provisioning are ddb.API methods used only to create the table (Store.EnsureTable,
 // for tests and the local server); in AWS, CloudFormation does that and the function is
 // not allowed to.
 var provisioning = map[string]bool{"CreateTable": true, "DescribeTable": true, "UpdateContinuousBackups": true}
 
-// operatorOnly are dynamo.API methods only the admin command calls (Scan: admin migrate),
+// operatorOnly are ddb.API methods only the admin command calls (Scan: admin migrate),
 // run with the operator's own credentials; the function never calls them and is not
 // allowed to.
 var operatorOnly = map[string]bool{"Scan": true}
 
-// storeActions returns the sorted IAM actions for every method of dynamo.API, failing the
+// storeActions returns the sorted IAM actions for every method of ddb.API, failing the
 // test for a method it does not know.
 func storeActions(t *testing.T) []string {
 	t.Helper()
-	api := reflect.TypeFor[dynamo.API]()
+	api := reflect.TypeFor[ddb.API]()
 	set := map[string]bool{}
 	for i := range api.NumMethod() {
 		m := api.Method(i).Name
@@ -398,7 +398,7 @@ func storeActions(t *testing.T) []string {
 		}
 		acts, ok := runtimeActions[m]
 		if !ok {
-			t.Errorf("dynamo.API has method %s: grant its IAM action in template.yaml and map it in runtimeActions (or list it in provisioning or operatorOnly)", m)
+			t.Errorf("ddb.API has method %s: grant its IAM action in template.yaml and map it in runtimeActions (or list it in provisioning or operatorOnly)", m)
 			continue
 		}
 		for _, a := range acts {

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Audit log. Every admin change writes one audit entry (domain.AuditEntry) in the same
@@ -46,7 +45,7 @@ func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.Tr
 	row := table.AuditRow{Keys: table.Keys{PK: table.AuditPK(log), SK: table.AuditSK(at, table.NewAuditNonce())}, Type: table.TypeAudit,
 		At: at.Format(table.AuditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
 		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}
-	it, err := s.put(row, false)
+	it, err := s.db.Put(row, table.NotExists())
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", log, entry.Action, err)
 	}
@@ -64,7 +63,7 @@ func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after s
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.AuditPK(log))), first+1, false)
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.AuditPK(log))), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: audit log %s: %w", log, err)
 	}
@@ -76,7 +75,7 @@ func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after s
 		}
 		q.ExclusiveStartKey = table.Key(table.AuditPK(log), c.ID)
 	}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
@@ -130,7 +129,7 @@ func (s *Store) auditScoringCall(ctx context.Context, run *scoringRun, cause err
 	put, err := s.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
 		Summary: domain.SummarizeScoring(rep, run.ev.CardVersion, stopped)})
 	if err == nil {
-		err = s.transactRetry(ctx, []types.TransactWriteItem{put})
+		err = s.db.TransactRetry(ctx, []types.TransactWriteItem{put})
 	}
 	if cause != nil {
 		return cause

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 var auditAdmin = domain.UserRef{ID: "admin-1", Name: "Ada Admin"}
@@ -26,17 +26,17 @@ func (f *fixture) auditChange(ctx context.Context, change types.TransactWriteIte
 	f.t.Helper()
 	put, err := f.s.auditPut(ctx, entry)
 	mustOK(f.t, err)
-	return f.s.transact(ctx, []types.TransactWriteItem{change, put})
+	return f.s.db.Transact(ctx, []types.TransactWriteItem{change, put})
 }
 
 // markerPut is a Put of a new item (PK TEST#<name>) on the condition that it is new: the
 // first commit creates it, any later one is refused.
 func (f *fixture) markerPut(name string) types.TransactWriteItem {
 	f.t.Helper()
-	it, err := f.s.put(struct {
+	it, err := f.s.db.Put(struct {
 		table.Keys
 		Type string `dynamodbav:"type"`
-	}{table.Keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, false)
+	}{table.Keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, table.NotExists())
 	mustOK(f.t, err)
 	return it
 }
@@ -92,7 +92,7 @@ func TestAuditEntryCommitsWithItsChange(t *testing.T) {
 		f := f.on(t)
 		n := len(f.auditLog(ev.ID, 50))
 		err := f.auditChange(ctx, f.markerPut("commit"), entry) // the marker exists: refused
-		if reasons, cancelled := cancellationReasons(err); !cancelled || reasonCode(reasons, 0) != "ConditionalCheckFailed" {
+		if reasons, cancelled := ddb.CancellationReasons(err); !cancelled || ddb.ReasonCode(reasons, 0) != "ConditionalCheckFailed" {
 			t.Fatalf("err = %v, want the change's condition to cancel the transaction", err)
 		}
 		if got := len(f.auditLog(ev.ID, 50)); got != n {
@@ -380,7 +380,7 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 
 // txHook runs before once, just before the first TransactWriteItems that match accepts.
 type txHook struct {
-	API
+	ddb.API
 	mu     sync.Mutex
 	match  func(*dynamodb.TransactWriteItemsInput) bool
 	before func(ctx context.Context)

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -18,6 +16,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // CreateEvent creates an event with its whole card in one transaction (players never see
@@ -71,7 +71,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	for _, m := range ev.Matches {
 		rows = append(rows, table.NewMatchRow(table.EventID(id), m))
 	}
-	copiesWithEvent := len(rows)+row.LockCopies+1 <= maxTransactItems // +1: the audit entry
+	copiesWithEvent := len(rows)+row.LockCopies+1 <= ddb.MaxTransactItems // +1: the audit entry
 	if copiesWithEvent {
 		for c := range row.LockCopies {
 			rows = append(rows, table.NewLockRow(row, c))
@@ -79,7 +79,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 	items := make([]types.TransactWriteItem, len(rows))
 	for i, r := range rows {
-		if items[i], err = s.put(r, false); err != nil {
+		if items[i], err = s.db.Put(r, table.NotExists()); err != nil {
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
 	}
@@ -87,8 +87,8 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 	}
-	err = s.transactRetry(ctx, items)
-	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	err = s.db.TransactRetry(ctx, items)
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		existing, err := s.readCard(ctx, id, false)
 		if err != nil {
 			return domain.Event{}, err
@@ -202,18 +202,18 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 		g.Go(func() error {
 			var err error
 			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
-				TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
+				TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 			})
 			return err
 		})
 		g.Go(func() error {
-			q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventPK(eid))).
+			q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventPK(eid))).
 				And(expression.Key(table.AttrSK).BeginsWith(table.MatchKeyPrefix)), 0, true)
 			if err != nil {
 				return err
 			}
 			q.ConsistentRead = aws.Bool(true)
-			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			return s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				var row table.MatchRow
 				err := attributevalue.UnmarshalMap(item, &row)
 				rows = append(rows, row)
@@ -267,7 +267,7 @@ func (s *Store) readCounts(ctx context.Context, row table.EventRow) (map[int]tab
 		ks = append(ks, table.CheckpointKey(eid, sh))
 		shardOf[table.ShardPK(eid, sh)] = sh
 	}
-	err := s.batchGet(ctx, ks, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		switch table.ItemType(item) {
 		case table.TypeLock:
 			var l table.LockRow
@@ -300,7 +300,7 @@ func (s *Store) readCounts(ctx context.Context, row table.EventRow) (map[int]tab
 // changed meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
 func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match, state *domain.EventState, items ...types.TransactWriteItem) error {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(table.EventID(ev.ID))
+	defer s.cache.ForgetEvent(ev.ID)
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return err
 	}
@@ -319,12 +319,12 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
 	all := append([]types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}}, items...)
-	err = s.transactRetry(ctx, all)
-	if _, cancelled := cancellationReasons(err); cancelled {
+	err = s.db.TransactRetry(ctx, all)
+	if _, cancelled := ddb.CancellationReasons(err); cancelled {
 		return domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", ev.ID)
 	}
 	if err != nil {
@@ -357,7 +357,7 @@ func (s *Store) moveMatch(eid table.EventID, m domain.Match, position int) (type
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, nil
@@ -369,7 +369,7 @@ func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWr
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	}}, nil
 }
@@ -420,7 +420,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 // to the new row after. done is false when the condition failed.
 func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(table.EventID(ev.ID))
+	defer s.cache.ForgetEvent(ev.ID)
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return false, err
 	}
@@ -452,15 +452,15 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	}
 	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)},
 		types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	err = s.transactRetry(ctx, items)
-	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	err = s.db.TransactRetry(ctx, items)
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
@@ -497,12 +497,12 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 	g, gctx := errgroup.WithContext(ctx)
 	for _, pk := range table.EventShardPKs(eid, shards) {
 		g.Go(func() error {
-			q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).
+			q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).
 				And(expression.Key(table.AttrGSISK).GreaterThan(expression.Value(table.CardLast))), 0, true)
 			if err != nil {
 				return err
 			}
-			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			return s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				if table.ItemType(item) == table.TypePrediction && (table.ItemString(item, "eventName") != ev.Name ||
 					table.ItemString(item, "eventStartsAt") != table.FormatTime(ev.StartsAt)) {
 					mu.Lock()
@@ -530,21 +530,21 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
 	check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 		ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values(),
 	}}
-	for start := 0; start < len(stale); start += maxTransactItems - 1 {
-		batch := stale[start:min(start+maxTransactItems-1, len(stale))]
+	for start := 0; start < len(stale); start += ddb.MaxTransactItems - 1 {
+		batch := stale[start:min(start+ddb.MaxTransactItems-1, len(stale))]
 		items := []types.TransactWriteItem{check}
 		for _, k := range batch {
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: table.Key(k.PK, k.SK),
+				TableName: aws.String(s.db.Name), Key: table.Key(k.PK, k.SK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}})
 		}
-		err := s.transactRetry(ctx, items)
-		if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+		err := s.db.TransactRetry(ctx, items)
+		if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
 			return nil // a later updateEvent changed the event again: its propagation wins
 		}
 		if err != nil {

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 func TestCreateEvent(t *testing.T) {
@@ -652,7 +652,7 @@ func resultString(r *domain.MatchResult) string {
 // then runs it again and answers with the second attempt, as the SDK does when the first
 // attempt's answer is lost (a timeout, a reset) after DynamoDB applied it.
 type answerLostAPI struct {
-	API
+	ddb.API
 	replayed atomic.Int64
 }
 

@@ -18,13 +18,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
 )
@@ -34,7 +34,7 @@ import (
 func newFaithfulScEnv(t *testing.T) (*scEnv, *awsfaithful.Engine) {
 	t.Helper()
 	eng := awsfaithful.New(t, awsfaithful.Config{})
-	client := eng.Client(t, CostOption)
+	client := eng.Client(t, ddb.CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
 	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(scShards))
 	e.after = e.storeOver(client)
@@ -94,13 +94,13 @@ func TestDefect1ScoringReadsTheCardFromTheTable(t *testing.T) {
 // the event row runs. Before the fix loadCard paired the new event row (new cardVersion)
 // with the old matches.
 type cardRaceAPI struct {
-	API
+	ddb.API
 	between func()
 	once    sync.Once
 	queried chan struct{}
 }
 
-func newCardRaceAPI(db API, between func()) *cardRaceAPI {
+func newCardRaceAPI(db ddb.API, between func()) *cardRaceAPI {
 	return &cardRaceAPI{API: db, between: between, queried: make(chan struct{})}
 }
 
@@ -381,16 +381,16 @@ func TestDefect7ScoredOnlyWhenEveryPredictionIsSeen(t *testing.T) {
 // cancelWatch calls onCancel the first time a TransactWriteItems comes back cancelled
 // with a TransactionConflict.
 type cancelWatch struct {
-	API
+	ddb.API
 	once     sync.Once
 	onCancel func()
 }
 
 func (c *cancelWatch) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	out, err := c.API.TransactWriteItems(ctx, in, opts...)
-	if reasons, ok := cancellationReasons(err); ok {
+	if reasons, ok := ddb.CancellationReasons(err); ok {
 		for i := range reasons {
-			if reasonCode(reasons, i) == "TransactionConflict" {
+			if ddb.ReasonCode(reasons, i) == "TransactionConflict" {
 				c.once.Do(c.onCancel)
 			}
 		}

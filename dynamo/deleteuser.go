@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -14,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // DeleteUser deletes a player's account: it leaves their leagues (LeaveLeague: hand-over or
@@ -32,7 +32,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	if err != nil {
 		return err
 	}
-	defer s.forgetPlayerPages(true)             // the player's rows leave leaderboards, standings and ranks
+	defer s.cache.ForgetPlayerPages(true)       // the player's rows leave leaderboards, standings and ranks
 	leagues, err := s.userLeagueRows(ctx, user) // closed ones too: DeleteLeague expects their members to leave as usual
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	}
 	wrap := func(err error) error { return fmt.Errorf("dynamo: delete user %s: %w", uid, err) }
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, true)
+		q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, true)
 		if err != nil {
 			return wrap(err)
 		}
@@ -54,7 +54,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			standings []table.StandingRow
 			rest      []table.Keys // the profile, the league item, memberships left
 		)
-		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 			var k table.Keys
 			switch table.ItemType(item) {
 			case table.TypePrediction:
@@ -121,7 +121,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 		if !retry {
 			continue // read again: nothing should be left but the profile
 		}
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+		if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 			return err
 		}
 	}
@@ -134,16 +134,16 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.PredictionRow, ev table.EventRow) (bool, error) {
 	eid := table.EventID(p.EventID)
 	sh := uid.Shard(ev.Shards)
-	var tx txItems
-	tx.add(s.txDeleteIf(table.Key(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
+	var tx ddb.Tx
+	tx.Add(s.db.DeleteIf(table.Key(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
 	// The copy that counted it, of the event's own count of copies.
-	tx.add(s.txUpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
+	tx.Add(s.db.UpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
 		expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
 	item, err := s.checkpointOnDelete(ctx, uid, p, sh)
 	if err != nil {
 		return false, err
 	}
-	tx.add(item, nil)
+	tx.Add(item, nil)
 	if p.Points != nil {
 		d := rankDelta{}
 		d.move(p.Points, nil)
@@ -152,13 +152,13 @@ func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.
 			return false, err
 		}
 		if ok {
-			tx.add(it, nil)
+			tx.Add(it, nil)
 		}
 	}
-	if tx.err != nil {
-		return false, tx.err
+	if tx.Err != nil {
+		return false, tx.Err
 	}
-	return s.deleteTransaction(ctx, tx.items)
+	return s.deleteTransaction(ctx, tx.Items)
 }
 
 // checkpointOnDelete is the transaction item of the scoring checkpoint of p's shard (read
@@ -170,12 +170,12 @@ func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.
 // between cancels this delete, or this delete cancels the run's move (it reads again).
 func (s *Store) checkpointOnDelete(ctx context.Context, uid table.UserID, p table.PredictionRow, sh int) (types.TransactWriteItem, error) {
 	key := table.CheckpointKey(table.EventID(p.EventID), sh)
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key, ConsistentRead: aws.Bool(true)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	if out.Item == nil {
-		return s.txCheck(key, expression.AttributeNotExists(expression.Name(table.AttrPK)))
+		return s.db.Check(key, expression.AttributeNotExists(expression.Name(table.AttrPK)))
 	}
 	var cp table.CheckpointRow
 	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
@@ -198,9 +198,9 @@ func (s *Store) checkpointOnDelete(ctx context.Context, uid table.UserID, p tabl
 		}
 	}
 	if !changed {
-		return s.txCheck(key, cond)
+		return s.db.Check(key, cond)
 	}
-	return s.txUpdateIf(key, upd, cond)
+	return s.db.UpdateIf(key, upd, cond)
 }
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
@@ -210,8 +210,8 @@ func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.S
 	if err != nil {
 		return false, err
 	}
-	var tx txItems
-	tx.add(s.txDeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
+	var tx ddb.Tx
+	tx.Add(s.db.DeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
 	d := rankDelta{}
 	points := st.Points
 	d.move(&points, nil)
@@ -220,18 +220,18 @@ func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.S
 		return false, err
 	}
 	if ok {
-		tx.add(it, nil)
+		tx.Add(it, nil)
 	}
-	if tx.err != nil {
-		return false, tx.err
+	if tx.Err != nil {
+		return false, tx.Err
 	}
-	return s.deleteTransaction(ctx, tx.items)
+	return s.deleteTransaction(ctx, tx.Items)
 }
 
 // deleteTransaction runs items; false (no error) when a condition failed.
 func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWriteItem) (bool, error) {
-	err := s.transactRetry(ctx, items)
-	if _, cancelled := cancellationReasons(err); cancelled {
+	err := s.db.TransactRetry(ctx, items)
+	if _, cancelled := ddb.CancellationReasons(err); cancelled {
 		return false, nil
 	}
 	return err == nil, err
@@ -240,12 +240,12 @@ func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWri
 // deleteRest deletes the last items of a player's partition (profile, league item, any
 // membership left), in one transaction per 100.
 func (s *Store) deleteRest(ctx context.Context, rest []table.Keys) error {
-	for start := 0; start < len(rest); start += maxTransactItems {
+	for start := 0; start < len(rest); start += ddb.MaxTransactItems {
 		var items []types.TransactWriteItem
-		for _, k := range rest[start:min(start+maxTransactItems, len(rest))] {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: table.Key(k.PK, k.SK)}})
+		for _, k := range rest[start:min(start+ddb.MaxTransactItems, len(rest))] {
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.db.Name), Key: table.Key(k.PK, k.SK)}})
 		}
-		if err := s.transactRetry(ctx, items); err != nil {
+		if err := s.db.TransactRetry(ctx, items); err != nil {
 			return err
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -73,7 +73,7 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 		_ = eng.WaitFaults(scCtx(t), func(f awsfaithful.FaultCounts) bool { return f.Conflicts > 0 })
 		gate.Release()
 	}()
-	client := eng.Client(t, CostOption, RetryOption, dynamotest.PatientAttempts)
+	client := eng.Client(t, ddb.CostOption, ddb.RetryOption, dynamotest.PatientAttempts)
 	const runsPerEvent, maxCalls = 2, 30
 	var wg sync.WaitGroup
 	var mu sync.Mutex

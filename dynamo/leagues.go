@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -19,6 +17,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Leagues. Items (keys.go):
@@ -63,7 +63,9 @@ func newLeagueMember(uid table.UserID, tokenName string, profile *table.UserRow)
 }
 
 // txPutNew is a Put of row on the condition that no item has its key.
-func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) { return s.put(row, false) }
+func (s *Store) txPutNew(row any) (types.TransactWriteItem, error) {
+	return s.db.Put(row, table.NotExists())
+}
 
 // countLeagues is the Update of a player's league count (@LEAGUES: how many leagues they
 // are in) for joining (delta +1, on the condition that they are in fewer than
@@ -73,10 +75,10 @@ func (s *Store) countLeagues(uid table.UserID, delta int) (types.TransactWriteIt
 	upd := expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeLeagueCount)).
 		Add(expression.Name("leagues"), expression.Value(delta))
 	if delta > 0 {
-		return s.txUpdateIf(key, upd, expression.AttributeNotExists(expression.Name("leagues")).
+		return s.db.UpdateIf(key, upd, expression.AttributeNotExists(expression.Name("leagues")).
 			Or(expression.Name("leagues").LessThan(expression.Value(domain.MaxLeaguesPerPlayer))))
 	}
-	return s.txUpdateIf(key, upd, expression.Name("leagues").GreaterThanEqual(expression.Value(1)))
+	return s.db.UpdateIf(key, upd, expression.Name("leagues").GreaterThanEqual(expression.Value(1)))
 }
 
 // memberItems are the Puts of a new member's rows, in the league and in their partition,
@@ -84,27 +86,27 @@ func (s *Store) countLeagues(uid table.UserID, delta int) (types.TransactWriteIt
 func (s *Store) memberItems(lid table.LeagueID, user leagueMember, owner bool, joined time.Time) ([]types.TransactWriteItem, error) {
 	uid := table.UserID(user.ID)
 	at := joined.UTC().Format(table.JoinTimeLayout)
-	var tx txItems
-	tx.add(s.txPutNew(table.MemberRow{Keys: table.Keys{PK: table.LeaguePK(lid), SK: table.MemberSK(uid)}, Type: table.TypeMember,
+	var tx ddb.Tx
+	tx.Add(s.txPutNew(table.MemberRow{Keys: table.Keys{PK: table.LeaguePK(lid), SK: table.MemberSK(uid)}, Type: table.TypeMember,
 		LeagueID: string(lid), UserID: user.ID, UserName: user.Name, UserNameVersion: user.nameVersion, JoinedAt: at}))
-	tx.add(s.txPutNew(table.MembershipRow{Keys: table.Keys{PK: table.UserPK(uid), SK: table.MembershipSK(lid)}, Type: table.TypeMembership,
+	tx.Add(s.txPutNew(table.MembershipRow{Keys: table.Keys{PK: table.UserPK(uid), SK: table.MembershipSK(lid)}, Type: table.TypeMembership,
 		LeagueID: string(lid), UserNameVersion: user.nameVersion, Owner: owner, JoinedAt: at}))
-	tx.add(s.countLeagues(uid, 1))
-	return tx.items, tx.err
+	tx.Add(s.countLeagues(uid, 1))
+	return tx.Items, tx.Err
 }
 
 // leaveItems adds to tx the Deletes of a member's rows and the Update of their league
 // count.
-func (s *Store) leaveItems(tx *txItems, lid table.LeagueID, uid table.UserID) {
+func (s *Store) leaveItems(tx *ddb.Tx, lid table.LeagueID, uid table.UserID) {
 	exists := expression.AttributeExists(expression.Name(table.AttrPK))
-	tx.add(s.txDeleteIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), exists))
-	tx.add(s.txDeleteIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), exists))
-	tx.add(s.countLeagues(uid, -1))
+	tx.Add(s.db.DeleteIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), exists))
+	tx.Add(s.db.DeleteIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), exists))
+	tx.Add(s.countLeagues(uid, -1))
 }
 
 // failed reports whether item i of a cancelled transaction failed its condition.
 func failed(reasons []types.CancellationReason, i int) bool {
-	return reasonCode(reasons, i) == "ConditionalCheckFailed"
+	return ddb.ReasonCode(reasons, i) == "ConditionalCheckFailed"
 }
 
 func errTooManyLeagues() error {
@@ -148,8 +150,8 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 			return domain.League{}, wrap(err)
 		}
 		items := append([]types.TransactWriteItem{league, invite}, member...)
-		err = s.transactRetry(ctx, items)
-		reasons, cancelled := cancellationReasons(err)
+		err = s.db.TransactRetry(ctx, items)
+		reasons, cancelled := ddb.CancellationReasons(err)
 		switch {
 		case err == nil:
 			return row.ToDomain(), nil
@@ -159,7 +161,7 @@ func (s *Store) CreateLeague(ctx context.Context, caller domain.UserRef, name st
 			return domain.League{}, errTooManyLeagues()
 		}
 		// A fresh id or code that exists already (one chance in 2^60 or more): again.
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+		if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 			return domain.League{}, err
 		}
 	}
@@ -178,7 +180,7 @@ func (s *Store) readNewMember(ctx context.Context, uid table.UserID, code string
 	if code != "" {
 		ks = append(ks, table.Key(table.InvitePK(code), table.InviteSK))
 	}
-	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		switch table.ItemType(item) {
 		case table.TypeInvite:
 			inv = &table.InviteRow{}
@@ -195,7 +197,7 @@ func (s *Store) readNewMember(ctx context.Context, uid table.UserID, code string
 // getInvite reads an invite item consistently; nil when the code is unknown or replaced.
 func (s *Store) getInvite(ctx context.Context, code string) (*table.InviteRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.InvitePK(code), table.InviteSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.InvitePK(code), table.InviteSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		return nil, err
@@ -256,27 +258,27 @@ func (s *Store) joinOnce(ctx context.Context, uid table.UserID, tokenName, code 
 	}
 	lid := table.LeagueID(inv.LeagueID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
-	var tx txItems
-	tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Add(expression.Name("memberCount"), expression.Value(1)),
+	var tx ddb.Tx
+	tx.Add(s.db.UpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Add(expression.Name("memberCount"), expression.Value(1)),
 		expression.AttributeExists(expression.Name(table.AttrPK)).
 			And(expression.Name("inviteCode").Equal(expression.Value(code))).
 			And(expression.Name("memberCount").LessThan(expression.Value(domain.MaxLeagueMembers)))))
-	tx.add(s.txUpdateIf(table.Key(table.InvitePK(code), table.InviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), table.InviteOf(lid)))
-	if tx.err != nil {
-		return domain.League{}, wrap(tx.err)
+	tx.Add(s.db.UpdateIf(table.Key(table.InvitePK(code), table.InviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), table.InviteOf(lid)))
+	if tx.Err != nil {
+		return domain.League{}, wrap(tx.Err)
 	}
 	member, err := s.memberItems(lid, newLeagueMember(uid, tokenName, profile), false, s.now())
 	if err != nil {
 		return domain.League{}, wrap(err)
 	}
-	items := append(tx.items, member...)
-	err = s.transactRetry(ctx, items)
+	items := append(tx.Items, member...)
+	err = s.db.TransactRetry(ctx, items)
 	l := inv.ToDomain()
 	if err == nil {
 		l.MemberCount++
 		return l, nil
 	}
-	reasons, cancelled := cancellationReasons(err)
+	reasons, cancelled := ddb.CancellationReasons(err)
 	switch {
 	case !cancelled:
 		return domain.League{}, wrap(err)
@@ -313,7 +315,7 @@ func (s *Store) readLeague(ctx context.Context, lid table.LeagueID, uid table.Us
 		league *table.LeagueRow
 		member bool
 	)
-	err := s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		switch table.ItemType(item) {
 		case table.TypeLeague:
 			league = &table.LeagueRow{}
@@ -374,7 +376,7 @@ func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (d
 // readLeaguePartition reads a league item and its member rows with one consistent Query
 // (following pages); the league is nil when there is none.
 func (s *Store) readLeaguePartition(ctx context.Context, lid table.LeagueID) (*table.LeagueRow, []table.MemberRow, error) {
-	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.LeaguePK(lid))), 0, true)
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.LeaguePK(lid))), 0, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dynamo: get league %s: %w", lid, err)
 	}
@@ -383,7 +385,7 @@ func (s *Store) readLeaguePartition(ctx context.Context, lid table.LeagueID) (*t
 		league  *table.LeagueRow
 		members []table.MemberRow
 	)
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		switch table.ItemType(item) {
 		case table.TypeLeague:
 			league = &table.LeagueRow{}
@@ -424,7 +426,7 @@ func (s *Store) leagueMembers(ctx context.Context, lid table.LeagueID, consisten
 	}
 	q.ConsistentRead = aws.Bool(consistent)
 	var members []table.MemberRow
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		var m table.MemberRow
 		err := attributevalue.UnmarshalMap(item, &m)
 		members = append(members, m)
@@ -437,7 +439,7 @@ func (s *Store) leagueMembers(ctx context.Context, lid table.LeagueID, consisten
 // key starts with prefix (as a BETWEEN range: see table.CardLast).
 func (s *Store) newQueryBetween(pk, prefix string) (*dynamodb.QueryInput, error) {
 	upper := prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
-	return s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(pk)).
+	return s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(pk)).
 		And(expression.Key(table.AttrSK).Between(expression.Value(prefix), expression.Value(upper))), 0, true)
 }
 
@@ -464,17 +466,17 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 		if !member {
 			return domain.Errorf(domain.CodeNotFound, "you are not a member of league %q", id)
 		}
-		var tx txItems
+		var tx ddb.Tx
 		leagueKey, inviteKey := table.Key(table.LeaguePK(lid), table.LeagueSK), table.Key(table.InvitePK(league.InviteCode), table.InviteSK)
 		leaves := table.NextRev().Add(expression.Name("memberCount"), expression.Value(-1))
 		switch {
 		case league.Closed:
 			// An admin is deleting it (DeleteLeague): no hand-over, no invite code; the
 			// deletion removes the league once nobody is left.
-			tx.add(s.txUpdateIf(leagueKey, leaves, expression.Name("closed").Equal(expression.Value(true))))
+			tx.Add(s.db.UpdateIf(leagueKey, leaves, expression.Name("closed").Equal(expression.Value(true))))
 		case league.MemberCount <= 1:
-			tx.add(s.txDeleteIf(leagueKey, table.RevIs(league.Rev)))
-			tx.add(s.txDeleteIf(inviteKey, table.InviteOf(lid)))
+			tx.Add(s.db.DeleteIf(leagueKey, table.RevIs(league.Rev)))
+			tx.Add(s.db.DeleteIf(inviteKey, table.InviteOf(lid)))
 		case league.OwnerID == string(uid):
 			members, err := s.leagueMembers(ctx, lid, true)
 			if err != nil {
@@ -493,21 +495,21 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 					Set(expression.Name("ownerName"), expression.Value(next.User.Name)).
 					Add(expression.Name("memberCount"), expression.Value(-1))
 			}
-			tx.add(s.txUpdateIf(leagueKey, owner(table.NextRev()), table.RevIs(league.Rev)))
-			tx.add(s.txUpdateIf(inviteKey, owner(expression.UpdateBuilder{}), table.InviteOf(lid)))
-			tx.add(s.txUpdateIf(table.Key(table.UserPK(table.UserID(next.User.ID)), table.MembershipSK(lid)),
+			tx.Add(s.db.UpdateIf(leagueKey, owner(table.NextRev()), table.RevIs(league.Rev)))
+			tx.Add(s.db.UpdateIf(inviteKey, owner(expression.UpdateBuilder{}), table.InviteOf(lid)))
+			tx.Add(s.db.UpdateIf(table.Key(table.UserPK(table.UserID(next.User.ID)), table.MembershipSK(lid)),
 				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(table.AttrPK))))
 		default:
-			tx.add(s.txUpdateIf(leagueKey, leaves,
+			tx.Add(s.db.UpdateIf(leagueKey, leaves,
 				expression.Name("ownerId").NotEqual(expression.Value(string(uid))).And(expression.Name("memberCount").GreaterThan(expression.Value(1)))))
-			tx.add(s.txUpdateIf(inviteKey, expression.Add(expression.Name("memberCount"), expression.Value(-1)), table.InviteOf(lid)))
+			tx.Add(s.db.UpdateIf(inviteKey, expression.Add(expression.Name("memberCount"), expression.Value(-1)), table.InviteOf(lid)))
 		}
 		s.leaveItems(&tx, lid, uid)
-		if tx.err != nil {
-			return wrap(tx.err)
+		if tx.Err != nil {
+			return wrap(tx.Err)
 		}
-		err = s.transactRetry(ctx, tx.items)
-		if _, cancelled := cancellationReasons(err); !cancelled {
+		err = s.db.TransactRetry(ctx, tx.Items)
+		if _, cancelled := ddb.CancellationReasons(err); !cancelled {
 			if err != nil {
 				return wrap(err)
 			}
@@ -515,7 +517,7 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 		}
 		// The league changed since it was read (a join, a leave, a new code): read again,
 		// after a short wait so that a busy league lets this one through.
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+		if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 			return err
 		}
 	}
@@ -553,23 +555,23 @@ func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.L
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		var tx txItems
-		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("inviteCode"), expression.Value(league.InviteCode)),
+		var tx ddb.Tx
+		tx.Add(s.db.UpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("inviteCode"), expression.Value(league.InviteCode)),
 			table.RevIs(league.Rev)))
-		tx.add(s.txDeleteIf(table.Key(table.InvitePK(old), table.InviteSK), table.InviteOf(lid)))
-		tx.add(invite, nil)
-		if tx.err != nil {
-			return domain.League{}, wrap(tx.err)
+		tx.Add(s.db.DeleteIf(table.Key(table.InvitePK(old), table.InviteSK), table.InviteOf(lid)))
+		tx.Add(invite, nil)
+		if tx.Err != nil {
+			return domain.League{}, wrap(tx.Err)
 		}
-		err = s.transactRetry(ctx, tx.items)
-		if _, cancelled := cancellationReasons(err); !cancelled {
+		err = s.db.TransactRetry(ctx, tx.Items)
+		if _, cancelled := ddb.CancellationReasons(err); !cancelled {
 			if err != nil {
 				return domain.League{}, wrap(err)
 			}
 			return league.ToDomain(), nil
 		}
 		// The league changed since it was read (or the new code exists already): again.
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+		if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 			return domain.League{}, err
 		}
 	}
@@ -613,7 +615,7 @@ func (s *Store) userLeagueRows(ctx context.Context, user string) ([]table.League
 	}
 	q.ConsistentRead = aws.Bool(true)
 	var ks []map[string]types.AttributeValue
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		lid, err := table.ParseLeagueID(table.ItemString(item, "leagueId"))
 		if err != nil {
 			return false, err
@@ -625,7 +627,7 @@ func (s *Store) userLeagueRows(ctx context.Context, user string) ([]table.League
 		return nil, wrap(err)
 	}
 	var rows []table.LeagueRow
-	err = s.batchGetItems(ctx, ks, true, func(item map[string]types.AttributeValue) error {
+	err = s.db.BatchGet(ctx, ks, true, func(item map[string]types.AttributeValue) error {
 		var row table.LeagueRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
@@ -720,10 +722,10 @@ func (s *Store) memberStandings(ctx context.Context, members []domain.LeagueMemb
 	var mu sync.Mutex
 	found := make(map[string]domain.Standing, len(members))
 	g, gctx := errgroup.WithContext(ctx)
-	for start := 0; start < len(ks); start += maxBatchGetKeys {
-		chunk := ks[start:min(start+maxBatchGetKeys, len(ks))]
+	for start := 0; start < len(ks); start += ddb.MaxBatchGetKeys {
+		chunk := ks[start:min(start+ddb.MaxBatchGetKeys, len(ks))]
 		g.Go(func() error {
-			return s.batchGetItems(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
+			return s.db.BatchGet(gctx, chunk, false, func(item map[string]types.AttributeValue) error {
 				var row table.StandingRow
 				if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 					return err
@@ -765,7 +767,7 @@ func (s *Store) renameInLeagues(ctx context.Context, uid table.UserID, user tabl
 		}
 	}
 	codes := map[string]string{} // league id → invite code, for the leagues uid owns
-	err := s.batchGetItems(ctx, owned, true, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, owned, true, func(item map[string]types.AttributeValue) error {
 		var row table.LeagueRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
@@ -785,18 +787,18 @@ func (s *Store) renameInLeagues(ctx context.Context, uid table.UserID, user tabl
 		Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))
 	ownerName := expression.Set(expression.Name("ownerName"), expression.Value(user.Name))
 	isOwner := expression.Name("ownerId").Equal(expression.Value(string(uid)))
-	var tx txItems
+	var tx ddb.Tx
 	for _, m := range stale {
 		lid := table.LeagueID(m.LeagueID)
-		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), member, older))
-		tx.add(s.txUpdateIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), version, older))
+		tx.Add(s.db.UpdateIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), member, older))
+		tx.Add(s.db.UpdateIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), version, older))
 		if code, ok := codes[m.LeagueID]; ok {
-			tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), ownerName, isOwner))
-			tx.add(s.txUpdateIf(table.Key(table.InvitePK(code), table.InviteSK), ownerName, table.InviteOf(lid).And(isOwner)))
+			tx.Add(s.db.UpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), ownerName, isOwner))
+			tx.Add(s.db.UpdateIf(table.Key(table.InvitePK(code), table.InviteSK), ownerName, table.InviteOf(lid).And(isOwner)))
 		}
 	}
-	if tx.err != nil {
-		return tx.err
+	if tx.Err != nil {
+		return tx.Err
 	}
-	return s.transactRetry(ctx, tx.items)
+	return s.db.TransactRetry(ctx, tx.Items)
 }

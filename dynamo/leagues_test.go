@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
@@ -78,7 +78,7 @@ func (f *fixture) leagueIDs(user string) []string {
 	mustOK(f.t, err)
 	q.ConsistentRead = aws.Bool(true)
 	var ids []string
-	mustOK(f.t, f.s.queryEach(ctxT(f.t), q, func(item map[string]types.AttributeValue) (bool, error) {
+	mustOK(f.t, f.s.db.QueryEach(ctxT(f.t), q, func(item map[string]types.AttributeValue) (bool, error) {
 		ids = append(ids, table.ItemString(item, "leagueId"))
 		return true, nil
 	}))
@@ -124,7 +124,7 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 // costOf runs fn with a cost-counting context and returns the calls per operation.
 func costOf(t *testing.T, fn func(ctx context.Context)) map[string]int {
 	t.Helper()
-	ctx, c := WithCost(ctxT(t))
+	ctx, c := ddb.WithCost(ctxT(t))
 	fn(ctx)
 	return c.Snapshot().Operations
 }
@@ -347,16 +347,16 @@ func TestLeagueInputErrors(t *testing.T) {
 	f := newFixture(t)
 	ctx := ctxT(t)
 	for name, err := range map[string]error{
-		"EmptyName":      second(f.s.CreateLeague(ctx, ref("alice"), "   ")),
-		"LongName":       second(f.s.CreateLeague(ctx, ref("alice"), strings.Repeat("a", 61))),
-		"ControlChars":   second(f.s.CreateLeague(ctx, ref("alice"), "Bad\u202eName")),
-		"ShortCode":      second(f.s.JoinLeague(ctx, ref("alice"), "ABC")),
-		"CodeWithO":      second(f.s.JoinLeague(ctx, ref("alice"), "OOOOOOOOOOOOO")),
-		"KeyInCode":      second(f.s.LeagueByInvite(ctx, "AB#CDEFGHJKLM")),
-		"table.LeagueID": third(f.s.GetLeague(ctx, "LEAGUE#x", "alice", false)),
-		"LeaveID":        f.s.LeaveLeague(ctx, "alice", "x#y"),
-		"StandingsID":    second(f.s.LeagueStandings(ctx, domain.League{ID: "nope"}, 2030, 10, "")),
-		"Season":         second(f.s.LeagueStandings(ctx, domain.League{ID: domain.NewLeagueID()}, 30, 10, "")),
+		"EmptyName":    second(f.s.CreateLeague(ctx, ref("alice"), "   ")),
+		"LongName":     second(f.s.CreateLeague(ctx, ref("alice"), strings.Repeat("a", 61))),
+		"ControlChars": second(f.s.CreateLeague(ctx, ref("alice"), "Bad\u202eName")),
+		"ShortCode":    second(f.s.JoinLeague(ctx, ref("alice"), "ABC")),
+		"CodeWithO":    second(f.s.JoinLeague(ctx, ref("alice"), "OOOOOOOOOOOOO")),
+		"KeyInCode":    second(f.s.LeagueByInvite(ctx, "AB#CDEFGHJKLM")),
+		"LeagueID":     third(f.s.GetLeague(ctx, "LEAGUE#x", "alice", false)),
+		"LeaveID":      f.s.LeaveLeague(ctx, "alice", "x#y"),
+		"StandingsID":  second(f.s.LeagueStandings(ctx, domain.League{ID: "nope"}, 2030, 10, "")),
+		"Season":       second(f.s.LeagueStandings(ctx, domain.League{ID: domain.NewLeagueID()}, 30, 10, "")),
 	} {
 		t.Run(name, func(t *testing.T) { wantCode(t, err, domain.CodeBadUserInput) })
 	}
@@ -713,7 +713,7 @@ func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
 func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	t.Parallel()
 	eng := awsfaithful.New(t, awsfaithful.Config{TransactionHold: 20 * time.Millisecond})
-	db := eng.Client(t, CostOption)
+	db := eng.Client(t, ddb.CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
 	f.s = New(db, f.table, WithClock(f.clock.Now), WithScoreShards(testShards))
 	mustOK(t, f.s.EnsureTable(ctxT(t)))
@@ -721,7 +721,7 @@ func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	// Seeded straight into DynamoDB Local (the proxy adds nothing to bulk writes of items
 	// no index holds).
 	direct := *f
-	direct.db = dynamotest.Client(t, CostOption)
+	direct.db = dynamotest.Client(t, ddb.CostOption)
 	direct.seedMembers(l, "seed", domain.MaxLeagueMembers-4) // 3 places left
 	const joiners = 8
 	codes := make([]domain.Code, joiners)

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // TestLiveScoring: scoreEvent on a BROADCAST event with some results scores the resulted
@@ -135,7 +134,7 @@ func TestLiveScoring(t *testing.T) {
 		stale.PickCounts = nil
 		put, err := e.after.putMatch(table.EventID(ev.ID), stale, true)
 		scOK(t, err)
-		if err := e.after.transact(ctx, []types.TransactWriteItem{put}); err == nil {
+		if err := e.after.db.Transact(ctx, []types.TransactWriteItem{put}); err == nil {
 			t.Fatal("a Put of a match read without its pick counts went through")
 		}
 		e.checkPickCounts(t, ev.ID, e.snapshot())

@@ -7,20 +7,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // lockCutAPI lets the first allow transactions that write only lock copies through and
 // fails every later one, and every single-copy UpdateItem once it has failed one: a sync
 // of the copies cut off between its transactions of 100.
 type lockCutAPI struct {
-	API
+	ddb.API
 	allow  int64
 	chunks atomic.Int64
 }
@@ -141,7 +141,7 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	// The first result locks the event (BROADCAST): row first, then the copies, 100 a
 	// transaction — cut off after the first.
 	cut := &lockCutAPI{API: e.client, allow: 1}
-	after := func(db API) *Store {
+	after := func(db ddb.API) *Store {
 		return New(db, e.table, WithClock(func() time.Time { return scAfter }))
 	}
 	r := scResults()[0]
@@ -149,8 +149,8 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 		t.Fatalf("result with the flip cut off: %v, want the injected fault", err)
 	}
 	row, exist, behind := e.behindCopies(ev.ID)
-	if copies := table.LockCopies(table.MaxShards); row.State != string(domain.StateBroadcast) || exist != copies || behind != copies-maxTransactItems {
-		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, copies, copies-maxTransactItems)
+	if copies := table.LockCopies(table.MaxShards); row.State != string(domain.StateBroadcast) || exist != copies || behind != copies-ddb.MaxTransactItems {
+		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, copies, copies-ddb.MaxTransactItems)
 	}
 	// A submit that read the event before the flip may still be taken by a copy behind (as
 	// just before the lock); one that reads it now is refused.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -14,6 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Lock copies (keys.go, table.LockRow). A submit's transaction checks the lock condition (open,
@@ -52,7 +52,7 @@ func (s *Store) readLocks(ctx context.Context, row table.EventRow) (map[int]tabl
 	for c := range copies {
 		byPK[table.LockPK(eid, c)] = c
 	}
-	err := s.batchGet(ctx, table.LockKeys(eid, copies), func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, table.LockKeys(eid, copies), true, func(item map[string]types.AttributeValue) error {
 		var row table.LockRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
@@ -100,8 +100,8 @@ func lockSync(ev table.EventRow) (expression.Expression, error) {
 // for a chunk that is cancelled (other transactions in flight on its copies, or one of
 // its conditions failing), each of its copies alone (lockWorkers at once).
 func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (types.TransactWriteItem, error), alone func(ctx context.Context, c int) error) error {
-	for start := 0; start < len(copies); start += maxTransactItems {
-		chunk := copies[start:min(start+maxTransactItems, len(copies))]
+	for start := 0; start < len(copies); start += ddb.MaxTransactItems {
+		chunk := copies[start:min(start+ddb.MaxTransactItems, len(copies))]
 		items := make([]types.TransactWriteItem, len(chunk))
 		for i, c := range chunk {
 			var err error
@@ -109,11 +109,11 @@ func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (
 				return err
 			}
 		}
-		err := s.transact(ctx, items)
+		err := s.db.Transact(ctx, items)
 		if err == nil {
 			continue
 		}
-		if _, cancelled := cancellationReasons(err); !cancelled {
+		if _, cancelled := ddb.CancellationReasons(err); !cancelled {
 			return err
 		}
 		g, gctx := errgroup.WithContext(ctx)
@@ -132,9 +132,9 @@ func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (
 // exists by then (another writer made it) is brought forward to ev instead.
 func (s *Store) createLocks(ctx context.Context, ev table.EventRow, copies []int) error {
 	err := s.writeLocks(ctx, copies, func(c int) (types.TransactWriteItem, error) {
-		return s.put(table.NewLockRow(ev, c), false)
+		return s.db.Put(table.NewLockRow(ev, c), table.NotExists())
 	}, func(ctx context.Context, c int) error {
-		it, err := s.put(table.NewLockRow(ev, c), false)
+		it, err := s.db.Put(table.NewLockRow(ev, c), table.NotExists())
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func (s *Store) createLocks(ctx context.Context, ev table.EventRow, copies []int
 			TableName: it.Put.TableName, Item: it.Put.Item, ConditionExpression: it.Put.ConditionExpression,
 			ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
 		})
-		if isConditionFailed(err) {
+		if ddb.IsConditionFailed(err) {
 			return s.syncLock(ctx, ev, c)
 		}
 		return err
@@ -167,7 +167,7 @@ func (s *Store) syncLocks(ctx context.Context, ev table.EventRow, behind []int) 
 	}
 	err = s.writeLocks(ctx, behind, func(c int) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}, nil
@@ -186,11 +186,11 @@ func (s *Store) syncLock(ctx context.Context, ev table.EventRow, c int) error {
 		return err
 	}
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
-	if isConditionFailed(err) {
+	if ddb.IsConditionFailed(err) {
 		return nil
 	}
 	return err
@@ -223,7 +223,7 @@ func (s *Store) fixLocks(ctx context.Context, ev table.EventRow, locks map[int]t
 // getEventRow reads an event row consistently; NOT_FOUND if there is none.
 func (s *Store) getEventRow(ctx context.Context, eid table.EventID) (table.EventRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
@@ -241,7 +241,7 @@ func (s *Store) getEventRow(ctx context.Context, eid table.EventID) (table.Event
 // MaxLockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all
 // the lock copies of an event of MaxShards shards take: what an admin change that reads,
 // creates or syncs every copy may make (server.FieldCosts).
-const MaxLockCopyBatches = (table.MaxLockCopies + maxTransactItems - 1) / maxTransactItems
+const MaxLockCopyBatches = (table.MaxLockCopies + ddb.MaxTransactItems - 1) / ddb.MaxTransactItems
 
 // CountPredictions adds the predictions of users, written with PredictionItem, to event's
 // prediction counts, as their first submits would have: one update per lock copy
@@ -256,13 +256,13 @@ func (s *Store) CountPredictions(ctx context.Context, event string, users []stri
 		perCopy[table.UserID(u).LockCopy(row.LockCopies)]++
 	}
 	for c, n := range perCopy {
-		var tx txItems
-		tx.add(s.txUpdateIf(table.Key(table.LockPK(table.EventID(event), c), table.LockSK), expression.Add(expression.Name("predictions"), expression.Value(n)),
+		var tx ddb.Tx
+		tx.Add(s.db.UpdateIf(table.Key(table.LockPK(table.EventID(event), c), table.LockSK), expression.Add(expression.Name("predictions"), expression.Value(n)),
 			expression.AttributeExists(expression.Name(table.AttrPK))))
-		if tx.err != nil {
-			return tx.err
+		if tx.Err != nil {
+			return tx.Err
 		}
-		if err := s.transact(ctx, tx.items); err != nil {
+		if err := s.db.Transact(ctx, tx.Items); err != nil {
 			return fmt.Errorf("dynamo: count predictions of %s: %w", event, err)
 		}
 	}

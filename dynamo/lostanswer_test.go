@@ -6,16 +6,17 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // lostAnswerAPI applies the first lose scoring batches (transactions that move a scoring
 // checkpoint and write predictions) and then answers with an error, as when DynamoDB
 // commits a transaction whose answer never reaches the caller (a timeout, a reset).
 type lostAnswerAPI struct {
-	API
+	ddb.API
 	lose int64
 	lost atomic.Int64
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,6 +15,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
 )
@@ -55,7 +55,7 @@ func newFixture(t testing.TB) *fixture {
 // newFixtureShards is newFixture with events and seasons of shards shards.
 func newFixtureShards(t testing.TB, shards int) *fixture {
 	t.Helper()
-	db := dynamotest.Client(t, CostOption)
+	db := dynamotest.Client(t, ddb.CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0), shards: shards}
 	f.s = New(db, f.table, WithClock(f.clock.Now), WithScoreShards(shards))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -75,7 +75,7 @@ func (f *fixture) on(t testing.TB) *fixture {
 }
 
 // storeOver returns another store on the fixture's table and clock, over db.
-func (f *fixture) storeOver(db API, opts ...Option) *Store {
+func (f *fixture) storeOver(db ddb.API, opts ...Option) *Store {
 	return New(db, f.table, append([]Option{WithClock(f.clock.Now), WithScoreShards(f.shards)}, opts...)...)
 }
 
@@ -210,7 +210,7 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 }
 
 // eventRowOf reads event's row.
-func eventRowOf(t testing.TB, db API, tableName, event string) table.EventRow {
+func eventRowOf(t testing.TB, db ddb.API, tableName, event string) table.EventRow {
 	t.Helper()
 	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(tableName), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(event))), ConsistentRead: aws.Bool(true),
@@ -228,7 +228,7 @@ func eventRowOf(t testing.TB, db API, tableName, event string) table.EventRow {
 // addPredictionCounts adds new predictions of users to event's prediction count, as the
 // first submit of each does (+1 on the player's lock copy): for tests that write
 // prediction items in bulk.
-func addPredictionCounts(t testing.TB, db API, tableName, event string, users []string) {
+func addPredictionCounts(t testing.TB, db ddb.API, tableName, event string, users []string) {
 	t.Helper()
 	n := eventRowOf(t, db, tableName, event).LockCopies
 	copies := map[int]int{}
@@ -467,7 +467,7 @@ func (f *fixture) scanAll() map[string]map[string]types.AttributeValue {
 
 // txHookAPI runs hook (once) before the first TransactWriteItems that matches.
 type txHookAPI struct {
-	API
+	ddb.API
 	once  sync.Once
 	match func(*dynamodb.TransactWriteItemsInput) bool
 	hook  func()

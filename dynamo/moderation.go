@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Moderation: admin changes of leagues and players. Each writes its audit entry
@@ -19,7 +19,7 @@ import (
 // membersPerDeleteTx is how many members one transaction of a league deletion removes:
 // three items each (member row, membership, league item of the player) and the league's
 // count.
-const membersPerDeleteTx = (maxTransactItems - 1) / 3
+const membersPerDeleteTx = (ddb.MaxTransactItems - 1) / 3
 
 // moderationEntry is the audit entry of a moderation change.
 func (s *Store) moderationEntry(ctx context.Context, action, summary string) (types.TransactWriteItem, error) {
@@ -54,22 +54,22 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 		if err != nil {
 			return domain.League{}, wrap(err)
 		}
-		var tx txItems
-		tx.add(s.txUpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("name"), expression.Value(name)), table.RevIs(league.Rev)))
-		tx.add(s.txUpdateIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), expression.Set(expression.Name("name"), expression.Value(name)), table.InviteOf(lid)))
-		tx.add(entry, nil)
-		if tx.err != nil {
-			return domain.League{}, wrap(tx.err)
+		var tx ddb.Tx
+		tx.Add(s.db.UpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Set(expression.Name("name"), expression.Value(name)), table.RevIs(league.Rev)))
+		tx.Add(s.db.UpdateIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), expression.Set(expression.Name("name"), expression.Value(name)), table.InviteOf(lid)))
+		tx.Add(entry, nil)
+		if tx.Err != nil {
+			return domain.League{}, wrap(tx.Err)
 		}
-		err = s.transactRetry(ctx, tx.items)
-		if _, cancelled := cancellationReasons(err); !cancelled {
+		err = s.db.TransactRetry(ctx, tx.Items)
+		if _, cancelled := ddb.CancellationReasons(err); !cancelled {
 			if err != nil {
 				return domain.League{}, wrap(err)
 			}
 			league.Name = name
 			return league.ToDomain(), nil
 		}
-		if err := sleep(ctx, backoff(attempt+1)); err != nil {
+		if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 			return domain.League{}, err
 		}
 	}
@@ -108,48 +108,48 @@ func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 		closed := expression.Name("closed").Equal(expression.Value(true))
 		switch {
 		case !league.Closed:
-			var tx txItems
-			tx.add(s.txUpdateIf(leagueKey, table.NextRev().Set(expression.Name("closed"), expression.Value(true)).Remove(expression.Name("inviteCode")),
+			var tx ddb.Tx
+			tx.Add(s.db.UpdateIf(leagueKey, table.NextRev().Set(expression.Name("closed"), expression.Value(true)).Remove(expression.Name("inviteCode")),
 				table.RevIs(league.Rev)))
-			tx.add(s.txDeleteIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), table.InviteOf(lid)))
-			if tx.err != nil {
-				return wrap(tx.err)
+			tx.Add(s.db.DeleteIf(table.Key(table.InvitePK(league.InviteCode), table.InviteSK), table.InviteOf(lid)))
+			if tx.Err != nil {
+				return wrap(tx.Err)
 			}
-			err = s.transactRetry(ctx, tx.items)
+			err = s.db.TransactRetry(ctx, tx.Items)
 		case len(members) > 0:
 			for start := 0; start < len(members) && !cancelled && err == nil; start += membersPerDeleteTx {
 				chunk := members[start:min(start+membersPerDeleteTx, len(members))]
-				var tx txItems
-				tx.add(s.txUpdateIf(leagueKey, table.NextRev().Add(expression.Name("memberCount"), expression.Value(-len(chunk))), closed))
+				var tx ddb.Tx
+				tx.Add(s.db.UpdateIf(leagueKey, table.NextRev().Add(expression.Name("memberCount"), expression.Value(-len(chunk))), closed))
 				for _, m := range chunk {
 					s.leaveItems(&tx, lid, table.UserID(m.UserID))
 				}
-				if tx.err != nil {
-					return wrap(tx.err)
+				if tx.Err != nil {
+					return wrap(tx.Err)
 				}
-				err = s.transactRetry(ctx, tx.items)
-				_, cancelled = cancellationReasons(err)
+				err = s.db.TransactRetry(ctx, tx.Items)
+				_, cancelled = ddb.CancellationReasons(err)
 			}
 		default:
-			var tx txItems
-			tx.add(s.txDeleteIf(leagueKey, closed.And(expression.Name("memberCount").LessThanEqual(expression.Value(0)))))
-			tx.add(s.moderationEntry(ctx, domain.ActionDeleteLeague, fmt.Sprintf("league %s (%q, owner %s) deleted", lid, league.Name, league.OwnerID)))
-			if tx.err != nil {
-				return wrap(tx.err)
+			var tx ddb.Tx
+			tx.Add(s.db.DeleteIf(leagueKey, closed.And(expression.Name("memberCount").LessThanEqual(expression.Value(0)))))
+			tx.Add(s.moderationEntry(ctx, domain.ActionDeleteLeague, fmt.Sprintf("league %s (%q, owner %s) deleted", lid, league.Name, league.OwnerID)))
+			if tx.Err != nil {
+				return wrap(tx.Err)
 			}
-			err = s.transactRetry(ctx, tx.items)
+			err = s.db.TransactRetry(ctx, tx.Items)
 			if err == nil {
 				return nil
 			}
 		}
-		if _, c := cancellationReasons(err); c {
+		if _, c := ddb.CancellationReasons(err); c {
 			cancelled = true
 		} else if err != nil {
 			return wrap(err)
 		}
 		if cancelled {
 			// The league or a member changed since it was read: read again.
-			if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 				return err
 			}
 		}
@@ -170,7 +170,7 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) (domain.User,
 	if name, err = domain.CleanPlayerName(name); err != nil {
 		return domain.User{}, err
 	}
-	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows
+	defer s.cache.ForgetPlayerPages(false) // the name is on leaderboard and standings rows
 	row, err := s.setUserName(ctx, uid, name, func(old string) (types.TransactWriteItem, error) {
 		return s.moderationEntry(ctx, domain.ActionRenamePlayer, fmt.Sprintf("player %s renamed from %q to %q", uid, old, name))
 	})

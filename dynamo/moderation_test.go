@@ -9,17 +9,17 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // failTxAPI fails every TransactWriteItems after the first n, without reaching the engine
 // (a call cut off between its transactions).
 type failTxAPI struct {
-	API
+	ddb.API
 	n     int64
 	calls atomic.Int64
 }

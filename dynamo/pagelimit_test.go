@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // rankedRow is an expected leaderboard or standings row.
@@ -94,7 +94,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		addPredictionCounts(t, f.db, f.table, ev.ID, users)
 		f.lockAndResult(ev, 0, 0, 0)
 
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		report, err := s.ScoreEvent(cctx, ev.ID, false)
 		mustOK(t, err)
 		if report.PredictionsScored != players || report.StandingsChanged != players {
@@ -111,7 +111,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		}
 
 		// The first page of 100 rows is 1.2 MB: one Query page cannot hold it.
-		lctx, lcost := WithCost(ctx)
+		lctx, lcost := ddb.WithCost(ctx)
 		e, page, err := s.GetEventWithLeaderboard(lctx, ev.ID, 100, true)
 		mustOK(t, err)
 		if e.Stored != domain.StateScored || len(e.Matches) != 3 {
@@ -148,7 +148,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 			items[i] = standingItem(t, f.shards, user, 2031, want[user], pad)
 		}
 		f.putRaw(items)
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		page, err := s.Standings(cctx, 2031, 50, "")
 		mustOK(t, err)
 		if calls := cost.Snapshot().Calls; calls < 2 {
@@ -189,7 +189,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		slices.Reverse(unscored)
 		slices.Reverse(scored) // newest first
 
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		_, page, err := s.GetUser(cctx, user, 2, false)
 		mustOK(t, err)
 		if calls := cost.Snapshot().Calls; calls < 2 {

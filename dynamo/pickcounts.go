@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Pick counts (Match.pickCounts): how many predictions picked each team of each match.
@@ -108,7 +107,7 @@ func (s *Store) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]ty
 			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)
 		}
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
@@ -124,7 +123,7 @@ func (s *Store) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]ty
 func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
 	row := table.NewMatchRow(eid, m)
 	if !mustExist {
-		return s.put(row, false)
+		return s.db.Put(row, table.NotExists())
 	}
 	item, err := attributevalue.MarshalMap(row)
 	if err != nil {
@@ -139,7 +138,7 @@ func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (typ
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.table), Item: item,
+		TableName: aws.String(s.db.Name), Item: item,
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, nil
 }

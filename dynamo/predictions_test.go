@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 func TestSubmitPrediction(t *testing.T) {
@@ -177,7 +177,7 @@ func TestSubmitPrediction(t *testing.T) {
 
 // hookDB runs before once, just before the next TransactWriteItems it passes on.
 type hookDB struct {
-	API
+	ddb.API
 	mu     sync.Mutex
 	before func(ctx context.Context)
 }

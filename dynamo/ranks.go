@@ -7,14 +7,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // rankDelta is what a batch of scoring writes does to one shard histogram: points →
@@ -55,7 +55,7 @@ func (s *Store) ranksUpdate(key map[string]types.AttributeValue, d rankDelta) (i
 		return item, false, fmt.Errorf("dynamo: rank histogram update: %w", err)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
+		TableName: aws.String(s.db.Name), Key: key, UpdateExpression: expr.Update(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, true, nil
 }
@@ -114,7 +114,7 @@ func (s *Store) summarizeRanks(ctx context.Context, eid table.EventID, eventShar
 		owner[table.SeasonShardItemPK(season, sh)] = seasonList
 	}
 	tables := map[string]*list{table.ItemString(event.table, table.AttrPK): event, table.ItemString(seasonList.table, table.AttrPK): seasonList}
-	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, keys, true, func(item map[string]types.AttributeValue) error {
 		pk := table.ItemString(item, table.AttrPK)
 		if table.ItemType(item) == table.TypeRankTable {
 			l := tables[pk]
@@ -159,14 +159,14 @@ func (s *Store) summarizeRanks(ctx context.Context, eid table.EventID, eventShar
 			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
 		}
 		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(s.table), Item: item, ConditionExpression: expr.Condition(),
+			TableName: aws.String(s.db.Name), Item: item, ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		})
-		if err != nil && !isConditionFailed(err) { // failed: a table of more changes is there
+		if err != nil && !ddb.IsConditionFailed(err) { // failed: a table of more changes is there
 			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
 		}
 	}
-	s.forgetRanks(eid, season)
+	s.cache.ForgetRanks(string(eid), season)
 	return nil
 }
 
@@ -183,12 +183,7 @@ func (r rankRef) key() map[string]types.AttributeValue {
 	return table.SeasonRankTableKey(r.season)
 }
 
-func (r rankRef) cacheKey() string {
-	if r.event != "" {
-		return "rk|e|" + string(r.event)
-	}
-	return "rk|s|" + strconv.Itoa(r.season)
-}
+func (r rankRef) cacheKey() string { return ddb.RankTableKey(string(r.event), r.season) }
 
 // rankTables returns the rank tables of refs (nil where there is none), from the read cache
 // or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
@@ -207,7 +202,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 		if _, done := out[r]; done {
 			continue
 		}
-		if v, ok := s.cache.get(r.cacheKey()); ok {
+		if v, ok := s.cache.Get(r.cacheKey()); ok {
 			out[r] = v.(*domain.RankTable)
 			continue
 		}
@@ -217,7 +212,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	if len(missing) == 0 && len(extra) == 0 {
 		return out, nil
 	}
-	gen := s.cache.generation()
+	gen := s.cache.Generation()
 	keys := make([]map[string]types.AttributeValue, len(missing), len(missing)+len(extra))
 	byPK := map[string]rankRef{}
 	for i, r := range missing {
@@ -226,7 +221,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	}
 	keys = append(keys, extra...)
 	sizes := map[rankRef]int{}
-	err := s.batchGetItems(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
 		pk, _ := item[table.AttrPK].(*types.AttributeValueMemberS)
 		r, ok := byPK[pk.Value]
 		if !ok && fn != nil && table.ItemType(item) != table.TypeRankTable {
@@ -249,7 +244,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	for _, r := range missing {
 		// Decoded, a table holds two ints (16 bytes) per entry where its item holds about
 		// 3 to 6 bytes: twice the usual weight per item byte.
-		s.cache.addIfCurrent(gen, r.cacheKey(), out[r], 2*sizes[r])
+		s.cache.AddIfCurrent(gen, r.cacheKey(), out[r], 2*sizes[r])
 	}
 	return out, nil
 }
@@ -291,10 +286,4 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 		}
 	}
 	return nil
-}
-
-// forgetRanks drops the cached rank tables of an event and its season.
-func (s *Store) forgetRanks(e table.EventID, season int) {
-	ev, se := rankRef{event: e}.cacheKey(), rankRef{season: season}.cacheKey()
-	s.cache.remove(func(k string) bool { return k == ev || k == se })
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/dynamo/table"
 )
 
 // applyRanks commits d to the shard histogram at key, as a scoring transaction would.
@@ -19,7 +19,7 @@ func (f *fixture) applyRanks(key map[string]types.AttributeValue, d rankDelta) {
 	if !ok {
 		return
 	}
-	mustOK(f.t, f.s.transact(ctxT(f.t), []types.TransactWriteItem{item}))
+	mustOK(f.t, f.s.db.Transact(ctxT(f.t), []types.TransactWriteItem{item}))
 }
 
 // TestRanks: histograms kept by transactions (moves between totals, in each player's shard),

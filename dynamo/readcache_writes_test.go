@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // TestReadCacheShowsOwnWrites is the read cache's invalidation matrix (readcache.go), pair by
@@ -224,7 +224,7 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 // holdQueries is an API that holds the answers of the Queries match accepts (made, not yet
 // returned) until release is closed, and reports each one it holds on held.
 type holdQueries struct {
-	API
+	ddb.API
 	match   func(*dynamodb.QueryInput) bool
 	held    chan struct{}
 	release chan struct{}

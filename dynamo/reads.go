@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -16,44 +14,13 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // seasonsPerProfile is how many standings items a profile's first read expects before the
 // predictions start; more only cost another page.
 const seasonsPerProfile = 4
-
-// newQuery returns the Query of cond on the table (index "") or an index, at most limit
-// items (0: no limit), in ascending sort-key order if forward, reading only attrs (all
-// attributes when there are none).
-func (s *Store) newQuery(index string, cond expression.KeyConditionBuilder, limit int, forward bool, attrs ...string) (*dynamodb.QueryInput, error) {
-	b := expression.NewBuilder().WithKeyCondition(cond)
-	if len(attrs) > 0 {
-		names := make([]expression.NameBuilder, len(attrs))
-		for i, a := range attrs {
-			names[i] = expression.Name(a)
-		}
-		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	q := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    expr.KeyCondition(),
-		ProjectionExpression:      expr.Projection(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-		ScanIndexForward:          aws.Bool(forward),
-	}
-	if index != "" {
-		q.IndexName = aws.String(index)
-	}
-	if limit > 0 {
-		q.Limit = aws.Int32(int32(limit))
-	}
-	return q, nil
-}
 
 // ListEvents returns events newest first, of one season or (season nil) all seasons.
 // One Query per page of DynamoDB results; it stops as soon as it has first+1 events.
@@ -66,7 +33,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		prefix, owner = table.SeasonEventsPrefix(*season), strconv.Itoa(*season)
 	}
-	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventsPartition)).
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventsPartition)).
 		And(expression.Key(table.AttrSK).BeginsWith(prefix)), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: list events: %w", err)
@@ -81,7 +48,7 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		q.ExclusiveStartKey = table.Key(table.EventsPartition, table.EventSK(table.EventID(c.ID)))
 	}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
@@ -130,10 +97,10 @@ func (p *eventPartition) add(item map[string]types.AttributeValue) error {
 }
 
 // readCardRange reads an event's card with q, to its end.
-func (s *Store) readCardRange(ctx context.Context, q *dynamodb.QueryInput, z *sized) (*eventPartition, error) {
+func (s *Store) readCardRange(ctx context.Context, q *dynamodb.QueryInput, z *ddb.Sized) (*eventPartition, error) {
 	p := &eventPartition{}
-	err := s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		z.add(item)
+	err := s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		z.Add(item)
 		return true, p.add(item)
 	})
 	return p, err
@@ -166,22 +133,22 @@ func (s *Store) GetEvent(ctx context.Context, id string) (domain.Event, error) {
 
 // cachedEvent is GetEvent of a parsed id.
 func (s *Store) cachedEvent(ctx context.Context, eid table.EventID) (domain.Event, error) {
-	return cachedRead(ctx, s, cardCacheKey(eid), func(ctx context.Context, z *sized) (domain.Event, error) {
+	return ddb.Cached(ctx, s.cache, ddb.CardKey(string(eid)), func(ctx context.Context, z *ddb.Sized) (domain.Event, error) {
 		return s.readEvent(ctx, eid, z)
 	})
 }
 
 // readEvent is GetEvent without the cache.
-func (s *Store) readEvent(ctx context.Context, eid table.EventID, z *sized) (domain.Event, error) {
+func (s *Store) readEvent(ctx context.Context, eid table.EventID, z *ddb.Sized) (domain.Event, error) {
 	ev, _, err := s.readEventRow(ctx, eid, z)
 	return ev, err
 }
 
 // readEventRow is readEvent that also returns the event's row (its shard and lock-copy
 // counts, which never change).
-func (s *Store) readEventRow(ctx context.Context, eid table.EventID, z *sized) (domain.Event, table.EventRow, error) {
+func (s *Store) readEventRow(ctx context.Context, eid table.EventID, z *ddb.Sized) (domain.Event, table.EventRow, error) {
 	id := string(eid)
-	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
+	q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
 		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.CardFirst), expression.Value(table.CardLast))), 0, true)
 	if err != nil {
 		return domain.Event{}, table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
@@ -223,7 +190,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if err != nil {
 		return domain.Event{}, none, err
 	}
-	if v, ok := s.cache.get(cardCacheKey(eid)); ok {
+	if v, ok := s.cache.Get(ddb.CardKey(string(eid))); ok {
 		e := v.(domain.Event)
 		if !e.LeaderboardVisible() {
 			return e, none, nil
@@ -263,26 +230,26 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	id := string(eid)
-	gen := s.cache.generation()
+	gen := s.cache.Generation()
 	ahead, ok := s.known.get(cardSizeKey(eid))
 	if !ok {
 		ahead = cardReadAhead
 	}
-	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
+	q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.EventPK(eid))).
 		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.CardFirst), expression.Value(table.ScoreLast))), 1+ahead+first+1, true)
 	if err != nil {
 		return domain.Event{}, none, fmt.Errorf("dynamo: get event %s: %w", id, err)
 	}
 	p := &eventPartition{}
 	var top []map[string]types.AttributeValue
-	cardBytes, topBytes := &sized{}, &sized{}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	cardBytes, topBytes := &ddb.Sized{}, &ddb.Sized{}
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if strings.HasPrefix(table.ItemString(item, table.AttrGSISK), table.ScoreFirst) {
-			topBytes.add(item)
+			topBytes.Add(item)
 			top = append(top, item)
 			return len(top) <= first, nil
 		}
-		cardBytes.add(item)
+		cardBytes.Add(item)
 		return true, p.add(item)
 	})
 	if err != nil {
@@ -302,7 +269,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 	}
 	row := *p.event
 	s.noteEvent(row, len(ev.Matches))
-	s.cache.addIfCurrent(gen, cardCacheKey(eid), ev, cardBytes.bytes)
+	s.cache.AddIfCurrent(gen, ddb.CardKey(string(eid)), ev, cardBytes.Bytes)
 	if !ev.LeaderboardVisible() {
 		return ev, none, nil
 	}
@@ -319,7 +286,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 			page.Items[i].Picks = []domain.Pick{}
 		}
 	}
-	s.cache.addIfCurrent(gen, leaderboardCacheKey(eid, first, picks), page, topBytes.bytes)
+	s.cache.AddIfCurrent(gen, ddb.LeaderboardKey(string(eid), first, picks), page, topBytes.Bytes)
 	return ev, page, nil
 }
 
@@ -327,7 +294,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 // the event's state (callers check it shows one): one Query per shard, or the read cache
 // (which keeps the page with picks and the page without apart).
 func (s *Store) firstLeaderboardPage(ctx context.Context, eid table.EventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
-	return cachedRead(ctx, s, leaderboardCacheKey(eid, first, picks), func(ctx context.Context, z *sized) (domain.Page[domain.Prediction], error) {
+	return ddb.Cached(ctx, s.cache, ddb.LeaderboardKey(string(eid), first, picks), func(ctx context.Context, z *ddb.Sized) (domain.Page[domain.Prediction], error) {
 		shards, err := s.eventShards(ctx, eid)
 		if err != nil {
 			return domain.Page[domain.Prediction]{}, err
@@ -397,7 +364,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 		return domain.Prediction{}, err
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.EventSK(eid)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
@@ -429,12 +396,12 @@ func (s *Store) Standings(ctx context.Context, season, first int, after string) 
 	if after != "" {
 		return s.readStandingsPage(ctx, season, first, after, nil)
 	}
-	return cachedRead(ctx, s, standingsCacheKey(season, first), func(ctx context.Context, z *sized) (domain.Page[domain.Standing], error) {
+	return ddb.Cached(ctx, s.cache, ddb.StandingsKey(season, first), func(ctx context.Context, z *ddb.Sized) (domain.Page[domain.Standing], error) {
 		return s.readStandingsPage(ctx, season, first, "", z)
 	})
 }
 
-func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *sized) (domain.Page[domain.Standing], error) {
+func (s *Store) readStandingsPage(ctx context.Context, season, first int, after string, z *ddb.Sized) (domain.Page[domain.Standing], error) {
 	if after != "" {
 		c, err := s.cursors.Decode(after, table.CursorStandings, strconv.Itoa(season))
 		if err != nil {
@@ -447,7 +414,7 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 	}
 	// One shard, or not known yet: the season's item and the top of its standings are one
 	// Query of its index partition (the item's sort key, "INFO", sorts first).
-	q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.SeasonPK(season))).
+	q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(table.SeasonPK(season))).
 		And(expression.Key(table.AttrGSISK).Between(expression.Value(table.SeasonInfo), expression.Value(table.ScoreLast))), first+2, true)
 	if err != nil {
 		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
@@ -456,8 +423,8 @@ func (s *Store) readStandingsPage(ctx context.Context, season, first int, after 
 		info *table.SeasonRow
 		top  []map[string]types.AttributeValue
 	)
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		z.add(item)
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		z.Add(item)
 		if table.ItemType(item) == table.TypeSeason {
 			info = &table.SeasonRow{}
 			return true, attributevalue.UnmarshalMap(item, info)
@@ -494,7 +461,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	}
 	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
 	// ("@…", keys.go) that sort below them.
-	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
 		And(expression.Key(table.AttrSK).GreaterThanEqual(expression.Value(table.EventKeyPrefix))), 1+seasonsPerProfile+first+1, false)
 	if err != nil {
 		return domain.User{}, page, fmt.Errorf("dynamo: get user %s: %w", id, err)
@@ -502,7 +469,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 	user := domain.User{ID: id, Standings: []domain.Standing{}}
 	found := false
 	pp := newProfilePage(s, id, first, own)
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		switch table.ItemType(item) {
 		case table.TypeUser:
 			var row table.UserRow
@@ -564,14 +531,14 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
 		And(expression.Key(table.AttrSK).BeginsWith(table.EventKeyPrefix)), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: user predictions %s: %w", id, err)
 	}
 	q.ExclusiveStartKey = table.Key(table.UserPK(uid), table.EventSK(table.EventID(c.ID)))
 	pp := newProfilePage(s, id, first, own)
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		return pp.add(item)
 	})
 	if err == nil {

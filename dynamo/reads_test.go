@@ -6,11 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // league is a small season built through the store: six events (two backfills, two scored,

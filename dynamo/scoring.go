@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -21,6 +19,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -28,7 +28,7 @@ const (
 	// playersPerTransaction keeps a scoring transaction (a prediction and a standing per
 	// player, the shard's checkpoint, and room for two more items) within DynamoDB's 100
 	// items. It is also the page a shard's scoring reads at a time.
-	playersPerTransaction = (maxTransactItems - 4) / 2
+	playersPerTransaction = (ddb.MaxTransactItems - 4) / 2
 	// maxScoreAttempts bounds the retries of one batch of players.
 	maxScoreAttempts = 25
 	// maxDriftRereads is how many consistent re-reads a player's apparent drift must
@@ -151,7 +151,7 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err != nil {
 		return report, err
 	}
-	defer func() { s.forgetEvent(table.EventID(ev.ID)); s.forgetSeason(ev.Season()) }()
+	defer func() { s.cache.ForgetEvent(ev.ID); s.cache.ForgetSeason(ev.Season()) }()
 	report.ScoredMatches, report.Final = domain.ResultedMatches(ev.Matches), len(domain.MissingResults(ev.Matches)) == 0
 	shards := card.row.Shards
 	run := &scoringRun{s: s, ev: ev, card: card, shards: shards, seasonShards: seasonShards, deadline: deadline, dryRun: dryRun,
@@ -385,7 +385,7 @@ func (r *scoringRun) shard(ctx context.Context, sh int) error {
 func (r *scoringRun) page(ctx context.Context, sh int, after string) ([]*scoreJob, string, error) {
 	eid := table.EventID(r.ev.ID)
 	partition := table.EventShardPK(eid, sh, r.shards)
-	q, err := r.s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(partition)).
+	q, err := r.s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(partition)).
 		And(expression.Key(table.AttrGSISK).GreaterThan(expression.Value(max(after, table.CardLast)))), playersPerTransaction, true)
 	if err != nil {
 		return nil, "", fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
@@ -496,14 +496,14 @@ func (m *checkpointMove) item(tableName string, written int) (types.TransactWrit
 // (read again after a pause, in the second case).
 func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *table.CheckpointRow, next table.CheckpointRow) error {
 	m := checkpointMove{from: *pos, to: next}
-	item, to, err := m.item(r.s.table, 0)
+	item, to, err := m.item(r.s.db.Name, 0)
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: %w", r.ev.ID, err)
 	}
-	err = r.s.transact(ctx, []types.TransactWriteItem{item})
-	if reasons, cancelled := cancellationReasons(err); cancelled {
-		if reasonCode(reasons, 0) != "ConditionalCheckFailed" {
-			if err := sleep(ctx, backoff(1)); err != nil {
+	err = r.s.db.Transact(ctx, []types.TransactWriteItem{item})
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
+		if ddb.ReasonCode(reasons, 0) != "ConditionalCheckFailed" {
+			if err := ddb.Sleep(ctx, ddb.Backoff(1)); err != nil {
 				return err
 			}
 		}
@@ -522,7 +522,7 @@ func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *table.
 func (r *scoringRun) reloadCheckpoint(ctx context.Context, sh int, pos, cp *table.CheckpointRow) error {
 	eid := table.EventID(r.ev.ID)
 	out, err := r.s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(r.s.table), Key: table.CheckpointKey(eid, sh), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(r.s.db.Name), Key: table.CheckpointKey(eid, sh), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: score %s: checkpoint: %w", r.ev.ID, err)
@@ -612,7 +612,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 			for i := range drift {
 				batch[i].driftRereads++
 			}
-			if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 				return report, nil, err
 			}
 			var err error
@@ -625,7 +625,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 		// lost (a timeout after DynamoDB applied it) can tell it committed (batchCommitted).
 		mv := move.withPicks(ev, batch) // pickcounts.go
 		mv.by = fmt.Sprintf("%016x", rand.Uint64())
-		cpItem, moved, err := mv.item(s.table, len(batch))
+		cpItem, moved, err := mv.item(s.db.Name, len(batch))
 		if err != nil {
 			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
@@ -661,8 +661,8 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 		if err := s.pace.waitWrites(ctx, demand); err != nil {
 			return report, nil, err
 		}
-		err = s.transact(ctx, items)
-		if _, cancelled := cancellationReasons(err); err != nil && !cancelled && s.batchCommitted(ctx, moved) {
+		err = s.db.Transact(ctx, items)
+		if _, cancelled := ddb.CancellationReasons(err); err != nil && !cancelled && s.batchCommitted(ctx, moved) {
 			err = nil // applied, its answer lost: it is this call's to report
 		}
 		if err == nil {
@@ -673,24 +673,24 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 			}
 			return report, &moved, nil
 		}
-		reasons, cancelled := cancellationReasons(err)
+		reasons, cancelled := ddb.CancellationReasons(err)
 		if !cancelled {
 			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
-		if reasonCode(reasons, cpIndex) == "ConditionalCheckFailed" {
+		if ddb.ReasonCode(reasons, cpIndex) == "ConditionalCheckFailed" {
 			return report, nil, nil // another run moved the checkpoint: it goes on from there
 		}
 		stale := map[int]bool{}
 		transient := false
 		for i := range items {
-			switch reasonCode(reasons, i) {
+			switch ddb.ReasonCode(reasons, i) {
 			case "ConditionalCheckFailed":
 				stale[owner[i]] = true
 			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
 				transient = true
 			case "", "None":
 			default: // e.g. ValidationError: retrying cannot help
-				return report, nil, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, reasonCode(reasons, i), err)
+				return report, nil, fmt.Errorf("dynamo: score %s: transaction item %d: %s: %w", ev.ID, i, ddb.ReasonCode(reasons, i), err)
 			}
 		}
 		// Re-read them all if the engine named no item, or if the batch fails again after a
@@ -702,7 +702,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 			}
 		}
 		if len(stale) == 0 {
-			if err := sleep(ctx, backoff(attempt+1)); err != nil {
+			if err := ddb.Sleep(ctx, ddb.Backoff(attempt+1)); err != nil {
 				return report, nil, err
 			}
 			continue
@@ -728,7 +728,7 @@ func (s *Store) batchCommitted(ctx context.Context, to table.CheckpointRow) bool
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(to.PK, to.SK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.db.Name), Key: table.Key(to.PK, to.SK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		return false
@@ -793,7 +793,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		return types.TransactWriteItem{}, nil, nil, err
 	}
 	pred := types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: table.Key(j.row.PK, j.row.SK),
+		TableName: aws.String(s.db.Name), Key: table.Key(j.row.PK, j.row.SK),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}
@@ -814,7 +814,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		if row.GSISK, err = table.ScoreSK(row.Points, uid); err != nil {
 			return pred, nil, nil, err
 		}
-		put, err := s.put(row, false)
+		put, err := s.db.Put(row, table.NotExists())
 		return pred, &put, &[2]*int{nil, &row.Points}, err
 	}
 	if d.Zero() {
@@ -841,7 +841,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		return pred, nil, nil, err
 	}
 	return pred, &types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: table.Key(st.PK, st.SK),
+		TableName: aws.String(s.db.Name), Key: table.Key(st.PK, st.SK),
 		UpdateExpression: sexpr.Update(), ConditionExpression: sexpr.Condition(),
 		ExpressionAttributeNames: sexpr.Names(), ExpressionAttributeValues: sexpr.Values(),
 	}}, &[2]*int{&st.Points, &next.Points}, nil
@@ -857,7 +857,7 @@ func (s *Store) readStandings(ctx context.Context, season int, batch []*scoreJob
 		byPK[j.row.PK] = j
 		j.standing, j.user = nil, nil
 	}
-	return s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) (err error) {
+	return s.db.BatchGet(ctx, keys, true, func(item map[string]types.AttributeValue) (err error) {
 		j := byPK[table.ItemString(item, table.AttrPK)]
 		if j == nil {
 			return nil
@@ -897,7 +897,7 @@ func (s *Store) nameCheck(j *scoreJob) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.table), Key: table.Key(j.row.PK, table.UserSK),
+		TableName: aws.String(s.db.Name), Key: table.Key(j.row.PK, table.UserSK),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}, nil
 }
@@ -916,7 +916,7 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	sizes := map[string]int{}
 	standings := map[string]*table.StandingRow{}
 	users := map[string]*table.UserRow{}
-	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
+	err := s.db.BatchGet(ctx, keys, true, func(item map[string]types.AttributeValue) error {
 		pk := table.ItemString(item, table.AttrPK)
 		switch table.ItemType(item) {
 		case table.TypePrediction:
@@ -967,12 +967,6 @@ func (s *Store) reread(ctx context.Context, ev domain.Event, batch []*scoreJob, 
 	return out, nil
 }
 
-// batchGet reads keys consistently in requests of at most 100 keys, retrying unprocessed
-// keys, and calls fn for every item found.
-func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
-	return s.batchGetItems(ctx, keys, true, fn)
-}
-
 // markScored completes a scoring pass: it records on the event row the matches the pass
 // counted (scoredMatches) and its card version (scoredVersion), and makes the event SCORED
 // if every match has a result (otherwise, live scoring, it stays BROADCAST); an event
@@ -995,7 +989,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		event = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}
 	} else {
@@ -1009,7 +1003,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		event = types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}
@@ -1021,7 +1015,7 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: key,
+			TableName: aws.String(s.db.Name), Key: key,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
 		return nil
@@ -1035,9 +1029,9 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 			return err
 		}
 	}
-	err := s.transactRetry(ctx, append(items, extra...))
-	if reasons, cancelled := cancellationReasons(err); cancelled {
-		if reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	err := s.db.TransactRetry(ctx, append(items, extra...))
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
+		if ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
 			return cardOutdated(ev)
 		}
 		return domain.Errorf(domain.CodeConflict, "another scoring run of event %q moved on meanwhile; run scoreEvent again", ev.ID)
@@ -1049,17 +1043,6 @@ func (s *Store) markScored(ctx context.Context, ev domain.Event, card cardRead, 
 		return fmt.Errorf("dynamo: score %s: mark scored: %w", ev.ID, err)
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // jobItems is how many transaction items scoring j takes: its prediction, and with a
@@ -1101,7 +1084,7 @@ func splitPage(page []*scoreJob, last string, seasonShards int) []pageChunk {
 		if !seasons[ss] {
 			n++
 		}
-		if len(cur) > 0 && items+n+2 > maxTransactItems {
+		if len(cur) > 0 && items+n+2 > ddb.MaxTransactItems {
 			out = append(out, pageChunk{jobs: cur, after: cur[len(cur)-1].row.GSISK})
 			cur, items, seasons = nil, 0, nil
 			n = jobItems(j) + 1
@@ -1119,7 +1102,7 @@ func splitPage(page []*scoreJob, last string, seasonShards int) []pageChunk {
 // tooManyItems reports whether a scoring transaction's items exceed DynamoDB's limit
 // (players re-read since the page was split need more): the caller reads the page again
 // and splits it anew.
-func tooManyItems(items []types.TransactWriteItem) bool { return len(items) > maxTransactItems }
+func tooManyItems(items []types.TransactWriteItem) bool { return len(items) > ddb.MaxTransactItems }
 
 // ScoringWrites returns the writes scoring makes for one prediction against ev's card: the
 // prediction's update and, when its player's season standing moves, the standing's update
@@ -1138,7 +1121,7 @@ func ScoringWrites(tableName string, ev domain.Event, eventShards, seasonShards 
 			return nil, err
 		}
 	}
-	r := &scoringRun{s: &Store{table: tableName}, ev: ev, shards: eventShards, seasonShards: seasonShards}
+	r := &scoringRun{s: &Store{db: &ddb.Table{Name: tableName}}, ev: ev, shards: eventShards, seasonShards: seasonShards}
 	pred, st, _, err := r.scoreWrites(j)
 	if err != nil {
 		return nil, err

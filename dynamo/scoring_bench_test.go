@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -16,6 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // BenchmarkScoreEvent scores one event with 1,000 and with 10,000 predictions on DynamoDB
@@ -55,7 +55,7 @@ func BenchmarkScoreEvent(b *testing.B) {
 
 				e := newScEnv(b)
 				ev, _ := scBenchData(e, n)
-				ctx, cost := WithCost(scCtx(b))
+				ctx, cost := ddb.WithCost(scCtx(b))
 				start := time.Now()
 				b.StartTimer()
 				rep, err := e.after.ScoreEvent(ctx, ev.ID, false)
@@ -120,7 +120,7 @@ func BenchmarkScoreEventBudget(b *testing.B) {
 		ev, _ := scBenchData(e, n)
 		twin := newScEnv(b)
 		scBatchWrite(b, twin.client, twin.table, e.snapshot().items)
-		tctx, tcost := WithCost(scCtx(b))
+		tctx, tcost := ddb.WithCost(scCtx(b))
 		start := time.Now()
 		rep, err := twin.after.ScoreEvent(tctx, ev.ID, false)
 		scOK(b, err)
@@ -131,7 +131,7 @@ func BenchmarkScoreEventBudget(b *testing.B) {
 		}
 
 		s := New(e.client, e.table, WithClock(func() time.Time { return scAfter }), WithScoringBudget(budget))
-		ctx, cost := WithCost(scCtx(b))
+		ctx, cost := ddb.WithCost(scCtx(b))
 		b.StartTimer()
 		for {
 			began := time.Now()
@@ -305,7 +305,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	g.SetLimit(scShards)
 	start := time.Now()
 	for _, items := range txs {
-		g.Go(func() error { return store.transact(ctx, items) })
+		g.Go(func() error { return store.db.Transact(ctx, items) })
 	}
 	if err := g.Wait(); err != nil {
 		tb.Fatalf("bare write: %v", err)

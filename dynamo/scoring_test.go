@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -31,6 +29,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -59,7 +59,7 @@ type scEnv struct {
 
 func newScEnv(t testing.TB) *scEnv {
 	t.Helper()
-	client := dynamotest.Client(t, CostOption)
+	client := dynamotest.Client(t, ddb.CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
 	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(scShards))
 	e.after = e.storeOver(client)
@@ -71,7 +71,7 @@ func newScEnv(t testing.TB) *scEnv {
 
 // storeOver is a store over db (a fault-injecting wrapper, typically) on the env's table,
 // with the after clock.
-func (e *scEnv) storeOver(db API) *Store {
+func (e *scEnv) storeOver(db ddb.API) *Store {
 	return New(db, e.table, WithClock(func() time.Time { return scAfter }), WithScoreShards(scShards))
 }
 
@@ -548,7 +548,7 @@ func scScoreRun(t testing.TB, s *Store, id string, dryRun bool) domain.ScoreRepo
 
 // scFaultAPI wraps a client to inject faults into TransactWriteItems.
 type scFaultAPI struct {
-	API
+	ddb.API
 	// before, if set, runs once, before the first TransactWriteItems goes through (other
 	// callers wait for it); beforeTx is before with that transaction's input.
 	before   func(ctx context.Context)
@@ -585,7 +585,7 @@ func transactKey(it types.TransactWriteItem) string {
 
 var errScInjected = errors.New("injected fault: connection reset")
 
-func newScFaultAPI(db API) *scFaultAPI { return &scFaultAPI{API: db, failAfter: -1} }
+func newScFaultAPI(db ddb.API) *scFaultAPI { return &scFaultAPI{API: db, failAfter: -1} }
 
 func (f *scFaultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	f.once.Do(func() {
@@ -803,7 +803,7 @@ func TestScoreEventIdempotent(t *testing.T) {
 	first.checkTotals(t, scExpect(scored...))
 
 	for _, se := range scored {
-		ctx, cost := WithCost(scCtx(t))
+		ctx, cost := ddb.WithCost(scCtx(t))
 		rep, err := e.after.ScoreEvent(ctx, se.ev.ID, false)
 		scOK(t, err)
 		if want := (domain.ScoreReport{EventID: se.ev.ID, Complete: true, ScoredMatches: 5, Final: true}); rep != want {
@@ -1082,7 +1082,7 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 	ev = e.setResults(ev, scResults())
 
 	rec := newScFaultAPI(e.client)
-	ctx, cost := WithCost(scCtx(t))
+	ctx, cost := ddb.WithCost(scCtx(t))
 	rep, err := e.storeOver(rec).ScoreEvent(ctx, ev.ID, false)
 	scOK(t, err)
 	// Every player gets their first standing of the season: 3 items each (prediction,
@@ -1092,11 +1092,11 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 		t.Errorf("%d transactions for 120 players, want 5", rep.Transactions)
 	}
 	snap := cost.Snapshot()
-	if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems < 2*playersPerTransaction {
-		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*playersPerTransaction, maxTransactItems)
+	if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems < 2*playersPerTransaction {
+		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*playersPerTransaction, ddb.MaxTransactItems)
 	}
 	for _, n := range rec.sizes {
-		if n > maxTransactItems {
+		if n > ddb.MaxTransactItems {
 			t.Errorf("a transaction of %d items was sent", n)
 		}
 	}
@@ -1104,20 +1104,20 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 
 	t.Run("TransactRefuses101Items", func(t *testing.T) {
 		rec := newScFaultAPI(e.client)
-		items := make([]types.TransactWriteItem, maxTransactItems+1)
+		items := make([]types.TransactWriteItem, ddb.MaxTransactItems+1)
 		for i := range items {
 			items[i] = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(e.table), Key: table.Key(fmt.Sprintf("X#%d", i), "X"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 			}}
 		}
-		err := e.storeOver(rec).transact(scCtx(t), items)
+		err := e.storeOver(rec).db.Transact(scCtx(t), items)
 		if err == nil || !strings.Contains(err.Error(), "exceeds") {
 			t.Fatalf("transact(101 items) = %v, want a refusal", err)
 		}
 		if len(rec.sizes) != 0 {
 			t.Errorf("a 101-item request reached the client")
 		}
-		if err := e.storeOver(rec).transact(scCtx(t), items[:maxTransactItems]); err != nil {
+		if err := e.storeOver(rec).db.Transact(scCtx(t), items[:ddb.MaxTransactItems]); err != nil {
 			t.Errorf("transact(100 items) = %v", err)
 		}
 	})
@@ -1201,7 +1201,7 @@ func TestScoreEventDryRunWritesNothing(t *testing.T) {
 	e.setResults(ev, scResults())
 
 	before := e.snapshot()
-	ctx, cost := WithCost(scCtx(t))
+	ctx, cost := ddb.WithCost(scCtx(t))
 	dry, err := e.after.ScoreEvent(ctx, ev.ID, true)
 	scOK(t, err)
 	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: scBatches(entries), Remaining: 60, ScoredMatches: 5, Final: true}); dry != want {
@@ -1373,7 +1373,7 @@ func TestScoreEventCardChangedWhileScoring(t *testing.T) {
 // scDupQueryAPI returns one prediction twice in the first Query page that has predictions,
 // as a paginated read on AWS can when a concurrent run moves a score key past its cursor.
 type scDupQueryAPI struct {
-	API
+	ddb.API
 	once sync.Once
 }
 

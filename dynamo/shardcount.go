@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // WithScoreShards sets how many shards (keys.go) the events and seasons this store creates
@@ -66,7 +66,7 @@ func (s *Store) eventShards(ctx context.Context, e table.EventID) (int, error) {
 	if n, ok := s.known.get(eventShardsKey(e)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(e))})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(e))})
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
@@ -89,7 +89,7 @@ func (s *Store) seasonShards(ctx context.Context, season int, consistent bool) (
 	if n, ok := s.known.get(seasonShardsKey(season)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: table.SeasonKey(season), ConsistentRead: aws.Bool(consistent)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: table.SeasonKey(season), ConsistentRead: aws.Bool(consistent)})
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
@@ -110,7 +110,7 @@ func (s *Store) ensureSeason(ctx context.Context, season int) error {
 	if _, ok := s.known.get(seasonShardsKey(season)); ok {
 		return nil
 	}
-	put, err := s.put(table.NewSeasonRow(season, s.shards), false)
+	put, err := s.db.Put(table.NewSeasonRow(season, s.shards), table.NotExists())
 	if err != nil {
 		return fmt.Errorf("dynamo: create season %d: %w", season, err)
 	}
@@ -118,7 +118,7 @@ func (s *Store) ensureSeason(ctx context.Context, season int) error {
 		TableName: put.Put.TableName, Item: put.Put.Item,
 		ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
 	})
-	if err != nil && !isConditionFailed(err) {
+	if err != nil && !ddb.IsConditionFailed(err) {
 		return fmt.Errorf("dynamo: create season %d: %w", season, err)
 	}
 	return nil

@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Ranked lists (a leaderboard, a season's standings) are written across the event's or the
@@ -40,7 +40,7 @@ type scoredItem struct {
 // top) from the index partitions pks, in score-key order. One Query per partition, run at
 // once; each reads at most n score rows and stops at the first key that is not a score key
 // (unscored predictions sort after the scored ones). z (may be nil) weighs what was read.
-func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, attrs []string, z *sized) ([]map[string]types.AttributeValue, error) {
+func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, attrs []string, z *ddb.Sized) ([]map[string]types.AttributeValue, error) {
 	perShard := make([][]scoredItem, len(pks))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range pks {
@@ -49,12 +49,12 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 			if after != "" {
 				scores = expression.Key(table.AttrGSISK).GreaterThan(expression.Value(after))
 			}
-			q, err := s.newQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).And(scores), n, true, attrs...)
+			q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).And(scores), n, true, attrs...)
 			if err != nil {
 				return err
 			}
 			var rows []scoredItem
-			err = s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+			err = s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 				sk, _ := item[table.AttrGSISK].(*types.AttributeValueMemberS)
 				if sk == nil || !strings.HasPrefix(sk.Value, table.ScoreFirst) {
 					return false, nil
@@ -73,7 +73,7 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 	slices.SortFunc(all, func(a, b scoredItem) int { return strings.Compare(a.sk, b.sk) })
 	out := make([]map[string]types.AttributeValue, 0, min(n, len(all)))
 	for _, r := range all[:min(n, len(all))] {
-		z.add(r.item)
+		z.Add(r.item)
 		out = append(out, r.item)
 	}
 	return out, nil
@@ -95,7 +95,7 @@ func cursorPosition(c *table.Cursor) (string, domain.Ranker, error) {
 // leaderboardShards returns the page of first rows of event eid's leaderboard (the event
 // has shards shards) after cursor c (nil: the first page): one Query per shard. Without
 // picks the rows are read without them (table.LeaderboardRowAttrs): their Picks are empty.
-func (s *Store) leaderboardShards(ctx context.Context, eid table.EventID, shards, first int, c *table.Cursor, picks bool, z *sized) (domain.Page[domain.Prediction], error) {
+func (s *Store) leaderboardShards(ctx context.Context, eid table.EventID, shards, first int, c *table.Cursor, picks bool, z *ddb.Sized) (domain.Page[domain.Prediction], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
@@ -113,7 +113,7 @@ func (s *Store) leaderboardShards(ctx context.Context, eid table.EventID, shards
 
 // standingsShards returns the page of first rows of a season's standings (the season has
 // shards shards) after cursor c (nil: the first page), ranked: one Query per shard.
-func (s *Store) standingsShards(ctx context.Context, season, shards, first int, c *table.Cursor, z *sized) (domain.Page[domain.Standing], error) {
+func (s *Store) standingsShards(ctx context.Context, season, shards, first int, c *table.Cursor, z *ddb.Sized) (domain.Page[domain.Standing], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Standing]{}, err

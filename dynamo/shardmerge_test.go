@@ -8,9 +8,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // ranked is one row of a ranked list as the test expects it.
@@ -91,7 +92,7 @@ func testShardPages(t *testing.T, shards int) {
 			var got []ranked
 			after := ""
 			for n := 0; ; n++ {
-				ctx, cost := WithCost(ctxT(t))
+				ctx, cost := ddb.WithCost(ctxT(t))
 				p := read(ctx, first, after)
 				if c := cost.Snapshot().Calls; c != shards {
 					t.Fatalf("first %d, page %d: %d calls, want %d (one Query per shard)", first, n+1, c, shards)
@@ -146,7 +147,7 @@ func testShardPages(t *testing.T, shards int) {
 		})
 	})
 	t.Run("EmptyList", func(t *testing.T) {
-		ctx, cost := WithCost(ctxT(t))
+		ctx, cost := ddb.WithCost(ctxT(t))
 		p, err := f.s.standingsShards(ctx, 2031, shards, 50, nil, nil)
 		mustOK(t, err)
 		if len(p.Items) != 0 || p.HasNext || cost.Snapshot().Calls != shards {

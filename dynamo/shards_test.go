@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -143,7 +143,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 		t.Helper()
 		var got []row
 		var calls []int
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		_, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, 13, true)
 		mustOK(t, err)
 		for {
@@ -154,7 +154,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 			if !page.HasNext {
 				return got, calls
 			}
-			cctx, cost = WithCost(ctx)
+			cctx, cost = ddb.WithCost(ctx)
 			page, err = s.Leaderboard(cctx, ev.ID, 13, page.EndCursor(), true)
 			mustOK(t, err)
 		}
@@ -213,7 +213,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 			var calls []int
 			after := ""
 			for {
-				cctx, cost := WithCost(ctx)
+				cctx, cost := ddb.WithCost(ctx)
 				page, err := s.Standings(cctx, c.season, 17, after)
 				mustOK(t, err)
 				calls = append(calls, cost.Snapshot().Calls)
@@ -257,7 +257,7 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	ctx := ctxT(t)
 	f.clock.Set(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	ev := f.createEvent("2030-02-10-seed-layout", 20, standardCard())
-	cctx, cost := WithCost(ctx)
+	cctx, cost := ddb.WithCost(ctx)
 	_, err := f.s.SubmitPrediction(cctx, domain.UserRef{ID: "sub", Name: "Sub"}, ev.ID, picks(ev, 0, 0, 0))
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Operations["TransactWriteItems"] != 1 || snap.MaxTransactionItems != 3 {
@@ -272,13 +272,13 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	f.score(ev)
 
 	s := f.storeOver(f.db) // nothing known
-	cctx, cost = WithCost(ctx)
+	cctx, cost = ddb.WithCost(ctx)
 	e, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, 50, false)
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Calls != 1 || snap.Operations["Query"] != 1 || len(e.Matches) != 3 || len(page.Items) != 50 || !page.HasNext {
 		t.Errorf("the scored event with its top 50: %d calls %v, %d matches, %d rows", snap.Calls, snap.Operations, len(e.Matches), len(page.Items))
 	}
-	cctx, cost = WithCost(ctx)
+	cctx, cost = ddb.WithCost(ctx)
 	st, err := s.Standings(cctx, 2030, 50, "")
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Calls != 1 || len(st.Items) != 50 {
@@ -310,7 +310,7 @@ func TestScoringPacesItself(t *testing.T) {
 			f.clock.Set(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC))
 			f.lockAndResult(ev, 0, 1, 0)
 			eng := awsfaithful.New(t, awsfaithful.Config{Capacity: capacity.Uniform(capacity.Rate{Read: 3000, Write: 100})})
-			s := f.storeOver(eng.Client(t, CostOption, RetryOption, dynamotest.PatientAttempts), WithPartitionThroughput(c.pace, 3000))
+			s := f.storeOver(eng.Client(t, ddb.CostOption, ddb.RetryOption, dynamotest.PatientAttempts), WithPartitionThroughput(c.pace, 3000))
 			for calls := 0; ; calls++ {
 				r, err := s.ScoreEvent(ctx, ev.ID, false)
 				if domain.ErrorCode(err) == domain.CodeUnavailable && c.throttled && calls < 20 {

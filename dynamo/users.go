@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -13,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // maxAttempts bounds optimistic-concurrency retries of one operation.
@@ -22,7 +22,7 @@ const maxAttempts = 8
 // never registered.
 func (s *Store) getUserRow(ctx context.Context, uid table.UserID, consistent bool) (*table.UserRow, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK), ConsistentRead: aws.Bool(consistent),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.UserSK), ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
@@ -49,7 +49,7 @@ func (s *Store) Register(ctx context.Context, id, name string) (domain.User, err
 	if name, err = domain.CleanPlayerName(name); err != nil {
 		return domain.User{}, err
 	}
-	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows
+	defer s.cache.ForgetPlayerPages(false) // the name is on leaderboard and standings rows
 	row, err := s.setUserName(ctx, uid, name, nil)
 	if err != nil {
 		return domain.User{}, err
@@ -75,7 +75,7 @@ func (s *Store) setUserName(ctx context.Context, uid table.UserID, name string, 
 		}
 		if cur == nil {
 			row := table.NewUserRow(uid, name, s.now())
-			put, err := s.put(row, false)
+			put, err := s.db.Put(row, table.NotExists())
 			if err != nil {
 				return table.UserRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
 			}
@@ -83,7 +83,7 @@ func (s *Store) setUserName(ctx context.Context, uid table.UserID, name string, 
 				TableName: put.Put.TableName, Item: put.Put.Item,
 				ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
 			})
-			if isConditionFailed(err) {
+			if ddb.IsConditionFailed(err) {
 				continue
 			}
 			if err != nil {
@@ -106,21 +106,21 @@ func (s *Store) setUserName(ctx context.Context, uid table.UserID, name string, 
 			if err != nil {
 				return table.UserRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 			}
-			err = s.transactRetry(ctx, []types.TransactWriteItem{{Update: &types.Update{
-				TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK),
+			err = s.db.TransactRetry(ctx, []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.UserSK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}}, entry})
-			if _, cancelled := cancellationReasons(err); cancelled {
+			if _, cancelled := ddb.CancellationReasons(err); cancelled {
 				continue
 			}
 		} else {
 			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: table.Key(table.UserPK(uid), table.UserSK),
+				TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.UserSK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			})
-			if isConditionFailed(err) {
+			if ddb.IsConditionFailed(err) {
 				continue
 			}
 		}
@@ -137,17 +137,17 @@ func (s *Store) setUserName(ctx context.Context, uid table.UserID, name string, 
 // until a read finds none; it returns the user's standings as last read.
 func (s *Store) propagateName(ctx context.Context, uid table.UserID, user table.UserRow) ([]domain.Standing, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.newQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, false)
+		q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, false)
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		q.ConsistentRead = aws.Bool(true)
 		var (
-			stale   []table.Keys
+			stale   []map[string]types.AttributeValue
 			leagues []table.MembershipRow // league rows with an older name (leagues.go)
 		)
 		standings := []domain.Standing{}
-		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 			t := table.ItemType(item)
 			if t == table.TypeMembership {
 				var m table.MembershipRow
@@ -168,7 +168,7 @@ func (s *Store) propagateName(ctx context.Context, uid table.UserID, user table.
 				return false, err
 			}
 			if row.UserNameVersion < user.NameVersion {
-				stale = append(stale, row.Keys)
+				stale = append(stale, table.Key(row.PK, row.SK))
 			}
 			if t == table.TypeStanding {
 				var st table.StandingRow
@@ -188,7 +188,7 @@ func (s *Store) propagateName(ctx context.Context, uid table.UserID, user table.
 		}
 		if len(leagues) > 0 {
 			err := s.renameInLeagues(ctx, uid, user, leagues)
-			if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
+			if _, cancelled := ddb.CancellationReasons(err); err != nil && !cancelled {
 				return nil, fmt.Errorf("dynamo: rename %s in leagues: %w", uid, err)
 			}
 		}
@@ -199,8 +199,8 @@ func (s *Store) propagateName(ctx context.Context, uid table.UserID, user table.
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
-		err = s.updateEach(ctx, stale, expr)
-		if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
+		err = s.db.UpdateEach(ctx, stale, expr)
+		if _, cancelled := ddb.CancellationReasons(err); err != nil && !cancelled {
 			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
 		}
 		// Done, or something changed under us: read again until nothing is stale.

@@ -5,14 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // nameCopies returns (name, version) of every prediction and standing in user's partition.

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // GetEventState returns an event without its card (Matches nil) from one strongly
@@ -23,7 +22,7 @@ func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, err
 		return domain.Event{}, err
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)

@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/testlog"
@@ -289,7 +289,7 @@ func TestOlderLayoutIsRefusedWithFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(eng.Stop)
-	client, err := dynamo.NewClient(t.Context(), eng.Endpoint)
+	client, err := ddb.NewClient(t.Context(), eng.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}

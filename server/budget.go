@@ -7,14 +7,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts),

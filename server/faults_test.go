@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -24,6 +22,8 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -36,7 +36,7 @@ import (
 var faultDeadline = flag.Duration("fault-deadline", 3*time.Second, "request deadline of TestUnderEveryFault")
 
 // faultEnv is the API over the AWS-faithful engine, behind toxiproxy, with the production
-// client settings (dynamo.RetryOption).
+// client settings (ddb.RetryOption).
 type faultEnv struct {
 	*env
 	eng    *awsfaithful.Engine
@@ -52,7 +52,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	engClock := testclock.New(t0)
 	eng := awsfaithful.New(t, awsfaithful.Config{Now: engClock.Now, Capacity: capacity.Uniform(capacity.AWS)})
 	netw := awsfaithful.NewNetwork(t, eng.Endpoint())
-	db := dynamotest.Client(t, dynamo.CostOption, dynamo.RetryOption, func(o *dynamodb.Options) {
+	db := dynamotest.Client(t, ddb.CostOption, ddb.RetryOption, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(netw.Endpoint())
 	})
 	t.Cleanup(func() { db.Options().HTTPClient.(*http.Client).CloseIdleConnections() })
@@ -202,14 +202,14 @@ var faultCases = []faultCase{
 		return f.holdEvent(t, 300*time.Millisecond)
 	}},
 	{"LatencyOverAttemptTimeout", func(t *testing.T, f *faultEnv) func() {
-		if err := f.net.Latency(dynamo.AttemptTimeout + 500*time.Millisecond); err != nil {
+		if err := f.net.Latency(ddb.AttemptTimeout + 500*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		return f.net.Clear
 	}},
 	{"LostWriteAnswer", func(t *testing.T, f *faultEnv) func() {
 		// The transaction is applied; its answer comes back after the attempt timeout.
-		return f.eng.DelayAnswers(func(op string) bool { return op == "TransactWriteItems" }, dynamo.AttemptTimeout+500*time.Millisecond)
+		return f.eng.DelayAnswers(func(op string) bool { return op == "TransactWriteItems" }, ddb.AttemptTimeout+500*time.Millisecond)
 	}},
 	{"ConnectionReset", func(t *testing.T, f *faultEnv) func() {
 		if err := f.net.ResetPeer(); err != nil {

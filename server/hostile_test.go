@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/hostile"
 	"github.com/pickem/api/server"
 )

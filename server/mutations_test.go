@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/google/uuid"
+
+	"github.com/pickem/api/dynamo/table"
 )
 
 const (

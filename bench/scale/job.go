@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/pickem/api/dynamo/table"
-
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -168,7 +167,7 @@ func (j *JobModel) page(i int, bytes float64) int {
 	g := j.Reads[i]
 	c := g.Proto
 	total := callBytes(c)
-	var as dynamo.TraceAccesses
+	var as trace.TraceAccesses
 	for _, a := range c.Accesses {
 		share := 1.0
 		if total > 0 {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
 	"github.com/pickem/api/domain"
 )
 
@@ -23,4 +24,14 @@ func VersionIs(v int) expression.ConditionBuilder {
 // RevIs is the condition that an item's rev (an event row's, a league's) is r.
 func RevIs(r int) expression.ConditionBuilder {
 	return expression.Name("rev").Equal(expression.Value(r))
+}
+
+// NotExists is the condition that no item has the key written: a new item.
+func NotExists() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrPK))
+}
+
+// Exists is the condition that the item written exists.
+func Exists() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(attrPK))
 }

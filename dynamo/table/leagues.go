@@ -2,6 +2,7 @@ package table
 
 import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
 	"github.com/pickem/api/domain"
 )
 

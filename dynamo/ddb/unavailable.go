@@ -1,4 +1,4 @@
-package dynamo
+package ddb
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func retryable(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return true
 	}
-	if reasons, cancelled := cancellationReasons(err); cancelled {
+	if reasons, cancelled := CancellationReasons(err); cancelled {
 		return onlyTransient(reasons)
 	}
 	return sdkRetryables.IsErrorRetryable(err).Bool()
@@ -60,7 +60,7 @@ func retryable(err error) bool {
 // available is the store's client: every call's error goes through unavailable, so that
 // each of the store's operations reports DynamoDB being busy or unreachable as
 // UNAVAILABLE, once, here. A transaction cancelled for a reason that retrying cures is
-// passed on as it is: transactRetry retries it (and translates it when it gives up).
+// passed on as it is: TransactRetry retries it (and translates it when it gives up).
 type available struct{ api API }
 
 // translated calls f and translates its error.
@@ -91,8 +91,8 @@ func (a available) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 
 func (a available) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	out, err := a.api.TransactWriteItems(ctx, in, o...)
-	if _, cancelled := cancellationReasons(err); cancelled {
-		return out, err // transactRetry's to retry or translate
+	if _, cancelled := CancellationReasons(err); cancelled {
+		return out, err // TransactRetry's to retry or translate
 	}
 	return out, unavailable(err)
 }

@@ -1,4 +1,4 @@
-package dynamo
+package ddb
 
 import (
 	"context"
@@ -79,9 +79,44 @@ func CostOption(o *dynamodb.Options) {
 	})
 }
 
+// An Observer sees the DynamoDB calls made with a context that carries it (WithObserver),
+// through a client with CostOption: the scale model's recorder. It is never used in serving.
+type Observer interface {
+	// Begin is called before a call, with its operation name, its input and the read-cache
+	// entry the call fills ("" for a call outside any fill: Cached). The call fails with
+	// Begin's error, if any; otherwise end is called once it is done, with its output (nil
+	// if it failed), its error and the capacity units the engine reported (nil: none), and
+	// an error end returns fails a call that succeeded.
+	Begin(op string, params any, cacheEntry string) (end func(result any, err error, readUnits, writeUnits *float64) error, err error)
+}
+
+type observerKey struct{}
+
+// WithObserver returns a context whose DynamoDB calls (through a client with CostOption)
+// o observes.
+func WithObserver(ctx context.Context, o Observer) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
+}
+
+func observerFromContext(ctx context.Context) Observer {
+	o, _ := ctx.Value(observerKey{}).(Observer)
+	return o
+}
+
+type cacheFillKey struct{}
+
+// withCacheFill marks the calls made with the returned context, when observed, as filling
+// the read-cache entry key. Without an observer it returns ctx.
+func withCacheFill(ctx context.Context, key string) context.Context {
+	if observerFromContext(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, cacheFillKey{}, key)
+}
+
 func handleCost(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-	c, rec := CostFromContext(ctx), recorderFromContext(ctx)
-	if c == nil && rec == nil {
+	c, obs := CostFromContext(ctx), observerFromContext(ctx)
+	if c == nil && obs == nil {
 		return next.HandleInitialize(ctx, in)
 	}
 	txItems := 0
@@ -103,13 +138,13 @@ func handleCost(ctx context.Context, in middleware.InitializeInput, next middlew
 		txItems = len(p.TransactItems)
 	}
 	op := awsmiddleware.GetOperationName(ctx)
-	var traced *pending
-	if rec != nil {
+	var end func(result any, err error, readUnits, writeUnits *float64) error
+	if obs != nil {
+		entry, _ := ctx.Value(cacheFillKey{}).(string)
 		var err error
-		if traced, err = rec.begin(op, in.Parameters); err != nil {
+		if end, err = obs.Begin(op, in.Parameters, entry); err != nil {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, err
 		}
-		traced.cache, _ = ctx.Value(cacheFillKey{}).(string)
 	}
 	out, md, err := next.HandleInitialize(ctx, in)
 	var read, write float64
@@ -149,9 +184,9 @@ func handleCost(ctx context.Context, in middleware.InitializeInput, next middlew
 	case *dynamodb.TransactWriteItemsOutput:
 		sum(true, r.ConsumedCapacity...)
 	}
-	if traced != nil {
-		if terr := rec.end(traced, in.Parameters, out.Result, err, reportedUnits(reported, read), reportedUnits(reported, write)); terr != nil && err == nil {
-			err = terr
+	if end != nil {
+		if oerr := end(out.Result, err, reportedUnits(reported, read), reportedUnits(reported, write)); oerr != nil && err == nil {
+			err = oerr
 		}
 	}
 	if c != nil {

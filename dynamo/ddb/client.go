@@ -1,4 +1,4 @@
-package dynamo
+package ddb
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pickem/api/dynamo/table"
 )
 
 // NewClient returns a DynamoDB client with the cost-counting option and the fault

@@ -1,4 +1,9 @@
-package dynamo
+// Package trace records the DynamoDB calls a store makes, for the partition-throughput
+// model of bench/scale: per call, the partitions of the table and of the index it read or
+// wrote, the items it touched, their sizes and the units they cost by AWS's rules. It is a
+// measuring tool: it reads every written item before and after the call, and is never used
+// in serving.
+package trace
 
 import (
 	"context"
@@ -10,13 +15,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pickem/api/dynamo/table"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -31,8 +36,8 @@ import (
 // Those extra reads make recording slow; it is a measuring tool, never used in serving.
 // Concurrent calls touching the same item may see each other's images.
 type Recorder struct {
-	db    API
-	table string
+	db    ddb.API
+	table string // the table's name
 	start time.Time
 
 	mu    sync.Mutex
@@ -58,7 +63,7 @@ type TraceCall struct {
 	// ReportedRCU and ReportedWCU are the units the engine reported (nil: none).
 	ReportedRCU *float64 `json:"reportedRcu,omitempty"`
 	ReportedWCU *float64 `json:"reportedWcu,omitempty"`
-	// Cache is the read-cache entry (readcache.go) the call was made to fill, "" for a
+	// Cache is the read-cache entry (ddb.Cache) the call was made to fill, "" for a
 	// call outside any fill. With the cache on, a process makes such a call only when
 	// that entry is missing or older than the TTL; recorded with the cache off, every
 	// request makes it, and the model decides (bench/scale).
@@ -118,36 +123,30 @@ func (as TraceAccesses) WCU() float64 {
 	return t
 }
 
-// NewRecorder returns a recorder for calls on table. db reads the before and after
+// NewRecorder returns a recorder for calls on the table name. db reads the before and after
 // images of written items; its own reads are not recorded. With a nil db the recorder
 // reads no images: writes are recorded with their keys and times but no sizes, units or
 // index writes.
-func NewRecorder(db API, table string) *Recorder {
-	return &Recorder{db: db, table: table, start: time.Now()}
+func NewRecorder(db ddb.API, name string) *Recorder {
+	return &Recorder{db: db, table: name, start: time.Now()}
 }
 
-type recorderKey struct{}
-
-// WithRecorder returns a context whose DynamoDB calls (through a client with CostOption)
-// are recorded by r.
+// WithRecorder returns a context whose DynamoDB calls (through a client with
+// ddb.CostOption) are recorded by r.
 func WithRecorder(ctx context.Context, r *Recorder) context.Context {
-	return context.WithValue(ctx, recorderKey{}, r)
+	return ddb.WithObserver(ctx, r)
 }
 
-func recorderFromContext(ctx context.Context) *Recorder {
-	r, _ := ctx.Value(recorderKey{}).(*Recorder)
-	return r
-}
-
-type cacheFillKey struct{}
-
-// withCacheFill marks the calls made with the returned context, when recorded, as filling
-// the read-cache entry key (TraceCall.Cache). Without a recorder it returns ctx.
-func withCacheFill(ctx context.Context, key string) context.Context {
-	if recorderFromContext(ctx) == nil {
-		return ctx
+// Begin records the call op with input params (it implements ddb.Observer).
+func (r *Recorder) Begin(op string, params any, cacheEntry string) (func(result any, err error, readUnits, writeUnits *float64) error, error) {
+	p, err := r.begin(op, params)
+	if err != nil {
+		return nil, err
 	}
-	return context.WithValue(ctx, cacheFillKey{}, key)
+	p.cache = cacheEntry
+	return func(result any, callErr error, readUnits, writeUnits *float64) error {
+		return r.end(p, params, result, callErr, readUnits, writeUnits)
+	}, nil
 }
 
 // Calls returns the calls recorded so far, in the order they ended.
@@ -193,7 +192,7 @@ type pending struct {
 	writes  []written
 	before  []map[string]types.AttributeValue
 	started time.Time // before the recorder's reads of the before images
-	cache   string    // the read-cache entry the call fills (withCacheFill)
+	cache   string    // the read-cache entry the call fills (ddb.Cached)
 }
 
 // begin notes what a call will write and reads those items' current images.
@@ -277,7 +276,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 	} else if callErr != nil {
 		c.Error = callErr.Error()
 	}
-	if reasons, ok := cancellationReasons(callErr); ok {
+	if reasons, ok := ddb.CancellationReasons(callErr); ok {
 		for _, rs := range reasons {
 			c.Reasons = append(c.Reasons, aws.ToString(rs.Code))
 		}
