@@ -28,26 +28,13 @@ import (
 // the transaction's items, so the indexes of the other items' cancellation reasons do not
 // move; one entry per transaction. Returns BAD_USER_INPUT for an invalid event or match id.
 func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error) {
-	log, err := table.ParseAuditLogID(entry.EventID)
+	row, err := table.NewAuditRow(entry, s.now(), domain.ActorFrom(ctx))
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	matchID := ""
-	if entry.MatchID != nil {
-		m, err := table.ParseMatchID(*entry.MatchID)
-		if err != nil {
-			return types.TransactWriteItem{}, err
-		}
-		matchID = string(m)
-	}
-	at := s.now().UTC()
-	actor := domain.ActorFrom(ctx)
-	row := table.AuditRow{Keys: table.Keys{PK: table.AuditPK(log), SK: table.AuditSK(at, table.NewAuditNonce())}, Type: table.TypeAudit,
-		At: at.Format(table.AuditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
-		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}
 	it, err := s.db.Put(row, table.NotExists())
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", log, entry.Action, err)
+		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", row.EventID, entry.Action, err)
 	}
 	return it, nil
 }
@@ -106,36 +93,4 @@ func (s *Store) withAudit(ctx context.Context, entry domain.AuditEntry, items ..
 		return nil, err
 	}
 	return append(items, put), nil
-}
-
-// auditScoringCall writes the audit entry of a ScoreEvent call that wrote something but
-// does not end with the SCORED transaction (markScored, which carries the entry of a call
-// that completes the event): the time budget stopped it, or cause (an error) did. Its
-// batches commit in parallel shards, so which of them is the call's last is only known
-// once they have all ended: the entry is written then, in a transaction of its own. A dry
-// run, or a call that wrote nothing, writes no entry. Returns cause if not nil (the
-// entry's own failure is then dropped), else the entry's error.
-func (s *Store) auditScoringCall(ctx context.Context, run *scoringRun, cause error) error {
-	if run.dryRun || run.wrote.Load() == 0 {
-		return cause
-	}
-	stopped := ""
-	if cause != nil {
-		stopped = string(domain.ErrorCode(cause))
-	}
-	run.mu.Lock()
-	rep := *run.report
-	run.mu.Unlock()
-	put, err := s.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
-		Summary: domain.SummarizeScoring(rep, run.ev.CardVersion, stopped)})
-	if err == nil {
-		err = s.db.TransactRetry(ctx, []types.TransactWriteItem{put})
-	}
-	if cause != nil {
-		return cause
-	}
-	if err != nil {
-		return fmt.Errorf("dynamo: score %s: audit entry: %w", run.ev.ID, err)
-	}
-	return nil
 }

@@ -260,23 +260,23 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 	step := func() { f.clock.Advance(time.Millisecond) }
 
 	step()
-	ev, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: time.Date(2030, 5, 1, 20, 0, 0, 0, time.UTC), Matches: standardCard()})
+	ev, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit scoring.Card", StartsAt: time.Date(2030, 5, 1, 20, 0, 0, 0, time.UTC), Matches: standardCard()})
 	mustOK(t, err)
 	n++
-	f.wantEntries(id, n, domain.AuditEntry{Action: domain.ActionCreateEvent, Summary: `created "Audit Card", starts 2030-05-01T20:00:00Z, with 3 matches`})
+	f.wantEntries(id, n, domain.AuditEntry{Action: domain.ActionCreateEvent, Summary: `created "Audit scoring.Card", starts 2030-05-01T20:00:00Z, with 3 matches`})
 
 	t.Run("CreateEventRefused", func(t *testing.T) {
 		step()
-		_, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: ev.StartsAt})
+		_, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit scoring.Card", StartsAt: ev.StartsAt})
 		wantCode(t, err, domain.CodeConflict)
 		f.on(t).wantEntries(id, n, domain.AuditEntry{})
 	})
 	t.Run("UpdateEvent", func(t *testing.T) {
 		step()
-		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card II")})
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit scoring.Card II")})
 		mustOK(t, err)
 		n++
-		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Audit Card" → "Audit Card II"`})
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Audit scoring.Card" → "Audit scoring.Card II"`})
 	})
 	t.Run("UpdateEventRacedDecidesAgain", func(t *testing.T) {
 		// Another admin renames the event between this update's read and its write: the
@@ -287,10 +287,10 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 			mustOK(t, err)
 			step() // this update's own entry is then the newest
 		})
-		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card III")})
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit scoring.Card III")})
 		mustOK(t, err)
 		n += 2
-		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Raced" → "Audit Card III"`})
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Raced" → "Audit scoring.Card III"`})
 	})
 	var added domain.Match
 	t.Run("AddMatch", func(t *testing.T) {

@@ -89,7 +89,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	}
 	err = s.db.TransactRetry(ctx, items)
 	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
-		existing, err := s.readCard(ctx, id, false)
+		existing, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
 		}
@@ -151,44 +151,25 @@ func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
 // its two reads.
 const maxCardReads = 5
 
-// cardRead is an event with its card as one moment of the main table, and, when asked
-// for, what scoring needs beside it.
+// cardRead is an event with its card as one moment of the main table, and its row.
 type cardRead struct {
 	ev  domain.Event
 	row table.EventRow
-	// With counts only (readCard): the event's lock copies by copy (counts) and its
-	// scoring checkpoints by shard.
-	locks       map[int]table.LockRow
-	checkpoints map[int]table.CheckpointRow
-}
-
-// shardCount is how many predictions shard s of the event has: the sum of the counts on
-// the shard's lock copies.
-func (c cardRead) shardCount(s int) int {
-	n := 0
-	for copy, l := range c.locks {
-		if copy%c.row.Shards == s {
-			n += l.Predictions
-		}
-	}
-	return n
 }
 
 // loadCard reads an event and its matches consistently from the main table, for
 // mutations. Returns NOT_FOUND if there is no such event.
 func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
-	r, err := s.readCard(ctx, id, false)
+	r, err := s.readCard(ctx, id)
 	return r.ev, err
 }
 
 // readCard reads an event row and its match rows with strongly consistent reads of the
-// main table: a GetItem and a Query in parallel, then, if withCounts, BatchGetItems of
-// every lock copy and every shard's scoring checkpoint the row says the event has. The two
-// reads see two moments; the pair is returned only when the event row's cardHash matches
+// main table: a GetItem and a Query in parallel. The two reads see two moments; the pair is returned only when the event row's cardHash matches
 // the matches read, so it is one moment of the card (every card change writes the matches
 // and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
 // is no such event, UNAVAILABLE if the card kept changing under the reads.
-func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardRead, error) {
+func (s *Store) readCard(ctx context.Context, id string) (cardRead, error) {
 	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return cardRead{}, err
@@ -238,57 +219,9 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			continue // a card change landed between the two reads
 		}
 		s.noteEvent(row, len(ev.Matches))
-		cr := cardRead{ev: ev, row: row}
-		if withCounts {
-			// After the row: how many copies and shards there are is the row's to say.
-			if cr.locks, cr.checkpoints, err = s.readCounts(ctx, row); err != nil {
-				return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
-			}
-		}
-		return cr, nil
+		return cardRead{ev: ev, row: row}, nil
 	}
 	return cardRead{}, domain.Errorf(domain.CodeUnavailable, "the card of event %q kept changing while it was read; try again", id)
-}
-
-// readCounts reads every lock copy and every scoring checkpoint of the event of row
-// consistently (BatchGetItems of 100 keys), by copy and by shard. A copy or a checkpoint
-// that does not exist is missing from its map.
-func (s *Store) readCounts(ctx context.Context, row table.EventRow) (map[int]table.LockRow, map[int]table.CheckpointRow, error) {
-	eid := table.EventID(row.ID)
-	locks := make(map[int]table.LockRow, row.LockCopies)
-	checkpoints := make(map[int]table.CheckpointRow, row.Shards)
-	copyOf := make(map[string]int, row.LockCopies)
-	shardOf := make(map[string]int, row.Shards)
-	ks := table.LockKeys(eid, row.LockCopies)
-	for c := range row.LockCopies {
-		copyOf[table.LockPK(eid, c)] = c
-	}
-	for sh := range row.Shards {
-		ks = append(ks, table.CheckpointKey(eid, sh))
-		shardOf[table.ShardPK(eid, sh)] = sh
-	}
-	err := s.db.BatchGet(ctx, ks, true, func(item map[string]types.AttributeValue) error {
-		switch table.ItemType(item) {
-		case table.TypeLock:
-			var l table.LockRow
-			if err := attributevalue.UnmarshalMap(item, &l); err != nil {
-				return err
-			}
-			if c, ok := copyOf[l.PK]; ok {
-				locks[c] = l
-			}
-		case table.TypeCheckpoint:
-			var cp table.CheckpointRow
-			if err := attributevalue.UnmarshalMap(item, &cp); err != nil {
-				return err
-			}
-			if sh, ok := shardOf[cp.PK]; ok {
-				checkpoints[sh] = cp
-			}
-		}
-		return nil
-	})
-	return locks, checkpoints, err
 }
 
 // commitCard writes items (the match changes) in one transaction with an update of the
@@ -383,7 +316,7 @@ func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWr
 // touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cr, err := s.readCard(ctx, id, false)
+		cr, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
 		}
@@ -557,7 +490,7 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 // AddMatch appends a match to the end of a card. Returns NOT_FOUND, BAD_USER_INPUT (full
 // card, scored event) or CONFLICT.
 func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -614,7 +547,7 @@ func replaceMatch(card []domain.Match, old string, m domain.Match) []domain.Matc
 // result): picks are team indices, so picks on the old match stop counting rather than
 // being silently re-pointed. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.MatchUpdate) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -684,7 +617,7 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 // RemoveMatch deletes a match and closes the gap in the card order. Returns NOT_FOUND,
 // BAD_USER_INPUT (scored event) or CONFLICT.
 func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return err
 	}
@@ -729,7 +662,7 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 // ReorderMatches sets the card order; ids must name every match of the card exactly once.
 // Returns the card in its new order, or NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return nil, err
 	}
@@ -780,7 +713,7 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 // transaction, so results never reach players who can still pick; a SCORED event's results
 // can be corrected but not cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -815,4 +748,32 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 		return domain.Match{}, err
 	}
 	return m, nil
+}
+
+// putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
+// The match's pick counts as read (m.PickCounts) are carried over, and a Put over an
+// existing match is conditioned on them still being what is stored: scoring writes them
+// without moving the card version, so a card edit that read the card before they were
+// written fails (CONFLICT: read again) rather than wiping them.
+func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
+	row := table.NewMatchRow(eid, m)
+	if !mustExist {
+		return s.db.Put(row, table.NotExists())
+	}
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	same := expression.AttributeNotExists(expression.Name("pickCounts"))
+	if row.PickCounts != nil {
+		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
+	}
+	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK)).And(same)).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.db.Name), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
@@ -531,7 +532,7 @@ func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 // calls — concurrent ones included — ends with the table one unbudgeted call makes.
 func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
 	t.Parallel()
-	const players = 2*playersPerTransaction + 10 // three batches of work with one shard
+	const players = 2*scoring.PlayersPerTransaction + 10 // three batches of work with one shard
 	// One dataset, copied item for item into a fresh table for the twin and each subtest.
 	src, _ := newFaithfulScEnv(t)
 	prior := src.createEvent("2025-03-01-prior-event", scCard())
@@ -599,7 +600,7 @@ func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
 			}
 		}
 		if want := scBatches(scGenEntries(players, scTeamCounts(ev), 10)); calls != want || total != players {
-			t.Errorf("%d calls wrote %d predictions, want %d calls (one batch of at most %d of a shard each) and %d", calls, total, want, playersPerTransaction, players)
+			t.Errorf("%d calls wrote %d predictions, want %d calls (one batch of at most %d of a shard each) and %d", calls, total, want, scoring.PlayersPerTransaction, players)
 		}
 		same(t, e, ev)
 	})
@@ -642,7 +643,7 @@ func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
 		defer cancel()
 		rep, err := s.ScoreEvent(ctx, ev.ID, false)
 		scOK(t, err)
-		if rep.Complete || rep.PredictionsScored == 0 || rep.PredictionsScored > playersPerTransaction || rep.Remaining != players-rep.PredictionsScored {
+		if rep.Complete || rep.PredictionsScored == 0 || rep.PredictionsScored > scoring.PlayersPerTransaction || rep.Remaining != players-rep.PredictionsScored {
 			t.Errorf("call with a near deadline: %+v, want one batch and the rest remaining", rep)
 		}
 		for !rep.Complete {

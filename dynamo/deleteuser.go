@@ -3,12 +3,10 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -114,7 +112,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			if err != nil {
 				return wrap(err)
 			}
-			if err := s.summarizeRanks(ctx, t.eid, t.shards, t.season, seasonShards); err != nil {
+			if err := s.scoring.SummarizeRanks(ctx, t.eid, t.shards, t.season, seasonShards); err != nil {
 				return wrap(err)
 			}
 		}
@@ -139,68 +137,16 @@ func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.
 	// The copy that counted it, of the event's own count of copies.
 	tx.Add(s.db.UpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
 		expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
-	item, err := s.checkpointOnDelete(ctx, uid, p, sh)
+	// What scoring counted of it.
+	items, err := s.scoring.PredictionDeleted(ctx, uid, p, sh)
 	if err != nil {
 		return false, err
 	}
-	tx.Add(item, nil)
-	if p.Points != nil {
-		d := rankDelta{}
-		d.move(p.Points, nil)
-		it, ok, err := s.ranksUpdate(table.EventRanksKey(eid, sh), d)
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			tx.Add(it, nil)
-		}
-	}
+	tx.Items = append(tx.Items, items...)
 	if tx.Err != nil {
 		return false, tx.Err
 	}
 	return s.deleteTransaction(ctx, tx.Items)
-}
-
-// checkpointOnDelete is the transaction item of the scoring checkpoint of p's shard (read
-// consistently here) when p is deleted: done − 1 if p was written for the checkpoint's
-// card version; its position (after: the last index key a run passed) moved back to just
-// before p's key if it is p's key, so that no row keeps the player's id (the next pass
-// reads the keys of p's score again, which were written already: nothing is counted
-// twice); otherwise a check that it is unchanged — so that a scoring run moving it in
-// between cancels this delete, or this delete cancels the run's move (it reads again).
-func (s *Store) checkpointOnDelete(ctx context.Context, uid table.UserID, p table.PredictionRow, sh int) (types.TransactWriteItem, error) {
-	key := table.CheckpointKey(table.EventID(p.EventID), sh)
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	if out.Item == nil {
-		return s.db.Check(key, expression.AttributeNotExists(expression.Name(table.AttrPK)))
-	}
-	var cp table.CheckpointRow
-	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	cond := expression.Name("cardVersion").Equal(expression.Value(cp.CardVersion)).
-		And(expression.Name("done").Equal(expression.Value(cp.Done))).
-		And(expression.Name("after").Equal(expression.Value(cp.After)))
-	var upd expression.UpdateBuilder
-	changed := false
-	if before, ok := strings.CutSuffix(cp.After, string(uid)); ok && strings.HasSuffix(before, "#") {
-		upd = upd.Set(expression.Name("after"), expression.Value(before))
-		changed = true
-	}
-	if p.ScoredWith != nil && cp.CardVersion == *p.ScoredWith {
-		upd = upd.Add(expression.Name("done"), expression.Value(-1))
-		changed = true
-		if cp.Picked > 0 { // its picks leave the pass's pick counts too (pickcounts.go)
-			upd = pickCountsOnDelete(upd.Add(expression.Name("picked"), expression.Value(-1)), p, cp)
-		}
-	}
-	if !changed {
-		return s.db.Check(key, cond)
-	}
-	return s.db.UpdateIf(key, upd, cond)
 }
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
@@ -212,16 +158,11 @@ func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.S
 	}
 	var tx ddb.Tx
 	tx.Add(s.db.DeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
-	d := rankDelta{}
-	points := st.Points
-	d.move(&points, nil)
-	it, ok, err := s.ranksUpdate(table.SeasonRanksKey(st.Season, uid.Shard(seasonShards)), d)
+	items, err := s.scoring.StandingDeleted(uid, st, seasonShards)
 	if err != nil {
 		return false, err
 	}
-	if ok {
-		tx.Add(it, nil)
-	}
+	tx.Items = append(tx.Items, items...)
 	if tx.Err != nil {
 		return false, tx.Err
 	}

@@ -58,23 +58,23 @@ func TestRenameLeague(t *testing.T) {
 	// ben leaves between the rename's read and its transaction: it reads again.
 	hooked := &txHookAPI{API: f.db, match: func(*dynamodb.TransactWriteItemsInput) bool { return true },
 		hook: func() { mustOK(t, f.s.LeaveLeague(ctxT(t), "ben", l.ID)) }}
-	got, err := f.storeOver(hooked).RenameLeague(ctx, l.ID, "  New Name ")
+	got, err := f.storeOver(hooked).RenameLeague(ctx, l.ID, "  scoring.New Name ")
 	mustOK(t, err)
-	if got.Name != "New Name" || got.MemberCount != 1 {
+	if got.Name != "scoring.New Name" || got.MemberCount != 1 {
 		t.Fatalf("renamed %+v", got)
 	}
 	f.checkLeague(l.ID, 1, "ann")
-	if p, err := f.s.LeagueByInvite(ctxT(t), l.InviteCode); err != nil || p.Name != "New Name" {
+	if p, err := f.s.LeagueByInvite(ctxT(t), l.InviteCode); err != nil || p.Name != "scoring.New Name" {
 		t.Fatalf("preview %+v %v", p, err)
 	}
-	_, err = f.s.RenameLeague(ctx, l.ID, "New Name")
+	_, err = f.s.RenameLeague(ctx, l.ID, "scoring.New Name")
 	mustOK(t, err)
 	_, err = f.s.RenameLeague(ctx, l.ID, strings.Repeat("x", domain.MaxLeagueNameLen+1))
 	wantCode(t, err, domain.CodeBadUserInput)
 	_, err = f.s.RenameLeague(ctx, domain.NewLeagueID(), "Whatever")
 	wantCode(t, err, domain.CodeNotFound)
 	entries := f.moderationEntries(domain.ActionRenameLeague)
-	if len(entries) != 1 || entries[0].Actor.ID != "mod-1" || !strings.Contains(entries[0].Summary, l.ID) || !strings.Contains(entries[0].Summary, `"New Name"`) {
+	if len(entries) != 1 || entries[0].Actor.ID != "mod-1" || !strings.Contains(entries[0].Summary, l.ID) || !strings.Contains(entries[0].Summary, `"scoring.New Name"`) {
 		t.Fatalf("moderation entries %+v", entries)
 	}
 }

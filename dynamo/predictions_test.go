@@ -36,7 +36,9 @@ func TestSubmitPrediction(t *testing.T) {
 	f.lockAndResult(scored, 0, 0, 0)
 	f.score(scored)
 	// A store whose clock reads a later time, sharing the table.
-	at := func(now time.Time) *Store { return New(f.db, f.table, WithClock(func() time.Time { return now })) }
+	at := func(now time.Time) *Store {
+		return New(f.db, f.table, WithClock(func() time.Time { return now }))
+	}
 
 	t.Run("CreatesWithProfileFromToken", func(t *testing.T) {
 		t.Parallel()

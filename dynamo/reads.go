@@ -159,7 +159,7 @@ func (s *Store) readEventRow(ctx context.Context, eid table.EventID, z *ddb.Size
 	}
 	ev, current, err := p.toEvent(id)
 	if !current {
-		r, err := s.readCard(ctx, id, false)
+		r, err := s.readCard(ctx, id)
 		return r.ev, r.row, err
 	}
 	if err != nil {
@@ -257,7 +257,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 	}
 	ev, current, err := p.toEvent(id)
 	if !current {
-		r, err := s.readCard(ctx, id, false)
+		r, err := s.readCard(ctx, id)
 		if err != nil || !r.ev.LeaderboardVisible() {
 			return r.ev, none, err
 		}

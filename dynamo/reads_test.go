@@ -511,11 +511,11 @@ func TestReads(t *testing.T) {
 			})
 		}
 		t.Run("PlayerWithoutStandingsOrPredictions", func(t *testing.T) {
-			_, err := s.Register(ctx, "p-new", "New Player")
+			_, err := s.Register(ctx, "p-new", "scoring.New Player")
 			mustOK(t, err)
 			u, p, err := s.GetUser(ctx, "p-new", 20, true)
 			mustOK(t, err)
-			if u.Name != "New Player" || u.Standings == nil || len(u.Standings) != 0 || len(p.Items) != 0 || p.HasNext {
+			if u.Name != "scoring.New Player" || u.Standings == nil || len(u.Standings) != 0 || len(p.Items) != 0 || p.HasNext {
 				t.Errorf("user %+v page %+v", u, p)
 			}
 		})

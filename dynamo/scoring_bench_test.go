@@ -15,6 +15,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
 )
 
@@ -241,7 +242,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 
 // scBareWrite makes the writes a first scoring run of entries makes — per player, the
 // prediction's Update (points, correct, correctIds, GSI_SK) and the standing's Update (or Put
-// of a new standing) — as transactions of playersPerTransaction players, scShards at a
+// of a new standing) — as transactions of scoring.PlayersPerTransaction players, scShards at a
 // time, with no reads, no conditions and no retries. The standings' new totals are computed
 // from the data scBenchData wrote, before the clock starts. It returns the time the writes
 // took and the number of transactions.
@@ -292,7 +293,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 			}
 			cur = append(cur, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(e.table), Item: item}})
 		}
-		if len(cur) == 2*playersPerTransaction {
+		if len(cur) == 2*scoring.PlayersPerTransaction {
 			txs, cur = append(txs, cur), nil
 		}
 	}

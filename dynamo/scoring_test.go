@@ -30,6 +30,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 )
@@ -229,7 +230,7 @@ func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.Attribut
 }
 
 // scBatches is how many scoring batches entries take: per shard, pages of
-// playersPerTransaction.
+// scoring.PlayersPerTransaction.
 func scBatches(entries []scEntry) int {
 	perShard := map[int]int{}
 	for _, en := range entries {
@@ -237,7 +238,7 @@ func scBatches(entries []scEntry) int {
 	}
 	n := 0
 	for _, k := range perShard {
-		n += (k + playersPerTransaction - 1) / playersPerTransaction
+		n += (k + scoring.PlayersPerTransaction - 1) / scoring.PlayersPerTransaction
 	}
 	return n
 }
@@ -1092,8 +1093,8 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 		t.Errorf("%d transactions for 120 players, want 5", rep.Transactions)
 	}
 	snap := cost.Snapshot()
-	if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems < 2*playersPerTransaction {
-		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*playersPerTransaction, ddb.MaxTransactItems)
+	if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems < 2*scoring.PlayersPerTransaction {
+		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*scoring.PlayersPerTransaction, ddb.MaxTransactItems)
 	}
 	for _, n := range rec.sizes {
 		if n > ddb.MaxTransactItems {

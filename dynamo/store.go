@@ -1,11 +1,24 @@
-// Package dynamo stores Pick'Em data in one DynamoDB table. It is the only package that
-// knows keys, item layouts and the AWS SDK.
+// Package dynamo is the Pick'Em store: the use cases the resolvers, the admin command and
+// the servers call (Store), over one DynamoDB table. Its subpackages do the rest, and only
+// what lies under dynamo/ knows the table:
+//
+//   - table: the layout — keys, items, their encodings; no call to DynamoDB;
+//   - ddb: the SDK — client, retries, errors, cost, the calls on a table, the read cache;
+//     no knowledge of keys or items;
+//   - scoring: the scoring engine (ScoreEvent hands it a card read and checked here);
+//   - trace: the recorder of calls for the scale model, never used in serving.
+//
+// Rules are decided by package domain (the lock, visibility, scoring arithmetic, ranks,
+// scorability, the owner hand-over): the store calls it, reads consistently what a write
+// depends on, and makes each write conditional on what was read.
 package dynamo
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
 )
 
@@ -27,8 +40,10 @@ type Store struct {
 	shards int
 	// known remembers shard counts (shardcount.go).
 	known knownShards
-	// pace keeps scoring within each partition's throughput (pace.go).
-	pace *pacer
+	// pace keeps scoring within each partition's throughput (WithPartitionThroughput).
+	pace *scoring.Pacer
+	// scoring runs ScoreEvent's passes.
+	scoring *scoring.Engine
 }
 
 // Option configures a Store.
@@ -51,11 +66,12 @@ func WithCursorKeys(keys ...[]byte) Option {
 // deadline), once the client's own retries are spent, reaches the store's callers as
 // UNAVAILABLE (ddb.NewTable).
 func New(db ddb.API, tableName string, opts ...Option) *Store {
-	s := &Store{db: ddb.NewTable(db, tableName), now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: newPacer(PartitionWriteUnits, PartitionReadUnits)}
+	s := &Store{db: ddb.NewTable(db, tableName), now: time.Now, scoringMargin: ScoringMargin, shards: 1, pace: scoring.NewPacer(scoring.PartitionWriteUnits, scoring.PartitionReadUnits)}
 	for _, o := range opts {
 		o(s)
 	}
 	s.cursors = table.NewCursors(s.cursorKeys)
+	s.scoring = scoring.New(s.db, s.cache, s.pace, s.now)
 	return s
 }
 
@@ -64,3 +80,14 @@ func (s *Store) Now() time.Time { return s.now() }
 
 // Table returns the table name.
 func (s *Store) Table() string { return s.db.Name }
+
+// WithPartitionThroughput sets the throughput of one partition, in write and read units a
+// second, that scoring paces itself to (default scoring.PartitionWriteUnits and
+// scoring.PartitionReadUnits):
+// for a table whose partitions are known to take less, or tests that model such a table.
+func WithPartitionThroughput(writeUnits, readUnits int) Option {
+	if writeUnits < scoring.PaceBurstShare || readUnits < scoring.PaceBurstShare {
+		panic(fmt.Sprintf("dynamo: WithPartitionThroughput(%d, %d): want at least %d units each", writeUnits, readUnits, scoring.PaceBurstShare))
+	}
+	return func(s *Store) { s.pace = scoring.NewPacer(writeUnits, readUnits) }
+}

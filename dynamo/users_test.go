@@ -128,28 +128,28 @@ func TestRegister(t *testing.T) {
 
 	t.Run("RenamePropagatesToPredictionsAndStandings", func(t *testing.T) {
 		t.Parallel()
-		u, err := s.Register(ctx, "r-rename", "New Name")
+		u, err := s.Register(ctx, "r-rename", "scoring.New Name")
 		mustOK(t, err)
-		if u.Name != "New Name" || len(u.Standings) != 1 || u.Standings[0].User.Name != "New Name" || u.Standings[0].Points != 15 {
+		if u.Name != "scoring.New Name" || len(u.Standings) != 1 || u.Standings[0].User.Name != "scoring.New Name" || u.Standings[0].Points != 15 {
 			t.Errorf("returned user %+v", u)
 		}
-		allCopies(t, "r-rename", "New Name", 2)
+		allCopies(t, "r-rename", "scoring.New Name", 2)
 		p, err := s.GetPrediction(ctx, "r-rename", open.ID, true)
 		mustOK(t, err)
-		if p.User.Name != "New Name" {
+		if p.User.Name != "scoring.New Name" {
 			t.Errorf("prediction name %q", p.User.Name)
 		}
 		st, err := s.Standings(ctx, 2030, 10, "")
 		mustOK(t, err)
 		for _, row := range st.Items {
-			if row.User.ID == "r-rename" && row.User.Name != "New Name" {
+			if row.User.ID == "r-rename" && row.User.Name != "scoring.New Name" {
 				t.Errorf("standing name %q", row.User.Name)
 			}
 		}
 		_, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10, true)
 		mustOK(t, err)
 		for _, row := range lb.Items {
-			if row.User.ID == "r-rename" && row.User.Name != "New Name" {
+			if row.User.ID == "r-rename" && row.User.Name != "scoring.New Name" {
 				t.Errorf("leaderboard name %q", row.User.Name)
 			}
 		}

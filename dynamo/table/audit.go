@@ -41,8 +41,32 @@ func (r AuditRow) ToDomain() (domain.AuditEntry, error) {
 	return e, nil
 }
 
-// NewAuditNonce returns auditNonceLen random hex digits.
-func NewAuditNonce() string {
+// NewAuditRow is entry as its audit log stores it: in the log of entry.EventID (an event id
+// or domain.AuditLogModeration), at at (to the nanosecond, UTC: entry's own At is ignored),
+// by actor (entry's own Actor is ignored), under a key no other entry has (a random
+// 64-bit nonce after the time), its summary clipped to domain.MaxAuditSummaryLen. Returns
+// BAD_USER_INPUT for an invalid event or match id.
+func NewAuditRow(entry domain.AuditEntry, at time.Time, actor domain.UserRef) (AuditRow, error) {
+	log, err := ParseAuditLogID(entry.EventID)
+	if err != nil {
+		return AuditRow{}, err
+	}
+	matchID := ""
+	if entry.MatchID != nil {
+		m, err := ParseMatchID(*entry.MatchID)
+		if err != nil {
+			return AuditRow{}, err
+		}
+		matchID = string(m)
+	}
+	at = at.UTC()
+	return AuditRow{Keys: Keys{PK: AuditPK(log), SK: AuditSK(at, newAuditNonce())}, Type: TypeAudit,
+		At: at.Format(AuditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
+		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}, nil
+}
+
+// newAuditNonce returns auditNonceLen random hex digits.
+func newAuditNonce() string {
 	var b [auditNonceLen / 2]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])

@@ -11,34 +11,19 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// Ranks outside a leaderboard page. A player's rank in an event (or a season) is 1 + the
-// number of players with more points — ties share a rank, as on the pages (1, 2, 2, 4).
-// Counting the rows above a player in the index would read up to every row of the list (a
-// million at the top of a big event), so scoring keeps score histograms instead:
-//
-//   - Shard histograms (type "ranks", keys.go: PK = the shard's index partition name,
-//     SK = RANKS): for shard s of an event's predictions or of a season's standings, how
-//     many of the shard's players have each points total (attributes p<points>), and rev,
-//     how many times it changed. Scoring updates them in the transactions that write the
-//     scores — a batch holds the players of one shard, so one ADD per histogram per
-//     transaction (rankDelta) — so they always agree with the scores; a shard's histogram is
-//     written by its shard's batches only, never a hot item.
-//   - Rank tables (type "rankTable", SK = RANKS in the event's or season's own partition):
-//     the shard histograms summed, as a compact sorted table (points, players), written when
-//     a scoring run completes (summarizeRanks). Reads use these: one small item per event or
-//     season, kept by the read cache like the other public reads.
-//
-// So a rank is that of the last completed scoring run: after a correction, ranks move when
-// the run that applies it completes; a season's ranks when the run of any of its events
-// does. An event or season without a rank table (none scored since issue 12, and not
-// migrated) shows no rank (null).
+// Scoring's items (package scoring says how they are kept): a shard's score histogram
+// (TypeRanks: attributes HistogramAttr(points) counting the shard's players with those
+// points, and rev, how many times it changed), a rank table (TypeRankTable: attribute
+// "table", EncodeRankTable of the shards' histograms summed, and rev, the sum of their revs
+// it was built from), and a shard's checkpoint (CheckpointRow, whose Picks are keyed by
+// PickKey).
 const (
 	TypeRanks     = "ranks"
 	TypeRankTable = "rankTable"
 )
 
-// EncodeRankTable writes h (points → players) as uvarint pairs (points, players), points high to low, entries
-// with players only.
+// EncodeRankTable writes h (points → players) as uvarint pairs (points, players), points
+// high to low, entries with players only.
 func EncodeRankTable(h map[int]int) []byte {
 	points := slices.Sorted(maps.Keys(h))
 	var b []byte

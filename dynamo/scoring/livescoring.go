@@ -1,4 +1,4 @@
-package dynamo
+package scoring
 
 import "github.com/pickem/api/domain"
 
@@ -21,8 +21,8 @@ func passMarked(ev domain.Event, final bool) bool {
 
 // anyScored reports whether a pass (of any card version, complete or not) has written
 // points on some prediction of the event: a shard's checkpoint has moved.
-func (c cardRead) anyScored() bool {
-	for _, cp := range c.checkpoints {
+func (c Card) AnyScored() bool {
+	for _, cp := range c.Checkpoints {
 		if cp.Done > 0 {
 			return true
 		}

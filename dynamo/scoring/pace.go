@@ -1,8 +1,7 @@
-package dynamo
+package scoring
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -45,18 +44,8 @@ const (
 	PaceReadBurst  = PartitionReadUnits / PaceBurstShare
 )
 
-// WithPartitionThroughput sets the throughput of one partition, in write and read units a
-// second, that scoring paces itself to (default PartitionWriteUnits, PartitionReadUnits):
-// for a table whose partitions are known to take less, or tests that model such a table.
-func WithPartitionThroughput(writeUnits, readUnits int) Option {
-	if writeUnits < PaceBurstShare || readUnits < PaceBurstShare {
-		panic(fmt.Sprintf("dynamo: WithPartitionThroughput(%d, %d): want at least %d units each", writeUnits, readUnits, PaceBurstShare))
-	}
-	return func(s *Store) { s.pace = newPacer(writeUnits, readUnits) }
-}
-
 // pacer holds one write bucket and one read bucket per partition paced.
-type pacer struct {
+type Pacer struct {
 	writeUnits, readUnits int
 	mu                    sync.Mutex
 	writes                map[string]*rate.Limiter
@@ -67,13 +56,13 @@ type pacer struct {
 // partitions of events scored long ago need none).
 const maxPacedPartitions = 10_000
 
-func newPacer(writeUnits, readUnits int) *pacer {
-	return &pacer{writeUnits: writeUnits, readUnits: readUnits, writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
+func NewPacer(writeUnits, readUnits int) *Pacer {
+	return &Pacer{writeUnits: writeUnits, readUnits: readUnits, writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
 }
 
 // take takes n units from partition's bucket of m (of units a second), waiting as long as
 // needed, a burst at a time.
-func (p *pacer) take(ctx context.Context, m map[string]*rate.Limiter, partition string, units int, n float64) error {
+func (p *Pacer) take(ctx context.Context, m map[string]*rate.Limiter, partition string, units int, n float64) error {
 	burst := units / PaceBurstShare
 	l := p.bucket(m, partition, units, burst)
 	for left := int(math.Ceil(n)); left > 0; left -= burst {
@@ -84,7 +73,7 @@ func (p *pacer) take(ctx context.Context, m map[string]*rate.Limiter, partition 
 	return nil
 }
 
-func (p *pacer) bucket(m map[string]*rate.Limiter, partition string, units, burst int) *rate.Limiter {
+func (p *Pacer) bucket(m map[string]*rate.Limiter, partition string, units, burst int) *rate.Limiter {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.writes)+len(p.reads) >= maxPacedPartitions {
@@ -100,7 +89,7 @@ func (p *pacer) bucket(m map[string]*rate.Limiter, partition string, units, burs
 }
 
 // waitWrites waits until every partition of units has the write units units asks of it.
-func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error {
+func (p *Pacer) waitWrites(ctx context.Context, units map[string]float64) error {
 	for _, partition := range slices.Sorted(maps.Keys(units)) {
 		if err := p.take(ctx, p.writes, partition, p.writeUnits, units[partition]); err != nil {
 			return err
@@ -111,7 +100,7 @@ func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error 
 
 // chargeRead takes the read units a call used from partition's bucket, waiting if it is
 // empty, so that the next read waits its turn.
-func (p *pacer) chargeRead(ctx context.Context, partition string, units float64) error {
+func (p *Pacer) chargeRead(ctx context.Context, partition string, units float64) error {
 	return p.take(ctx, p.reads, partition, p.readUnits, units)
 }
 

@@ -1,11 +1,10 @@
-package dynamo
+package scoring
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -92,7 +91,7 @@ func pickCountsCurrent(ev domain.Event, cps []table.CheckpointRow) bool {
 
 // pickCountItems are the updates of the card's match items with the pass's pick counts
 // (pickSums), or nil if it has none.
-func (s *Store) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]types.TransactWriteItem, error) {
+func (e *Engine) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]types.TransactWriteItem, error) {
 	sums, ok := pickSums(ev, cps)
 	if !ok {
 		return nil, nil
@@ -107,40 +106,12 @@ func (s *Store) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]ty
 			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)
 		}
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+			TableName: aws.String(e.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}})
 	}
 	return items, nil
-}
-
-// putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
-// The match's pick counts as read (m.PickCounts) are carried over, and a Put over an
-// existing match is conditioned on them still being what is stored: scoring writes them
-// without moving the card version, so a card edit that read the card before they were
-// written fails (CONFLICT: read again) rather than wiping them.
-func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
-	row := table.NewMatchRow(eid, m)
-	if !mustExist {
-		return s.db.Put(row, table.NotExists())
-	}
-	item, err := attributevalue.MarshalMap(row)
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	same := expression.AttributeNotExists(expression.Name("pickCounts"))
-	if row.PickCounts != nil {
-		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
-	}
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK)).And(same)).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.db.Name), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, nil
 }
 
 // pickCountsOnDelete adds to upd the SET actions taking deleted prediction p's picks out
