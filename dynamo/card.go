@@ -315,7 +315,7 @@ func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWr
 // being ahead), so a change landing in between makes it decide again. The card is not
 // touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
 		cr, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err

@@ -74,7 +74,7 @@ func (f *fixture) leagueCount(user string) int {
 // leagueIDs is the ids of the leagues the player has a membership row of.
 func (f *fixture) leagueIDs(user string) []string {
 	f.t.Helper()
-	q, err := f.s.newQueryBetween(table.UserPK(table.UserID(user)), table.MembershipKeyPrefix)
+	q, err := f.s.db.NewQuery("", table.PrefixRange(table.UserPK(table.UserID(user)), table.MembershipKeyPrefix), 0, true)
 	mustOK(f.t, err)
 	q.ConsistentRead = aws.Bool(true)
 	var ids []string
@@ -104,16 +104,17 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 	if !reflect.DeepEqual(inv, l) {
 		f.t.Fatalf("the invite item shows %+v, the league is %+v", inv, l)
 	}
-	members, err := f.s.leagueMembers(ctxT(f.t), lid, true)
+	l, _, err = f.s.GetLeague(ctxT(f.t), id, "", true)
 	mustOK(f.t, err)
+	members := l.Members
 	owner := false
 	for _, m := range members {
-		owner = owner || m.UserID == wantOwner
-		if f.getRaw(table.UserPK(table.UserID(m.UserID)), table.MembershipSK(lid)) == nil {
-			f.t.Fatalf("member %s has no membership row", m.UserID)
+		owner = owner || m.User.ID == wantOwner
+		if f.getRaw(table.UserPK(table.UserID(m.User.ID)), table.MembershipSK(lid)) == nil {
+			f.t.Fatalf("member %s has no membership row", m.User.ID)
 		}
-		if ids := f.leagueIDs(m.UserID); !slices.Contains(ids, id) {
-			f.t.Fatalf("member %s's league item lists %v, not %s", m.UserID, ids, id)
+		if ids := f.leagueIDs(m.User.ID); !slices.Contains(ids, id) {
+			f.t.Fatalf("member %s's league item lists %v, not %s", m.User.ID, ids, id)
 		}
 	}
 	if !owner {

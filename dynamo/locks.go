@@ -222,20 +222,14 @@ func (s *Store) fixLocks(ctx context.Context, ev table.EventRow, locks map[int]t
 
 // getEventRow reads an event row consistently; NOT_FOUND if there is none.
 func (s *Store) getEventRow(ctx context.Context, eid table.EventID) (table.EventRow, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
-	})
+	row, err := ddb.Get[table.EventRow](ctx, s.db, table.Key(table.EventsPartition, table.EventSK(eid)), true)
 	if err != nil {
 		return table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return table.EventRow{}, domain.Errorf(domain.CodeNotFound, "event %q not found", eid)
 	}
-	var row table.EventRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
-	}
-	return row, nil
+	return *row, nil
 }
 
 // MaxLockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all

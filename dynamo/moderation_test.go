@@ -13,6 +13,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/leagues"
 	"github.com/pickem/api/dynamo/table"
 )
 
@@ -94,7 +95,7 @@ func TestDeleteLeague(t *testing.T) {
 	f.join("cat", l.InviteCode)
 	f.join("cat", keep.InviteCode)
 	f.join("zed", l.InviteCode) // sorts last: still a member after the first transaction of members
-	seeded := f.seedMembers(l, "m", 2*membersPerDeleteTx+5)
+	seeded := f.seedMembers(l, "m", 2*leagues.MembersPerDeleteTx+5)
 	ctx := domain.WithActor(ctxT(t), domain.UserRef{ID: "mod-1", Name: "Moderator"})
 
 	// Cut off after closing it and one transaction of members.

@@ -42,7 +42,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
 		var (
 			ev   domain.Event
 			row  table.EventRow // the event's row: its shards and lock copies
@@ -63,7 +63,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 		if err := g.Wait(); err != nil {
 			return domain.Prediction{}, err
 		}
-		for range maxAttempts {
+		for range ddb.OptimisticAttempts {
 			now := s.now()
 			if err := domain.CheckSubmit(ev, old != nil && old.Points != nil, now); err != nil {
 				return domain.Prediction{}, err

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -363,18 +362,12 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.EventSK(eid)), ConsistentRead: aws.Bool(true),
-	})
+	row, err := ddb.Get[table.PredictionRow](ctx, s.db, table.Key(table.UserPK(uid), table.EventSK(eid)), true)
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
-	}
-	var row table.PredictionRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
 	}
 	p, err := row.ToDomain()
 	if err != nil || !withRank {
@@ -498,24 +491,6 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 		return domain.User{}, domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: get user %s: %w", id, err)
 	}
 	return user, page, nil
-}
-
-// GetProfile returns a user's profile alone (id and name; no standings, no predictions):
-// one eventually consistent GetItem of the profile item, for a selection that asks for
-// nothing else (`me { id name }`). NOT_FOUND if the user never registered, as GetUser.
-func (s *Store) GetProfile(ctx context.Context, id string) (domain.User, error) {
-	uid, err := table.ParseUserID(id)
-	if err != nil {
-		return domain.User{}, err
-	}
-	row, err := s.getUserRow(ctx, uid, false)
-	if err != nil {
-		return domain.User{}, err
-	}
-	if row == nil {
-		return domain.User{}, domain.Errorf(domain.CodeNotFound, "user %q not found", id)
-	}
-	return domain.User{ID: id, Name: row.Name, Standings: []domain.Standing{}}, nil
 }
 
 // UserPredictions returns the page of a user's predictions (newest event first) after

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
@@ -66,16 +64,12 @@ func (s *Store) eventShards(ctx context.Context, e table.EventID) (int, error) {
 	if n, ok := s.known.get(eventShardsKey(e)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(e))})
+	row, err := ddb.Get[table.EventRow](ctx, s.db, table.Key(table.EventsPartition, table.EventSK(e)), false)
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return 0, domain.Errorf(domain.CodeNotFound, "event %q not found", e)
-	}
-	var row table.EventRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
 	s.known.put(eventShardsKey(e), row.Shards)
 	return row.Shards, nil
@@ -89,16 +83,12 @@ func (s *Store) seasonShards(ctx context.Context, season int, consistent bool) (
 	if n, ok := s.known.get(seasonShardsKey(season)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.db.Name), Key: table.SeasonKey(season), ConsistentRead: aws.Bool(consistent)})
+	row, err := ddb.Get[table.SeasonRow](ctx, s.db, table.SeasonKey(season), consistent)
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return 0, nil
-	}
-	var row table.SeasonRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
 	s.known.put(seasonShardsKey(season), row.Shards)
 	return row.Shards, nil

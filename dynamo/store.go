@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/leagues"
 	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
+	"github.com/pickem/api/dynamo/users"
 )
 
 // Store reads and writes Pick'Em data in one table.
@@ -44,6 +46,10 @@ type Store struct {
 	pace *scoring.Pacer
 	// scoring runs ScoreEvent's passes.
 	scoring *scoring.Engine
+	// leagues holds the league use cases (leagues.go).
+	leagues *leagues.Leagues
+	// accounts holds the use cases of players' accounts (users.go).
+	accounts *users.Accounts
 }
 
 // Option configures a Store.
@@ -71,7 +77,10 @@ func New(db ddb.API, tableName string, opts ...Option) *Store {
 		o(s)
 	}
 	s.cursors = table.NewCursors(s.cursorKeys)
-	s.scoring = scoring.New(s.db, s.cache, s.pace, s.now)
+	s.scoring = scoring.New(s.db, s.cache, s.pace, s.auditPut)
+	s.leagues = leagues.New(s.db, s.now, s.cursors, s.auditPut)
+	s.accounts = users.New(users.Config{DB: s.db, Cache: s.cache, Now: s.now, Leagues: s.leagues, Scoring: s.scoring,
+		Audit: s.auditPut, EventRow: s.getEventRow, SeasonShards: s.seasonShardsFor})
 	return s
 }
 

@@ -2,11 +2,8 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
@@ -21,18 +18,9 @@ func (s *Store) GetEventState(ctx context.Context, id string) (domain.Event, err
 	if err != nil {
 		return domain.Event{}, err
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
-	})
+	row, err := s.getEventRow(ctx, eid)
 	if err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
-	}
-	if out.Item == nil {
-		return domain.Event{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
-	}
-	var row table.EventRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return domain.Event{}, fmt.Errorf("dynamo: get event %s: %w", id, err)
+		return domain.Event{}, err
 	}
 	return row.ToDomain()
 }

@@ -331,3 +331,21 @@ func (t *Table) BatchGet(ctx context.Context, keys []map[string]types.AttributeV
 	}
 	return nil
 }
+
+// OptimisticAttempts bounds how often one operation reads again and writes again when its
+// conditional write found that what it read had changed.
+const OptimisticAttempts = 8
+
+// Get reads the item at key (strongly consistent if consistent) into a new T
+// (attributevalue); nil when there is none.
+func Get[T any](ctx context.Context, t *Table, key map[string]types.AttributeValue, consistent bool) (*T, error) {
+	out, err := t.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.Name), Key: key, ConsistentRead: aws.Bool(consistent)})
+	if err != nil || out.Item == nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := attributevalue.UnmarshalMap(out.Item, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,13 +17,16 @@ type Engine struct {
 	db    *ddb.Table
 	cache *ddb.Cache
 	pace  *Pacer
-	now   func() time.Time
+	audit Audit
 }
 
-// New returns an engine scoring on db, dropping from cache what its passes change,
-// pacing itself with pace, and dating its audit entries with now.
-func New(db *ddb.Table, cache *ddb.Cache, pace *Pacer, now func() time.Time) *Engine {
-	return &Engine{db: db, cache: cache, pace: pace, now: now}
+// Audit returns the transaction item that writes an audit entry by the caller in ctx.
+type Audit func(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error)
+
+// New returns an engine scoring on db, dropping from cache what its passes change, pacing
+// itself with pace, and writing its audit entries with audit.
+func New(db *ddb.Table, cache *ddb.Cache, pace *Pacer, audit Audit) *Engine {
+	return &Engine{db: db, cache: cache, pace: pace, audit: audit}
 }
 
 // Card is what a scoring run starts from: an event with its card as one moment of the main
@@ -113,7 +115,7 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		// The call's audit entry commits with its last step.
 		final := report
 		final.Complete = true
-		entry, err := e.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: ev.ID,
+		entry, err := e.audit(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: ev.ID,
 			Summary: domain.SummarizeScoring(final, ev.CardVersion, "")})
 		if err != nil {
 			return report, err
@@ -142,17 +144,4 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 	}
 	report.Complete = true
 	return report, nil
-}
-
-// auditPut is the transaction item writing entry, by the caller in ctx (table.NewAuditRow).
-func (e *Engine) auditPut(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error) {
-	row, err := table.NewAuditRow(entry, e.now(), domain.ActorFrom(ctx))
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	it, err := e.db.Put(row, table.NotExists())
-	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", row.EventID, entry.Action, err)
-	}
-	return it, nil
 }

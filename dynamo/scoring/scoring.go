@@ -1020,7 +1020,7 @@ func (e *Engine) auditScoringCall(ctx context.Context, run *scoringRun, cause er
 	run.mu.Lock()
 	rep := *run.report
 	run.mu.Unlock()
-	put, err := e.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
+	put, err := e.audit(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
 		Summary: domain.SummarizeScoring(rep, run.ev.CardVersion, stopped)})
 	if err == nil {
 		err = e.db.TransactRetry(ctx, []types.TransactWriteItem{put})

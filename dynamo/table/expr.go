@@ -35,3 +35,11 @@ func NotExists() expression.ConditionBuilder {
 func Exists() expression.ConditionBuilder {
 	return expression.AttributeExists(expression.Name(attrPK))
 }
+
+// PrefixRange is the key condition of the items of partition pk whose sort key starts
+// with prefix, as a BETWEEN range (see CardLast).
+func PrefixRange(pk, prefix string) expression.KeyConditionBuilder {
+	upper := prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
+	return expression.Key(attrPK).Equal(expression.Value(pk)).
+		And(expression.Key(attrSK).Between(expression.Value(prefix), expression.Value(upper)))
+}

@@ -1,4 +1,4 @@
-package dynamo
+package users
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// DeleteUser deletes a player's account: it leaves their leagues (LeaveLeague: hand-over or
+// Delete deletes a player's account: it leaves their leagues (leagues.Leagues.Leave: hand-over or
 // close), then deletes each prediction and each standing in a transaction of its own with
 // what counts it — the prediction's lock copy (predictions − 1, when it was counted), its
 // shard's scoring checkpoint (done − 1 when the checkpoint is of the card the prediction was
@@ -25,24 +25,24 @@ import (
 // profile and the league item. Scored results of others do not change; the player's rows
 // leave leaderboards and standings. A call cut off halfway is finished by the next: every
 // step reads what is left (a consistent Query of the player's partition).
-func (s *Store) DeleteUser(ctx context.Context, user string) error {
+func (a *Accounts) Delete(ctx context.Context, user string) error {
 	uid, err := table.ParseUserID(user)
 	if err != nil {
 		return err
 	}
-	defer s.cache.ForgetPlayerPages(true)       // the player's rows leave leaderboards, standings and ranks
-	leagues, err := s.userLeagueRows(ctx, user) // closed ones too: DeleteLeague expects their members to leave as usual
+	defer a.cache.ForgetPlayerPages(true) // the player's rows leave leaderboards, standings and ranks
+	leagues, err := a.leagues.MemberOf(ctx, user)
 	if err != nil {
 		return err
 	}
-	for _, l := range leagues {
-		if err := s.LeaveLeague(ctx, user, l.ID); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
+	for _, id := range leagues {
+		if err := a.leagues.Leave(ctx, user, id); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
 			return err
 		}
 	}
 	wrap := func(err error) error { return fmt.Errorf("dynamo: delete user %s: %w", uid, err) }
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, true)
+	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
+		q, err := a.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))), 0, true)
 		if err != nil {
 			return wrap(err)
 		}
@@ -52,7 +52,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			standings []table.StandingRow
 			rest      []table.Keys // the profile, the league item, memberships left
 		)
-		err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+		err = a.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 			var k table.Keys
 			switch table.ItemType(item) {
 			case table.TypePrediction:
@@ -74,7 +74,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			return wrap(err)
 		}
 		if len(preds)+len(standings) == 0 {
-			if err := s.deleteRest(ctx, rest); err != nil {
+			if err := a.deleteRest(ctx, rest); err != nil {
 				return wrap(err)
 			}
 			return nil
@@ -87,11 +87,11 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 		}
 		touched := map[scored]bool{}
 		for _, p := range preds {
-			ev, err := s.getEventRow(ctx, table.EventID(p.EventID))
+			ev, err := a.eventRow(ctx, table.EventID(p.EventID))
 			if err != nil {
 				return wrap(err)
 			}
-			ok, err := s.deletePrediction(ctx, uid, p, ev)
+			ok, err := a.deletePrediction(ctx, uid, p, ev)
 			if err != nil {
 				return wrap(err)
 			}
@@ -101,18 +101,18 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 			}
 		}
 		for _, st := range standings {
-			ok, err := s.deleteStanding(ctx, uid, st)
+			ok, err := a.deleteStanding(ctx, uid, st)
 			if err != nil {
 				return wrap(err)
 			}
 			retry = retry || !ok
 		}
 		for t := range touched {
-			seasonShards, err := s.seasonShardsFor(ctx, t.season)
+			seasonShards, err := a.seasonShards(ctx, t.season)
 			if err != nil {
 				return wrap(err)
 			}
-			if err := s.scoring.SummarizeRanks(ctx, t.eid, t.shards, t.season, seasonShards); err != nil {
+			if err := a.scoring.SummarizeRanks(ctx, t.eid, t.shards, t.season, seasonShards); err != nil {
 				return wrap(err)
 			}
 		}
@@ -129,16 +129,16 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 // deletePrediction deletes one prediction of the event of row ev with what counts it, in
 // one transaction; ok is false when a condition failed (the prediction, the copy or the
 // checkpoint changed since they were read): the caller reads again.
-func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.PredictionRow, ev table.EventRow) (bool, error) {
+func (a *Accounts) deletePrediction(ctx context.Context, uid table.UserID, p table.PredictionRow, ev table.EventRow) (bool, error) {
 	eid := table.EventID(p.EventID)
 	sh := uid.Shard(ev.Shards)
 	var tx ddb.Tx
-	tx.Add(s.db.DeleteIf(table.Key(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
+	tx.Add(a.db.DeleteIf(table.Key(p.PK, p.SK), expression.Name("version").Equal(expression.Value(p.Version))))
 	// The copy that counted it, of the event's own count of copies.
-	tx.Add(s.db.UpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
+	tx.Add(a.db.UpdateIf(table.Key(table.LockPK(eid, uid.LockCopy(ev.LockCopies)), table.LockSK),
 		expression.Add(expression.Name("predictions"), expression.Value(-1)), expression.Name("predictions").GreaterThan(expression.Value(0))))
 	// What scoring counted of it.
-	items, err := s.scoring.PredictionDeleted(ctx, uid, p, sh)
+	items, err := a.scoring.PredictionDeleted(ctx, uid, p, sh)
 	if err != nil {
 		return false, err
 	}
@@ -146,19 +146,19 @@ func (s *Store) deletePrediction(ctx context.Context, uid table.UserID, p table.
 	if tx.Err != nil {
 		return false, tx.Err
 	}
-	return s.deleteTransaction(ctx, tx.Items)
+	return a.deleteTransaction(ctx, tx.Items)
 }
 
 // deleteStanding deletes one season standing with its shard's season histogram moved, in
 // one transaction; ok as deletePrediction's.
-func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.StandingRow) (bool, error) {
-	seasonShards, err := s.seasonShardsFor(ctx, st.Season)
+func (a *Accounts) deleteStanding(ctx context.Context, uid table.UserID, st table.StandingRow) (bool, error) {
+	seasonShards, err := a.seasonShards(ctx, st.Season)
 	if err != nil {
 		return false, err
 	}
 	var tx ddb.Tx
-	tx.Add(s.db.DeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
-	items, err := s.scoring.StandingDeleted(uid, st, seasonShards)
+	tx.Add(a.db.DeleteIf(table.Key(st.PK, st.SK), expression.Name("version").Equal(expression.Value(st.Version))))
+	items, err := a.scoring.StandingDeleted(uid, st, seasonShards)
 	if err != nil {
 		return false, err
 	}
@@ -166,12 +166,12 @@ func (s *Store) deleteStanding(ctx context.Context, uid table.UserID, st table.S
 	if tx.Err != nil {
 		return false, tx.Err
 	}
-	return s.deleteTransaction(ctx, tx.Items)
+	return a.deleteTransaction(ctx, tx.Items)
 }
 
 // deleteTransaction runs items; false (no error) when a condition failed.
-func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWriteItem) (bool, error) {
-	err := s.db.TransactRetry(ctx, items)
+func (a *Accounts) deleteTransaction(ctx context.Context, items []types.TransactWriteItem) (bool, error) {
+	err := a.db.TransactRetry(ctx, items)
 	if _, cancelled := ddb.CancellationReasons(err); cancelled {
 		return false, nil
 	}
@@ -180,13 +180,13 @@ func (s *Store) deleteTransaction(ctx context.Context, items []types.TransactWri
 
 // deleteRest deletes the last items of a player's partition (profile, league item, any
 // membership left), in one transaction per 100.
-func (s *Store) deleteRest(ctx context.Context, rest []table.Keys) error {
+func (a *Accounts) deleteRest(ctx context.Context, rest []table.Keys) error {
 	for start := 0; start < len(rest); start += ddb.MaxTransactItems {
 		var items []types.TransactWriteItem
 		for _, k := range rest[start:min(start+ddb.MaxTransactItems, len(rest))] {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.db.Name), Key: table.Key(k.PK, k.SK)}})
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(a.db.Name), Key: table.Key(k.PK, k.SK)}})
 		}
-		if err := s.db.TransactRetry(ctx, items); err != nil {
+		if err := a.db.TransactRetry(ctx, items); err != nil {
 			return err
 		}
 	}
