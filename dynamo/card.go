@@ -88,7 +88,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 	}
 	err = s.db.TransactRetry(ctx, items)
-	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
 		existing, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
@@ -155,13 +155,6 @@ const maxCardReads = 5
 type cardRead struct {
 	ev  domain.Event
 	row table.EventRow
-}
-
-// loadCard reads an event and its matches consistently from the main table, for
-// mutations. Returns NOT_FOUND if there is no such event.
-func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
-	r, err := s.readCard(ctx, id)
-	return r.ev, err
 }
 
 // readCard reads an event row and its match rows with strongly consistent reads of the
@@ -246,17 +239,12 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 		next.State = string(*state)
 		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(table.RevIs(row.Rev))).Build()
+	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd,
+		expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(table.RevIs(row.Rev)))
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
-	all := append([]types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}}, items...)
-	err = s.db.TransactRetry(ctx, all)
+	err = s.db.TransactRetry(ctx, append([]types.TransactWriteItem{update}, items...))
 	if _, cancelled := ddb.CancellationReasons(err); cancelled {
 		return domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", ev.ID)
 	}
@@ -282,29 +270,14 @@ func lockOnResult(ev domain.Event) *domain.EventState {
 
 // moveMatch sets a match's position (and its card sort key).
 func (s *Store) moveMatch(eid table.EventID, m domain.Match, position int) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("position"), expression.Value(position)).
-			Set(expression.Name(table.AttrGSISK), expression.Value(table.CardSK(position)))).
-		WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, nil
+	return s.db.Update(table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+		expression.Set(expression.Name("position"), expression.Value(position)).
+			Set(expression.Name(table.AttrGSISK), expression.Value(table.CardSK(position))), table.Exists())
 }
 
+// deleteMatch deletes a match (that exists).
 func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	}}, nil
+	return s.db.DeleteIf(table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))), table.Exists())
 }
 
 // UpdateEvent changes an event's name, start or state under the lifecycle rules
@@ -379,21 +352,16 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	if change.RequireOpen {
 		cond = cond.And(table.OpenAt(now))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd, cond)
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)},
-		types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}})
+	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)}, update)
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
 	err = s.db.TransactRetry(ctx, items)
-	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
@@ -453,19 +421,15 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 		WithUpdate(expression.Set(expression.Name("eventName"), expression.Value(ev.Name)).
 			Set(expression.Name("eventStartsAt"), expression.Value(table.FormatTime(ev.StartsAt))).
 			Add(expression.Name("version"), expression.Value(1))).
-		WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
+		WithCondition(table.Exists()).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	same, err := expression.NewBuilder().WithCondition(expression.Name("name").Equal(expression.Value(ev.Name)).
-		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt))))).Build()
+	check, err := s.db.Check(table.Key(table.EventsPartition, table.EventSK(eid)), expression.Name("name").Equal(expression.Value(ev.Name)).
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt)))))
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
-		ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values(),
-	}}
 	for start := 0; start < len(stale); start += ddb.MaxTransactItems - 1 {
 		batch := stale[start:min(start+ddb.MaxTransactItems-1, len(stale))]
 		items := []types.TransactWriteItem{check}
@@ -477,7 +441,7 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 			}})
 		}
 		err := s.db.TransactRetry(ctx, items)
-		if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
+		if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
 			return nil // a later updateEvent changed the event again: its propagation wins
 		}
 		if err != nil {
@@ -768,7 +732,7 @@ func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (typ
 	if row.PickCounts != nil {
 		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
 	}
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(table.AttrPK)).And(same)).Build()
+	expr, err := expression.NewBuilder().WithCondition(table.Exists().And(same)).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

@@ -146,7 +146,8 @@ func TestDefect2CardEditsNeverOverwriteNorDuplicate(t *testing.T) {
 		_, err := New(race, e.table, WithClock(func() time.Time { return scBefore })).
 			AddMatch(ctx, ev.ID, domain.MatchSpec{Name: "Added by A", Points: 5, Teams: scTeams(2)})
 		scOK(t, err)
-		card, err := admin.loadCard(ctx, ev.ID)
+		cr, err := admin.readCard(ctx, ev.ID)
+		card := cr.ev
 		scOK(t, err)
 		var positions []int
 		for _, m := range card.Matches {
@@ -167,7 +168,8 @@ func TestDefect2CardEditsNeverOverwriteNorDuplicate(t *testing.T) {
 		_, err := New(race, e.table, WithClock(func() time.Time { return scBefore })).
 			UpdateMatch(ctx, ev.ID, m0, domain.MatchUpdate{Points: scPtr(7)})
 		scOK(t, err)
-		card, err := admin.loadCard(ctx, ev.ID)
+		cr, err := admin.readCard(ctx, ev.ID)
+		card := cr.ev
 		scOK(t, err)
 		if got := card.Matches[0]; got.Name != "Renamed by B" || got.Points != 7 {
 			t.Errorf("match: name %q points %d, want both edits (Renamed by B, 7)", got.Name, got.Points)
@@ -235,7 +237,8 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 		if domain.ErrorCode(err) != domain.CodeBadUserInput {
 			t.Fatalf("update decided on an open event that locked meanwhile: %v, want BAD_USER_INPUT", err)
 		}
-		got, err := e.before.loadCard(ctx, ev.ID)
+		cr, err := e.before.readCard(ctx, ev.ID)
+		got := cr.ev
 		scOK(t, err)
 		if got.Stored != domain.StateBroadcast || !got.StartsAt.Equal(ev.StartsAt) {
 			t.Errorf("event %s starting %s, want BROADCAST at %s", got.Stored, got.StartsAt, ev.StartsAt)

@@ -92,7 +92,7 @@ func lockSync(ev table.EventRow) (expression.Expression, error) {
 			Set(expression.Name("state"), expression.Value(ev.State)).
 			Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion)).
 			Set(expression.Name("rev"), expression.Value(ev.Rev))).
-		WithCondition(expression.AttributeExists(expression.Name(table.AttrPK)).
+		WithCondition(table.Exists().
 			And(expression.Name("rev").LessThan(expression.Value(ev.Rev)))).Build()
 }
 
@@ -252,7 +252,7 @@ func (s *Store) CountPredictions(ctx context.Context, event string, users []stri
 	for c, n := range perCopy {
 		var tx ddb.Tx
 		tx.Add(s.db.UpdateIf(table.Key(table.LockPK(table.EventID(event), c), table.LockSK), expression.Add(expression.Name("predictions"), expression.Value(n)),
-			expression.AttributeExists(expression.Name(table.AttrPK))))
+			table.Exists()))
 		if tx.Err != nil {
 			return tx.Err
 		}

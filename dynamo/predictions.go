@@ -143,14 +143,11 @@ func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName
 			return domain.Prediction{}, nil, wrap(err)
 		}
 	} else {
-		expr, err := expression.NewBuilder().WithCondition(expression.Name("nameVersion").Equal(expression.Value(user.NameVersion))).Build()
+		var err error
+		userItem, err = s.db.Check(table.Key(table.UserPK(uid), table.UserSK), expression.Name("nameVersion").Equal(expression.Value(user.NameVersion)))
 		if err != nil {
 			return domain.Prediction{}, nil, wrap(err)
 		}
-		userItem = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.db.Name), Key: table.Key(table.UserPK(uid), table.UserSK),
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}}
 	}
 
 	count := old == nil // +1 on the copy: a first prediction
@@ -174,37 +171,30 @@ func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName
 	}
 	// A first prediction must not exist yet; a replacement must be the version read, still
 	// unscored.
-	predCond := expression.AttributeNotExists(expression.Name(table.AttrPK))
+	predCond := table.NotExists()
 	if old != nil {
 		row.Version = old.Version + 1
 		predCond = table.VersionIs(old.Version).And(expression.AttributeNotExists(expression.Name("points")))
-	}
-	item, err := attributevalue.MarshalMap(row)
-	if err != nil {
-		return domain.Prediction{}, nil, wrap(err)
 	}
 	lock, err := s.lockItem(eid, uid, ev, evRow.LockCopies, now, count)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	putExpr, err := expression.NewBuilder().WithCondition(predCond).Build()
+	put, err := s.db.Put(row, predCond)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
 	items := []types.TransactWriteItem{
 		lock,
-		{Put: &types.Put{
-			TableName: aws.String(s.db.Name), Item: item,
-			ConditionExpression: putExpr.Condition(), ExpressionAttributeNames: putExpr.Names(), ExpressionAttributeValues: putExpr.Values(),
-		}},
+		put,
 		userItem,
 	}
 	err = s.db.TransactAttempts(ctx, items, maxSubmitAttempts)
 	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
 		switch {
-		case ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed":
+		case ddb.Failed(reasons, 0):
 			return s.submitRefusal(ctx, ev, reasons[0].Item, now)
-		case ddb.ReasonCode(reasons, 1) == "ConditionalCheckFailed", ddb.ReasonCode(reasons, 2) == "ConditionalCheckFailed":
+		case ddb.Failed(reasons, 1), ddb.Failed(reasons, 2):
 			return domain.Prediction{}, &submitRetry{}, nil // read the prediction and the profile again
 		default:
 			return domain.Prediction{}, nil, wrap(err)
@@ -299,3 +289,33 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 // attempts, none after 12 (bench/results/scale.md). The four more wait at most 4 s more,
 // only for those few.
 const maxSubmitAttempts = 12
+
+// GetPrediction returns a user's prediction for an event (one consistent GetItem), or
+// NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
+// event has a rank table (ranks.go; one more read, or none from the read cache).
+func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
+	uid, err := table.ParseUserID(user)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	eid, err := table.ParseEventID(event)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	row, err := ddb.Get[table.PredictionRow](ctx, s.db, table.Key(table.UserPK(uid), table.EventSK(eid)), true)
+	if err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	if row == nil {
+		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
+	}
+	p, err := row.ToDomain()
+	if err != nil || !withRank {
+		return p, err
+	}
+	ps := []domain.Prediction{p}
+	if err := s.fillPredictionRanks(ctx, ps, nil); err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	return ps[0], nil
+}

@@ -27,16 +27,10 @@ func (r rankRef) key() map[string]types.AttributeValue {
 func (r rankRef) cacheKey() string { return ddb.RankTableKey(string(r.event), r.season) }
 
 // rankTables returns the rank tables of refs (nil where there is none), from the read cache
-// or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
-// too.
-func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*domain.RankTable, error) {
-	return s.rankTablesWith(ctx, refs, nil, nil)
-}
-
-// rankTablesWith is rankTables also reading the items at extra (passed to fn) in the same
-// BatchGetItems; with extra keys, every read is strongly consistent (extra decides
-// something: visibility.go).
-func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
+// or with one eventually consistent BatchGetItem per 100 missing; absent tables are cached
+// too. It also reads the items at extra (passed to fn) in the same BatchGetItems; with
+// extra keys, every read is strongly consistent (extra decides something: visibility.go).
+func (s *Store) rankTables(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
 	out := make(map[rankRef]*domain.RankTable, len(refs))
 	var missing []rankRef
 	for _, r := range refs {
@@ -96,7 +90,7 @@ func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction,
 	return s.fillRanksWith(ctx, ps, standings, nil, nil)
 }
 
-// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTablesWith.
+// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTables does.
 func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, standings []domain.Standing, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
 	var refs []rankRef
 	for _, p := range ps {
@@ -110,7 +104,7 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 	if len(refs) == 0 && len(extra) == 0 {
 		return nil
 	}
-	tables, err := s.rankTablesWith(ctx, refs, extra, fn)
+	tables, err := s.rankTables(ctx, refs, extra, fn)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func TestRanks(t *testing.T) {
 		})
 		mustOK(t, err)
 		mustOK(t, l.s.scoring.SummarizeRanks(ctx, eid, l.shards, 2030, l.shards))
-		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}})
+		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}}, nil, nil)
 		mustOK(t, err)
 		if got := tables[rankRef{event: eid}]; got == nil || got.Rank(0) != 10 { // 9 players above 0 points
 			t.Fatalf("the newer table was replaced: %+v", got)

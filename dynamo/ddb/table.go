@@ -144,6 +144,19 @@ func (t *Table) Put(row any, cond expression.ConditionBuilder) (types.TransactWr
 	}}, nil
 }
 
+// Update is an Update of key by upd on cond.
+func (t *Table) Update(key map[string]types.AttributeValue, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(t.Name), Key: key,
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
 // UpdateIf is an Update of key by upd on cond; when cond fails, the cancellation reason
 // carries the item as it was (ALL_OLD).
 func (t *Table) UpdateIf(key map[string]types.AttributeValue, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {

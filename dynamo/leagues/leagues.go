@@ -91,7 +91,7 @@ func (lg *Leagues) memberItems(lid table.LeagueID, user leagueMember, owner bool
 // leaveItems adds to tx the Deletes of a member's rows and the Update of their league
 // count.
 func (lg *Leagues) leaveItems(tx *ddb.Tx, lid table.LeagueID, uid table.UserID) {
-	exists := expression.AttributeExists(expression.Name(table.AttrPK))
+	exists := table.Exists()
 	tx.Add(lg.db.DeleteIf(table.Key(table.LeaguePK(lid), table.MemberSK(uid)), exists))
 	tx.Add(lg.db.DeleteIf(table.Key(table.UserPK(uid), table.MembershipSK(lid)), exists))
 	tx.Add(lg.countLeagues(uid, -1))
@@ -238,7 +238,7 @@ func (lg *Leagues) joinOnce(ctx context.Context, uid table.UserID, tokenName, co
 	wrap := func(err error) error { return fmt.Errorf("dynamo: join league %s: %w", lid, err) }
 	var tx ddb.Tx
 	tx.Add(lg.db.UpdateIf(table.Key(table.LeaguePK(lid), table.LeagueSK), table.NextRev().Add(expression.Name("memberCount"), expression.Value(1)),
-		expression.AttributeExists(expression.Name(table.AttrPK)).
+		table.Exists().
 			And(expression.Name("inviteCode").Equal(expression.Value(code))).
 			And(expression.Name("memberCount").LessThan(expression.Value(domain.MaxLeagueMembers)))))
 	tx.Add(lg.db.UpdateIf(table.Key(table.InvitePK(code), table.InviteSK), expression.Add(expression.Name("memberCount"), expression.Value(1)), table.InviteOf(lid)))
@@ -468,7 +468,7 @@ func (lg *Leagues) Leave(ctx context.Context, user, id string) error {
 			tx.Add(lg.db.UpdateIf(leagueKey, owner(table.NextRev()), table.RevIs(league.Rev)))
 			tx.Add(lg.db.UpdateIf(inviteKey, owner(expression.UpdateBuilder{}), table.InviteOf(lid)))
 			tx.Add(lg.db.UpdateIf(table.Key(table.UserPK(table.UserID(next.User.ID)), table.MembershipSK(lid)),
-				expression.Set(expression.Name("owner"), expression.Value(true)), expression.AttributeExists(expression.Name(table.AttrPK))))
+				expression.Set(expression.Name("owner"), expression.Value(true)), table.Exists()))
 		default:
 			tx.Add(lg.db.UpdateIf(leagueKey, leaves,
 				expression.Name("ownerId").NotEqual(expression.Value(string(uid))).And(expression.Name("memberCount").GreaterThan(expression.Value(1)))))
@@ -750,7 +750,7 @@ func (lg *Leagues) RenameMember(ctx context.Context, uid table.UserID, user tabl
 	if err != nil {
 		return err
 	}
-	older := expression.AttributeExists(expression.Name(table.AttrPK)).
+	older := table.Exists().
 		And(expression.Name("userNameVersion").LessThan(expression.Value(user.NameVersion)))
 	version := expression.Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))
 	member := expression.Set(expression.Name("userName"), expression.Value(user.Name)).

@@ -27,7 +27,7 @@ func (e *Engine) checkpointOnDelete(ctx context.Context, uid table.UserID, p tab
 		return types.TransactWriteItem{}, err
 	}
 	if out.Item == nil {
-		return e.db.Check(key, expression.AttributeNotExists(expression.Name(table.AttrPK)))
+		return e.db.Check(key, table.NotExists())
 	}
 	var cp table.CheckpointRow
 	if err := attributevalue.UnmarshalMap(out.Item, &cp); err != nil {

@@ -101,7 +101,7 @@ func (e *Engine) pickCountItems(ev domain.Event, cps []table.CheckpointRow) ([]t
 	for i, m := range ev.Matches {
 		expr, err := expression.NewBuilder().
 			WithUpdate(expression.Set(expression.Name("pickCounts"), expression.Value(sums[i]))).
-			WithCondition(expression.AttributeExists(expression.Name(table.AttrPK))).Build()
+			WithCondition(table.Exists()).Build()
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: pick counts %s: %w", ev.ID, err)
 		}

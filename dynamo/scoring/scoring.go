@@ -291,7 +291,7 @@ type checkpointMove struct {
 func (m *checkpointMove) item(tableName string, written int) (types.TransactWriteItem, table.CheckpointRow, error) {
 	to := m.to
 	to.Done += written
-	cond := expression.AttributeNotExists(expression.Name(table.AttrPK))
+	cond := table.NotExists()
 	if m.from.PK != "" {
 		cond = expression.Name("cardVersion").Equal(expression.Value(m.from.CardVersion)).
 			And(expression.Name("after").Equal(expression.Value(m.from.After))).
@@ -334,7 +334,7 @@ func (r *scoringRun) moveCheckpoint(ctx context.Context, sh int, pos, cp *table.
 	}
 	err = r.e.db.Transact(ctx, []types.TransactWriteItem{item})
 	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
-		if ddb.ReasonCode(reasons, 0) != "ConditionalCheckFailed" {
+		if !ddb.Failed(reasons, 0) {
 			if err := ddb.Sleep(ctx, ddb.Backoff(1)); err != nil {
 				return err
 			}
@@ -494,7 +494,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 		if !cancelled {
 			return report, nil, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
-		if ddb.ReasonCode(reasons, cpIndex) == "ConditionalCheckFailed" {
+		if ddb.Failed(reasons, cpIndex) {
 			return report, nil, nil // another run moved the checkpoint: it goes on from there
 		}
 		stale := map[int]bool{}
@@ -594,7 +594,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 	if err != nil {
 		return types.TransactWriteItem{}, nil, nil, err
 	}
-	cond := expression.AttributeExists(expression.Name(table.AttrPK)).And(table.VersionIs(j.row.Version))
+	cond := table.Exists().And(table.VersionIs(j.row.Version))
 	upd := expression.Set(expression.Name("points"), expression.Value(sc.Points)).
 		Set(expression.Name("correct"), expression.Value(sc.Correct)).
 		Set(expression.Name("scoredWith"), expression.Value(cardVersion)).
@@ -705,7 +705,7 @@ func (j *scoreJob) firstStandingName() (string, int) {
 // player's profile is still the one firstStandingName read (or still absent): a rename that
 // lands after the read cancels the write, and the player is read again.
 func (e *Engine) nameCheck(j *scoreJob) (types.TransactWriteItem, error) {
-	cond := expression.AttributeNotExists(expression.Name(table.AttrPK))
+	cond := table.NotExists()
 	if j.user != nil {
 		cond = expression.Name("nameVersion").Equal(expression.Value(j.user.NameVersion))
 	}
@@ -848,7 +848,7 @@ func (e *Engine) markScored(ctx context.Context, ev domain.Event, card Card, don
 	}
 	err := e.db.TransactRetry(ctx, append(items, extra...))
 	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
-		if ddb.ReasonCode(reasons, 0) == "ConditionalCheckFailed" {
+		if ddb.Failed(reasons, 0) {
 			return cardOutdated(ev)
 		}
 		return domain.Errorf(domain.CodeConflict, "another scoring run of event %q moved on meanwhile; run scoreEvent again", ev.ID)
