@@ -14,10 +14,10 @@ import (
 )
 
 // Audit log. Every admin change writes one audit entry (domain.AuditEntry) in the same
-// transaction as the change itself: the writer appends s.auditPut(ctx, entry) to its
-// transaction's items, so the entry commits exactly when the change does, and a change
-// refused by its conditions leaves no entry. Entries live in their log's own partition
-// (keys.go: AUDIT#<event id>), newest last in key order; AuditLog reads them newest first.
+// transaction as the change itself: the writer appends auditPut to its transaction's items,
+// so the entry commits exactly when the change does, and a change refused by its conditions
+// leaves no entry. Entries live in their log's own partition (table.AuditPK: AUDIT#<event
+// id>), newest last in key order; AuditLog reads them newest first.
 
 // auditPut returns the transaction item that writes entry: a Put of a new item in the
 // audit log of entry.EventID (an event id or domain.AuditLogModeration), stamped with the

@@ -157,11 +157,12 @@ type cardRead struct {
 	row table.EventRow
 }
 
-// readCard reads an event row and its match rows with strongly consistent reads of the
-// main table: a GetItem and a Query in parallel. The two reads see two moments; the pair is returned only when the event row's cardHash matches
-// the matches read, so it is one moment of the card (every card change writes the matches
-// and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
-// is no such event, UNAVAILABLE if the card kept changing under the reads.
+// readCard reads an event row and its match rows with strongly consistent reads of the main
+// table: a GetItem and a Query in parallel. The two reads see two moments; the pair is
+// returned only when the event row's cardHash matches the matches read, so it is one moment
+// of the card (every card change writes the matches and the hash in one transaction).
+// Otherwise it reads again. Returns NOT_FOUND if there is no such event, UNAVAILABLE if the
+// card kept changing under the reads.
 func (s *Store) readCard(ctx context.Context, id string) (cardRead, error) {
 	eid, err := table.ParseEventID(id)
 	if err != nil {

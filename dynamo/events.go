@@ -101,9 +101,9 @@ func (s *Store) readCardRange(ctx context.Context, q *dynamodb.QueryInput, z *dd
 }
 
 // toEvent returns the event with its card in card order (the GSI sorts it), or NOT_FOUND.
-// current is false when the index showed rows of two moments: an event row whose table.CardHash
-// does not match the match rows read with it (the index gets a transaction's writes item
-// by item), or match rows without their event row.
+// current is false when the index showed rows of two moments: an event row whose
+// table.CardHash does not match the match rows read with it (the index gets a transaction's
+// writes item by item), or match rows without their event row.
 func (p *eventPartition) toEvent(id string) (ev domain.Event, current bool, err error) {
 	if p.event == nil {
 		return domain.Event{}, len(p.matches) == 0, domain.Errorf(domain.CodeNotFound, "event %q not found", id)

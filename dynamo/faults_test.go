@@ -44,9 +44,9 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	// writes its scoreShards checkpoints (in the event's partition, in transactions: 2 WCU
 	// each at least) and then checks all of them in the transaction that marks it SCORED
 	// (as much again): about 64 WCU in a partition whose bucket holds 50 (enough for the
-	// largest single request) and does not refill meanwhile, so a throttle is certain. From then on the clock moves 25 ms each time it is read (a few times per
-	// request), so that capacity refills with the requests made, not with the machine's
-	// speed.
+	// largest single request) and does not refill meanwhile, so a throttle is certain. From
+	// then on the clock moves 25 ms each time it is read (a few times per request), so that
+	// capacity refills with the requests made, not with the machine's speed.
 	var engine atomic.Pointer[awsfaithful.Engine]
 	var ticks atomic.Int64
 	virtual := func() time.Time {

@@ -26,7 +26,7 @@ const cardReadAhead = 12
 // or BROADCAST after a complete live scoring pass). With one shard (or when the store does
 // not know the event yet) the card and the top of the leaderboard are one Query of the
 // event's index partition (readEventAndTop); with more, the card's Query and the shards'
-// Queries at once (shardmerge.go), one round trip. With the read cache on, the card and
+// Queries at once (shardPage), one round trip. With the read cache on, the card and
 // the page are kept apart (the card under GetEvent's entry) and each may be up to its TTL
 // old; a cached card without a leaderboard costs nothing more. Without picks the page's
 // rows are returned without their picks (Picks empty): the caller does not show them.
@@ -152,7 +152,7 @@ func (s *Store) firstLeaderboardPage(ctx context.Context, eid table.EventID, fir
 
 // Leaderboard returns the page of an event's leaderboard after cursor after (the first page
 // when after is empty, kept by the read cache as in GetEventWithLeaderboard): one Query per
-// shard (shardmerge.go); without picks, rows without them as in GetEventWithLeaderboard.
+// shard (shardPage); without picks, rows without them as in GetEventWithLeaderboard.
 // It does not read the event: callers check it shows a leaderboard.
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
 	eid, err := table.ParseEventID(id)

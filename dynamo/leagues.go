@@ -38,7 +38,8 @@ func (s *Store) JoinLeague(ctx context.Context, caller domain.UserRef, code stri
 // GetLeague returns a league and whether user (a user id, "" when signed out) is one of its
 // members: one consistent BatchGetItem of the league and the user's member row or, with
 // members, one consistent Query of the league's partition (the league and every member row:
-// one page up to about 5,000 members), which returns the league with its Members (see leagues.Leagues.Get). Returns NOT_FOUND if there is no such league.
+// one page up to about 5,000 members), which returns the league with its Members (see
+// leagues.Leagues.Get). Returns NOT_FOUND if there is no such league.
 func (s *Store) GetLeague(ctx context.Context, id, user string, members bool) (domain.League, bool, error) {
 	return s.leagues.Get(ctx, id, user, members)
 }
@@ -50,7 +51,8 @@ func (s *Store) LeaveLeague(ctx context.Context, user, id string) error {
 	return s.leagues.Leave(ctx, user, id)
 }
 
-// RotateInviteCode gives a league a new invite code; the old one stops working at once (see leagues.Leagues.RotateInviteCode). Returns NOT_FOUND for an unknown league and FORBIDDEN
+// RotateInviteCode gives a league a new invite code; the old one stops working at once (see
+// leagues.Leagues.RotateInviteCode). Returns NOT_FOUND for an unknown league and FORBIDDEN
 // unless user is its owner.
 func (s *Store) RotateInviteCode(ctx context.Context, user, id string) (domain.League, error) {
 	return s.leagues.RotateInviteCode(ctx, user, id)
@@ -79,7 +81,8 @@ func (s *Store) RenameLeague(ctx context.Context, id, name string) (domain.Leagu
 }
 
 // DeleteLeague deletes a league (admins: the resolver checks), in steps that each read the
-// league's partition consistently first, so that a call cut off is finished by the next: 1 (see leagues.Leagues.Delete). Returns NOT_FOUND for an unknown (or already deleted)
+// league's partition consistently first, so that a call cut off is finished by the next: 1
+// (see leagues.Leagues.Delete). Returns NOT_FOUND for an unknown (or already deleted)
 // league.
 func (s *Store) DeleteLeague(ctx context.Context, id string) error {
 	return s.leagues.Delete(ctx, id)

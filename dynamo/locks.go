@@ -16,7 +16,7 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// Lock copies (keys.go, table.LockRow). A submit's transaction checks the lock condition (open,
+// Lock copies (table.LockRow). A submit's transaction checks the lock condition (open,
 // start ahead, the card version read) on its player's copy instead of the event item, so
 // that concurrent submits are spread over the event's copies rather than all holding one
 // (on AWS, transactions that include one item at the same time cancel each other). The

@@ -292,7 +292,7 @@ const maxSubmitAttempts = 12
 
 // GetPrediction returns a user's prediction for an event (one consistent GetItem), or
 // NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
-// event has a rank table (ranks.go; one more read, or none from the read cache).
+// event has a rank table (rankTables; one more read, or none from the read cache).
 func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
 	uid, err := table.ParseUserID(user)
 	if err != nil {

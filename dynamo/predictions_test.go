@@ -316,9 +316,9 @@ func TestSubmitLockedByCondition(t *testing.T) {
 	})
 }
 
-// TestOpenAtIsTheDomainsLock pins the table's lock condition (table.OpenAt) to the domain's rule:
-// for every stored state and starts around now, a write under table.OpenAt(now) succeeds exactly
-// when domain.Event.Locked(now) is false.
+// TestOpenAtIsTheDomainsLock pins the table's lock condition (table.OpenAt) to the domain's
+// rule: for every stored state and starts around now, a write under table.OpenAt(now)
+// succeeds exactly when domain.Event.Locked(now) is false.
 func TestOpenAtIsTheDomainsLock(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

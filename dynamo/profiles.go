@@ -21,7 +21,7 @@ const seasonsPerProfile = 4
 // Predictions of events still open for picks are left out unless own (the caller is the
 // user): others see them once the event has locked (profilePage: the rows of events
 // dated today or later are read in the rank tables' BatchGetItem). Standings and scored
-// predictions carry their ranks where their season or event has a rank table (ranks.go: one
+// predictions carry their ranks where their season or event has a rank table (rankTables: one
 // BatchGetItem of the tables not in the read cache). Returns NOT_FOUND if the user never
 // registered nor played.
 func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (domain.User, domain.Page[domain.Prediction], error) {
@@ -31,7 +31,7 @@ func (s *Store) GetUser(ctx context.Context, id string, first int, own bool) (do
 		return domain.User{}, page, err
 	}
 	// SK ≥ "EVENT#": the profile, standings and predictions, never the league rows
-	// ("@…", keys.go) that sort below them.
+	// ("@…": package table) that sort below them.
 	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.UserPK(uid))).
 		And(expression.Key(table.AttrSK).GreaterThanEqual(expression.Value(table.EventKeyPrefix))), 1+seasonsPerProfile+first+1, false)
 	if err != nil {
@@ -106,8 +106,9 @@ func (s *Store) UserPredictions(ctx context.Context, id string, first int, after
 // profilePage gathers one page of a profile's predictions, newest event first, as the
 // viewer may see them (domain.PredictionVisible): all of them for the owner; for anyone
 // else the scored ones and those of locked events. Most are known visible without their
-// event (domain.PredictionVisibleWithoutEvent); for the others — events of today and
-// later, the top of a newest-first list — the event rows decide (resolve: one consistent BatchGetItem, only when there are such rows).
+// event (domain.PredictionVisibleWithoutEvent); for the others — events of today and later,
+// the top of a newest-first list — the event rows decide (resolve: one consistent
+// BatchGetItem, only when there are such rows).
 type profilePage struct {
 	s     *Store
 	owner string

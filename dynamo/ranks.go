@@ -29,7 +29,7 @@ func (r rankRef) cacheKey() string { return ddb.RankTableKey(string(r.event), r.
 // rankTables returns the rank tables of refs (nil where there is none), from the read cache
 // or with one eventually consistent BatchGetItem per 100 missing; absent tables are cached
 // too. It also reads the items at extra (passed to fn) in the same BatchGetItems; with
-// extra keys, every read is strongly consistent (extra decides something: visibility.go).
+// extra keys, every read is strongly consistent (extra decides something: profilePage).
 func (s *Store) rankTables(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
 	out := make(map[rankRef]*domain.RankTable, len(refs))
 	var missing []rankRef

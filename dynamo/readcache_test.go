@@ -211,7 +211,8 @@ func TestReadCache(t *testing.T) {
 		if n := calls(t, func(ctx context.Context) { e, lb = withPage(ctx, l.apr.ID) }); n != 0 || e.Stored == domain.StateScored || len(lb.Items) != 0 {
 			t.Fatalf("unscored event with a cached card: %d calls, state %s, %d rows", n, e.Stored, len(lb.Items))
 		}
-		// Without the cache: the card alone is one Query, with the page one Query more per shard.
+		// Without the cache: the card alone is one Query, with the page one Query more per
+		// shard.
 		if n := calls(t, func(ctx context.Context) { _, err := other.GetEvent(ctx, l.spring.ID); mustOK(t, err) }); n != 1 {
 			t.Fatalf("uncached card: %d calls, want 1", n)
 		}

@@ -556,7 +556,8 @@ func TestReads(t *testing.T) {
 			if p.EventID != l.apr.ID || p.Event.Name != "apr show" || p.User.ID != "p-top" || p.Points != nil || p.Correct != nil {
 				t.Errorf("prediction %+v", p)
 			}
-			// Picks are stored in card order (the reordered card) whatever the submitted order.
+			// Picks are stored in card order (the reordered card) whatever the submitted
+			// order.
 			want := []domain.Pick{{MatchID: l.aprOrder[0], Team: 1}, {MatchID: l.aprOrder[2], Team: 1}}
 			if len(p.Picks) != 2 || p.Picks[0].MatchID != want[0].MatchID || p.Picks[1].MatchID != want[1].MatchID || p.Picks[0].Correct != nil {
 				t.Errorf("picks %+v, want %+v", p.Picks, want)

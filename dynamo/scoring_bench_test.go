@@ -29,9 +29,10 @@ import (
 // predictions, and for half the players a scored prior event and its standing, so scoring
 // both updates and creates standings. The timer covers one ScoreEvent only. Then, outside
 // the timer, a second run on the same data must change nothing and the table must satisfy
-// the scoring invariant; before it, the same writes are made bare on a twin table (scBareWrite: the same 100-item transactions of
-// the same Updates and Puts, with no reads, no conditions and no retries) to give the cost of
-// scoring's reads, conditions and bookkeeping as a ratio.
+// the scoring invariant; before it, the same writes are made bare on a twin table
+// (scBareWrite: the same 100-item transactions of the same Updates and Puts, with no reads,
+// no conditions and no retries) to give the cost of scoring's reads, conditions and
+// bookkeeping as a ratio.
 //
 // Metrics per run: transactions, calls, read and write capacity units (as DynamoDB Local
 // reports them; it is known to misreport transactions, so compare WCU across runs of this

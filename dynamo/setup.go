@@ -10,9 +10,8 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// CheckLayout returns an error naming an event written by an older version of the store
-// (an event row without a shard count): this store cannot serve such a table. One Query of
-// the first page of events.
+// CheckLayout returns an error naming an event row without a shard count: a table of a
+// layout this store cannot serve. One Query of the first page of events.
 func (s *Store) CheckLayout(ctx context.Context) error {
 	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventsPartition)), 100, false, "id", "shards")
 	if err != nil {

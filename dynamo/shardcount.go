@@ -13,8 +13,9 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// WithScoreShards sets how many shards (keys.go) the events and seasons this store creates
-// get: 1 (the default) to MaxShards. Existing events and seasons keep their own.
+// WithScoreShards sets how many shards (see package table) the events and seasons this
+// store creates get: 1 (the default) to MaxShards. Existing events and seasons keep their
+// own.
 func WithScoreShards(n int) Option {
 	if n < 1 || n > table.MaxShards {
 		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, table.MaxShards))

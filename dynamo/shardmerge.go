@@ -18,9 +18,9 @@ import (
 )
 
 // Ranked lists (a leaderboard, a season's standings) are written across the event's or the
-// season's shards (keys.go), each sorted by its score keys (SCORE#<inv>#<uid>: points high
-// to low, ties by user id). A page is read as one Query per shard, all at once, merged by
-// score key: as many calls as shards whatever the page (one round trip), and exact. Each
+// season's shards (package table), each sorted by its score keys (SCORE#<inv>#<uid>: points
+// high to low, ties by user id). A page is read as one Query per shard, all at once, merged
+// by score key: as many calls as shards whatever the page (one round trip), and exact. Each
 // shard is asked for as many rows as the whole page needs (first+1, so that the merge knows
 // whether a next page exists): any one shard may hold the whole page. With one shard it is
 // one Query.

@@ -40,15 +40,15 @@ type Store struct {
 	// shards is how many shards the events and seasons this store creates get
 	// (WithScoreShards; default 1).
 	shards int
-	// known remembers shard counts (shardcount.go).
+	// known remembers shard counts (eventShards, seasonShards).
 	known knownShards
 	// pace keeps scoring within each partition's throughput (WithPartitionThroughput).
 	pace *scoring.Pacer
 	// scoring runs ScoreEvent's passes.
 	scoring *scoring.Engine
-	// leagues holds the league use cases (leagues.go).
+	// leagues holds the league use cases.
 	leagues *leagues.Leagues
-	// accounts holds the use cases of players' accounts (users.go).
+	// accounts holds the use cases of players' accounts.
 	accounts *users.Accounts
 }
 
@@ -60,9 +60,9 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 
 // WithCursorKeys sets the keys that sign page cursors: the first signs, every one verifies
 // (to rotate, put a new key first and drop the old one once its cursors no longer matter).
-// Each key should have at least table.CursorKeyMinLen random bytes. Without keys the store signs
-// with a random key of its own, so its cursors only open pages on the same store: every
-// instance serving one API must share its keys (in Lambda, PICKEM_CURSOR_KEYS).
+// Each key should have at least table.CursorKeyMinLen random bytes. Without keys the store
+// signs with a random key of its own, so its cursors only open pages on the same store:
+// every instance serving one API must share its keys (in Lambda, PICKEM_CURSOR_KEYS).
 func WithCursorKeys(keys ...[]byte) Option {
 	return func(s *Store) { s.cursorKeys = append([][]byte(nil), keys...) }
 }

@@ -97,7 +97,7 @@ const (
 // TransactionConflictException retried like throttling (a plain write to an item that a
 // transaction in flight holds did nothing: trying again is safe), and the SDK's transport
 // in an HTTP client whose timeout is AttemptTimeout. What still fails after the retries
-// reaches the store as an error the store reports as UNAVAILABLE (see unavailable.go).
+// reaches the store as an error the store reports as UNAVAILABLE (see NewTable).
 func RetryOption(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = MaxAttempts

@@ -41,8 +41,8 @@ type Scanner interface {
 	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
-// TableEmpty reports whether the table name holds no item at all (one Scan of at most one item; the
-// local server loads demo data only into an empty table).
+// TableEmpty reports whether the table name holds no item at all (one Scan of at most one
+// item; the local server loads demo data only into an empty table).
 func TableEmpty(ctx context.Context, db Scanner, name string) (bool, error) {
 	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), Limit: aws.Int32(1)})
 	if err != nil {

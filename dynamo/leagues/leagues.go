@@ -228,7 +228,7 @@ func (lg *Leagues) Join(ctx context.Context, caller domain.UserRef, code string)
 	return lg.joinOnce(ctx, uid, caller.Name, code, inv, profile)
 }
 
-// joinOnce is JoinLeague's transaction, with what readNewMember read.
+// joinOnce is Join's transaction, with what readNewMember read.
 func (lg *Leagues) joinOnce(ctx context.Context, uid table.UserID, tokenName, code string, inv *table.InviteRow, profile *table.UserRow) (domain.League, error) {
 	notFound := domain.Errorf(domain.CodeNotFound, "no league has this invite code (it may have been replaced)")
 	if inv == nil {
@@ -441,7 +441,7 @@ func (lg *Leagues) Leave(ctx context.Context, user, id string) error {
 		leaves := table.NextRev().Add(expression.Name("memberCount"), expression.Value(-1))
 		switch {
 		case league.Closed:
-			// An admin is deleting it (DeleteLeague): no hand-over, no invite code; the
+			// An admin is deleting it (Delete): no hand-over, no invite code; the
 			// deletion removes the league once nobody is left.
 			tx.Add(lg.db.UpdateIf(leagueKey, leaves, expression.Name("closed").Equal(expression.Value(true))))
 		case league.MemberCount <= 1:
@@ -495,9 +495,9 @@ func (lg *Leagues) Leave(ctx context.Context, user, id string) error {
 }
 
 // RotateInviteCode gives a league a new invite code; the old one stops working at once.
-// Only the owner may: a consistent read of the league (BatchGetItem), then one transaction (the
-// league's code, conditioned on its rev; the old code's item deleted; the new one put).
-// Returns NOT_FOUND for an unknown league and FORBIDDEN unless user is its owner.
+// Only the owner may: a consistent read of the league (BatchGetItem), then one transaction
+// (the league's code, conditioned on its rev; the old code's item deleted; the new one
+// put). Returns NOT_FOUND for an unknown league and FORBIDDEN unless user is its owner.
 func (lg *Leagues) RotateInviteCode(ctx context.Context, user, id string) (domain.League, error) {
 	uid, err := table.ParseUserID(user)
 	if err != nil {
@@ -571,7 +571,7 @@ func (lg *Leagues) OfPlayer(ctx context.Context, user string) ([]domain.League, 
 	return leagues, nil
 }
 
-// userLeagueRows reads the league items of user's memberships (see UserLeagues), closed
+// userLeagueRows reads the league items of user's memberships (see OfPlayer), closed
 // ones included.
 func (lg *Leagues) userLeagueRows(ctx context.Context, user string) ([]table.LeagueRow, error) {
 	uid, err := table.ParseUserID(user)

@@ -79,7 +79,7 @@ func (lg *Leagues) Rename(ctx context.Context, id, name string) (domain.League, 
 //     closed: joins, rotations, renames and reads see no league any more) and deletes the
 //     invite item, conditioned on the league's rev;
 //  2. take its members out, MembersPerDeleteTx per transaction: each member's row in the
-//     league, their membership and their league count (as leaveLeague), and the league's
+//     league, their membership and their league count (as Leave), and the league's
 //     member count, conditioned on the rows existing (a member leaving meanwhile: read
 //     again);
 //  3. delete the league item (conditioned on no member being left) with the audit entry.

@@ -45,7 +45,7 @@ func (e *Engine) checkpointOnDelete(ctx context.Context, uid table.UserID, p tab
 	if p.ScoredWith != nil && cp.CardVersion == *p.ScoredWith {
 		upd = upd.Add(expression.Name("done"), expression.Value(-1))
 		changed = true
-		if cp.Picked > 0 { // its picks leave the pass's pick counts too (pickcounts.go)
+		if cp.Picked > 0 { // its picks leave the pass's pick counts too (pickCountsOnDelete)
 			upd = pickCountsOnDelete(upd.Add(expression.Name("picked"), expression.Value(-1)), p, cp)
 		}
 	}
@@ -55,7 +55,7 @@ func (e *Engine) checkpointOnDelete(ctx context.Context, uid table.UserID, p tab
 	return e.db.UpdateIf(key, upd, cond)
 }
 
-// predictionDeleted are the items, in the transaction that deletes prediction p of shard
+// PredictionDeleted are the items, in the transaction that deletes prediction p of shard
 // sh of its event, that take p out of what scoring counted: its shard's checkpoint
 // (checkpointOnDelete) and, when p is scored, one player less at its points in the shard's
 // event histogram.
@@ -79,7 +79,7 @@ func (e *Engine) PredictionDeleted(ctx context.Context, uid table.UserID, p tabl
 	return items, nil
 }
 
-// standingDeleted are the items, in the transaction that deletes standing st of a season
+// StandingDeleted are the items, in the transaction that deletes standing st of a season
 // of seasonShards shards, that take it out of what scoring counted: one player less at its
 // points in its shard's season histogram.
 func (e *Engine) StandingDeleted(uid table.UserID, st table.StandingRow, seasonShards int) ([]types.TransactWriteItem, error) {

@@ -101,7 +101,7 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 	if !passMarked(ev, report.Final) || run.wrote.Load() > 0 || !pickCountsCurrent(ev, run.cps) {
 		// (Otherwise every shard was done for this card version when the run read it,
 		// consistently, at the start, and nothing was written: nothing to confirm.)
-		// The counts once more (defence in depth: none can have grown since the prologue,
+		// The counts once more (defence in depth: none can have grown since the card was read,
 		// see markScored, and the copies may be more than its transaction could check).
 		locks, _, err := e.ReadCounts(ctx, card.Row)
 		if err != nil {
@@ -120,7 +120,7 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		if err != nil {
 			return report, err
 		}
-		// The pass's pick counts go onto the card with it (pickcounts.go).
+		// The pass's pick counts go onto the card with it (pickCountItems).
 		extra, err := e.pickCountItems(ev, run.cps)
 		if err != nil {
 			return report, err

@@ -44,7 +44,8 @@ const (
 	PaceReadBurst  = PartitionReadUnits / PaceBurstShare
 )
 
-// pacer holds one write bucket and one read bucket per partition paced.
+// Pacer holds one write bucket and one read bucket per partition paced. A store's runs
+// share one, so that they pace together.
 type Pacer struct {
 	writeUnits, readUnits int
 	mu                    sync.Mutex
@@ -56,6 +57,8 @@ type Pacer struct {
 // partitions of events scored long ago need none).
 const maxPacedPartitions = 10_000
 
+// NewPacer returns a pacer to writeUnits write units and readUnits read units a second
+// per partition.
 func NewPacer(writeUnits, readUnits int) *Pacer {
 	return &Pacer{writeUnits: writeUnits, readUnits: readUnits, writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
 }

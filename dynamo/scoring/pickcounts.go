@@ -14,17 +14,18 @@ import (
 
 // Pick counts (Match.pickCounts): how many predictions picked each team of each match.
 // Scoring counts them as it writes the predictions of a pass, in the same transactions:
-// each shard's checkpoint (table.CheckpointRow.Picks, keyed by table.PickKey) sums the picks of the
-// predictions written for its card version, and Picked says how many predictions that sum
-// covers. Every prediction is written once per card version and the checkpoint moves only
-// from the state it was read in, so at the end of a pass a shard whose Picked equals its
-// Done has counted each of its predictions exactly once, whatever the budgeted calls,
-// concurrent runs and retries. The pass's last step (markScored) sums the shards and writes
-// the totals onto the card's match items, in its transaction conditioned on the card
-// version; card edits carry the counts over and are conditioned on them (putMatch), so an
-// edit never wipes counts written after it read the card. A pass whose counts do not cover
-// every prediction (Picked ≠ Done: predictions counted done by admin migrate, or a deleted
-// account's) writes none; the card keeps what it had.
+// each shard's checkpoint (table.CheckpointRow.Picks, keyed by table.PickKey) sums the
+// picks of the predictions written for its card version, and Picked says how many
+// predictions that sum covers. Every prediction is written once per card version and the
+// checkpoint moves only from the state it was read in, so at the end of a pass a shard
+// whose Picked equals its Done has counted each of its predictions exactly once, whatever
+// the budgeted calls, concurrent runs and retries. The pass's last step (markScored) sums
+// the shards and writes the totals onto the card's match items, in its transaction
+// conditioned on the card version; card edits carry the counts over and are conditioned on
+// them (the store's match writes), so an edit never wipes counts written after it read the
+// card. A pass whose counts do not cover every prediction (Picked ≠ Done: a checkpoint
+// that counts done predictions whose picks it did not count) writes none; the card keeps
+// what it had.
 
 // withPicks is the move with the picks of batch (the predictions its transaction writes)
 // added to the counts of the checkpoint it moves to: the picks of matches on ev's card,

@@ -56,9 +56,10 @@ func (d rankDelta) move(old, new *int) {
 	}
 }
 
-// ranksUpdate is the transaction item applying d to the shard histogram at key (table.EventRanksKey
-// or table.SeasonRanksKey); ok is false when d changes nothing (no item needed). The item needs
-// no condition: it commits exactly when the score writes of its transaction do.
+// ranksUpdate is the transaction item applying d to the shard histogram at key
+// (table.EventRanksKey or table.SeasonRanksKey); ok is false when d changes nothing (no
+// item needed). The item needs no condition: it commits exactly when the score writes of
+// its transaction do.
 func (e *Engine) ranksUpdate(key map[string]types.AttributeValue, d rankDelta) (item types.TransactWriteItem, ok bool, err error) {
 	upd := expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeRanks)).
 		Add(expression.Name("rev"), expression.Value(1))
@@ -105,7 +106,7 @@ func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
 	return rev, nil
 }
 
-// summarizeRanks writes the rank tables of an event and of its season from their shard
+// SummarizeRanks writes the rank tables of an event and of its season from their shard
 // histograms (the event has eventShards shards, the season seasonShards): one consistent
 // BatchGetItem of the histograms and the two tables, then one conditional PutItem per table
 // not already built from those changes. A table records the sum of the shards' revs it was

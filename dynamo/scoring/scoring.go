@@ -41,7 +41,7 @@ type scoreJob struct {
 	rescore  domain.Rescore
 	standing *table.StandingRow // as last read; nil if the player has none this season
 	// size and standingSize are the bytes of the prediction and of the standing as read,
-	// for pacing (pace.go).
+	// for pacing (Pacer).
 	size, standingSize int
 	// user is the player's profile as last read (consistently): a first standing takes its
 	// name, on the condition that it is still that version (nameCheck). nil if none.
@@ -69,7 +69,7 @@ func cardOutdated(ev domain.Event) error {
 	return domain.Errorf(domain.CodeConflict, "the card of event %q changed while scoring; run scoreEvent again", ev.ID)
 }
 
-// scoringRun is one ScoreEvent call: its shards run in parallel, each one batch at a time.
+// scoringRun is one Run: its shards run in parallel, each one batch at a time.
 type scoringRun struct {
 	e        *Engine
 	ev       domain.Event
@@ -302,7 +302,7 @@ func (m *checkpointMove) item(tableName string, written int) (types.TransactWrit
 		Set(expression.Name("after"), expression.Value(to.After)).
 		Set(expression.Name("done"), expression.Value(to.Done)).
 		Set(expression.Name("picked"), expression.Value(to.Picked))
-	if len(to.Picks) > 0 { // pickcounts.go
+	if len(to.Picks) > 0 { // the pass's pick counts so far (withPicks)
 		upd = upd.Set(expression.Name("picks"), expression.Value(to.Picks))
 	} else {
 		upd = upd.Remove(expression.Name("picks"))
@@ -440,7 +440,7 @@ func (r *scoringRun) scoreBatch(ctx context.Context, sh int, batch []*scoreJob, 
 		}
 		// Each attempt marks the checkpoint it writes, so that an attempt whose answer is
 		// lost (a timeout after DynamoDB applied it) can tell it committed (batchCommitted).
-		mv := move.withPicks(ev, batch) // pickcounts.go
+		mv := move.withPicks(ev, batch) // the batch's picks counted
 		mv.by = fmt.Sprintf("%016x", rand.Uint64())
 		cpItem, moved, err := mv.item(e.db.Name, len(batch))
 		if err != nil {
@@ -603,7 +603,7 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 	if len(j.rescore.CorrectIDs) > 0 {
 		upd = upd.Set(expression.Name("correctIds"), expression.Value(j.rescore.CorrectIDs))
 	} else {
-		upd = upd.Remove(expression.Name("correctIds")) // no empty lists: see matchRow
+		upd = upd.Remove(expression.Name("correctIds")) // no empty lists: see table.MatchRow
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
@@ -791,8 +791,8 @@ func (e *Engine) reread(ctx context.Context, ev domain.Event, batch []*scoreJob,
 // and on every shard's checkpoint holding the count done the run read (done, by shard):
 // every prediction the copies counted was written for this card. No prediction can have
 // come since the counts were read: scoring needs a result, a result is only entered once
-// every copy is locked (ensureLocks before the card change, lockOnResult in it), and
-// ScoreEvent brings any copy left behind forward before it reads them (so the copies,
+// every copy is locked (the store locks them before the card change, and in it), and
+// the store brings any copy left behind forward before it reads them (so the copies,
 // which may be more than a transaction holds, need no condition here). extra (the pass's
 // pick counts, then the call's audit entry) is written last in the same transaction.
 // Returns CONFLICT if the card or a checkpoint changed since.
@@ -949,7 +949,7 @@ func ScoringWrites(tableName string, ev domain.Event, eventShards, seasonShards 
 	return []types.TransactWriteItem{pred, *st}, nil
 }
 
-// shardCount is how many predictions shard s of the event has: the sum of the counts on
+// ShardCount is how many predictions shard s of the event has: the sum of the counts on
 // the shard's lock copies.
 func (c Card) ShardCount(s int) int {
 	n := 0
@@ -961,7 +961,7 @@ func (c Card) ShardCount(s int) int {
 	return n
 }
 
-// readCounts reads every lock copy and every scoring checkpoint of the event of row
+// ReadCounts reads every lock copy and every scoring checkpoint of the event of row
 // consistently (BatchGetItems of 100 keys), by copy and by shard. A copy or a checkpoint
 // that does not exist is missing from its map.
 func (e *Engine) ReadCounts(ctx context.Context, row table.EventRow) (map[int]table.LockRow, map[int]table.CheckpointRow, error) {
@@ -1002,7 +1002,7 @@ func (e *Engine) ReadCounts(ctx context.Context, row table.EventRow) (map[int]ta
 	return locks, checkpoints, err
 }
 
-// auditScoringCall writes the audit entry of a ScoreEvent call that wrote something but
+// auditScoringCall writes the audit entry of a Run that wrote something but
 // does not end with the SCORED transaction (markScored, which carries the entry of a call
 // that completes the event): the time budget stopped it, or cause (an error) did. Its
 // batches commit in parallel shards, so which of them is the call's last is only known

@@ -43,10 +43,10 @@ func (c Cursor) Ranker() domain.Ranker {
 //
 //	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | [uvarint Shards] | tag (12 bytes)
 //
-// The rank fields are present for ranked kinds only, the shard count for sharded ones. tag is the first 12 bytes of
-// HMAC-SHA256(key, everything before the tag || owner): the owner (event, season, user,
-// filter) is bound by the tag without being stored, so a cursor only opens the list it
-// came from, and any edit of any field fails the tag.
+// The rank fields are present for ranked kinds only, the shard count for sharded ones. tag
+// is the first 12 bytes of HMAC-SHA256(key, everything before the tag || owner): the owner
+// (event, season, user, filter) is bound by the tag without being stored, so a cursor only
+// opens the list it came from, and any edit of any field fails the tag.
 const (
 	cursorVersion    = 2
 	cursorTagLen     = 12

@@ -52,7 +52,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 // TestCursorTamperEvident: changing any bit of a cursor, or presenting it for another
-// list, owner or key, is BAD_USER_INPUT (issue 9, row 6).
+// list, owner or key, is BAD_USER_INPUT.
 func TestCursorTamperEvident(t *testing.T) {
 	t.Parallel()
 	cc := testCodec()
@@ -88,7 +88,7 @@ func TestCursorTamperEvident(t *testing.T) {
 }
 
 // TestCursorRewrittenFields re-signs nothing: a cursor re-encoded with another owner,
-// id or rank fields under an unknown key is refused, as issue 9's row 6 did by hand.
+// id or rank fields under an unknown key is refused.
 func TestCursorRewrittenFields(t *testing.T) {
 	t.Parallel()
 	cc := testCodec()

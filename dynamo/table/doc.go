@@ -39,11 +39,11 @@
 //
 // Shards. An event's predictions and a season's standings are spread over K index
 // partitions, K being the event's or the season's own shard count (EventRow.Shards,
-// SeasonRow.Shards), fixed when it is created (WithScoreShards) and never changed. A
+// SeasonRow.Shards), fixed when it is created (dynamo.WithScoreShards) and never changed. A
 // player's shard is playerHash mod K. With K = 1 the one shard is the event's (or the
 // season's) own index partition: the card and a leaderboard page are one Query, as is a
 // standings page. With K > 1 shard ss is EVENT#<eid>#<ss> (STANDINGS#<y>#<ss>), and a page
-// is K Queries merged by score key (shardmerge.go). Scoring writes the shards at once, and
+// is K Queries merged by score key (by package dynamo). Scoring writes the shards at once, and
 // keeps one checkpoint and one score histogram per shard in a main-table partition of the
 // shard's own (EVENT#<eid>#<ss>), so that no item is written by every batch.
 //

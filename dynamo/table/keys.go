@@ -214,7 +214,7 @@ func LockCopyKey(event, user string, shards int) (pk, sk string) {
 // batch holds players of one shard). It does not check the id.
 func ShardOf(user string, shards int) int { return UserID(user).Shard(shards) }
 
-// ranksSK is the sort key of score histograms (dynamo/ranks.go) and rank tables: shard s's
+// ranksSK is the sort key of score histograms (package scoring) and rank tables: shard s's
 // histogram of an event's predictions or a season's standings is in the shard's own
 // main-table partition, and the rank table that sums them in the event's or the season's.
 const ranksSK = "RANKS"
@@ -305,7 +305,7 @@ func eventIDFromSK(sk string) (EventID, error) {
 	return ParseEventID(rest)
 }
 
-// League keys (dynamo/leagues.go). A league's partition holds the league item and one
+// League keys (package leagues). A league's partition holds the league item and one
 // member row per member, so every write of a league touches its own partition only; a
 // player's memberships and their league count are in the player's partition. Their sort
 // keys start with "@", below "EVENT#": the profile's descending Query (USER, STANDINGS#…,
@@ -344,7 +344,7 @@ func InvitePK(code string) string { return prefixInvite + code }
 // MembershipSK is the sort key of a player's membership of league l, in their partition.
 func MembershipSK(l LeagueID) string { return MembershipKeyPrefix + string(l) }
 
-// Audit keys (dynamo/audit.go). Each audit log (an event id, or domain.AuditLogModeration)
+// Audit keys (AuditRow). Each audit log (an event id, or domain.AuditLogModeration)
 // has a partition of its own, apart from every partition players read or write, so admin
 // changes never add load to an event's hot partitions. Sort keys order entries by time:
 // the store's clock to the nanosecond (fixed width, UTC) then a random nonce, so two

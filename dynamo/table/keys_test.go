@@ -164,7 +164,7 @@ func TestKeyOrder(t *testing.T) {
 			t.Errorf("%q < scoreUpper = %v", k, got)
 		}
 		if got := k > prefixCard+"~"; got == card {
-			t.Errorf("%q > %q = %v (propagateEventRef's lower bound)", k, prefixCard+"~", got)
+			t.Errorf("%q > %q = %v (the lower bound of what follows the card)", k, prefixCard+"~", got)
 		}
 	}
 	// Seasons and event ids sort chronologically.

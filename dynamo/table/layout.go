@@ -136,12 +136,12 @@ func PredictionItem(ev domain.Event, shards int, user, name string, picks []doma
 	return attributevalue.MarshalMap(row)
 }
 
-// KeyShards says how many shards the trailing "#NN" of a key of the sharded layout
-// (keys.go) counts over, for a table whose events and seasons all have shards shards (the
-// recordings of bench/scale are made so): LockCopies(shards) for a lock copy's partition,
-// shards for an event's or a season's other shard partitions (index partitions, scoring
-// checkpoints, score histograms); 0 for a key that is not sharded. The model in bench/scale
-// spreads recorded requests over the shards by shifting these numbers.
+// KeyShards says how many shards the trailing "#NN" of a key of the sharded layout (see the
+// package doc) counts over, for a table whose events and seasons all have shards shards
+// (the recordings of bench/scale are made so): LockCopies(shards) for a lock copy's
+// partition, shards for an event's or a season's other shard partitions (index partitions,
+// scoring checkpoints, score histograms); 0 for a key that is not sharded. The model in
+// bench/scale spreads recorded requests over the shards by shifting these numbers.
 func KeyShards(pk, sk string, shards int) int {
 	base, n, ok := shardSuffix(pk)
 	if !ok {

@@ -31,8 +31,8 @@ type LeagueRow struct {
 	InviteCode  string `dynamodbav:"inviteCode"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	Rev         int    `dynamodbav:"rev"`
-	// Closed: an admin is deleting the league (DeleteLeague); it has no invite code and
-	// reads as not found.
+	// Closed: an admin is deleting the league (leagues.Leagues.Delete); it has no invite
+	// code and reads as not found.
 	Closed bool `dynamodbav:"closed,omitempty"`
 }
 

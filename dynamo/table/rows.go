@@ -81,13 +81,13 @@ type EventRow struct {
 	// state, card version); the lock copies carry the Rev they mirror.
 	Rev int `dynamodbav:"rev"`
 	// Shards is how many index partitions the event's predictions are spread over, and
-	// LockCopies how many lock copies it has (keys.go): set when the event is created and
-	// never changed.
+	// LockCopies how many lock copies it has (see the package doc): set when the event is
+	// created and never changed.
 	Shards     int `dynamodbav:"shards"`
 	LockCopies int `dynamodbav:"lockCopies"`
 	// ScoredMatches and ScoredVersion are what the last complete scoring pass counted (the
 	// matches with a result) and the card version it reflects; written with the pass's last
-	// step (markScored), 0 before any.
+	// step, 0 before any.
 	ScoredMatches int `dynamodbav:"scoredMatches"`
 	ScoredVersion int `dynamodbav:"scoredVersion"`
 }
@@ -166,7 +166,7 @@ type MatchRow struct {
 	Teams         []TeamRow  `dynamodbav:"teams"`
 	Result        *ResultRow `dynamodbav:"result,omitempty"`
 	// PickCounts is how many predictions picked each team, written by scoring
-	// (pickcounts.go); every card write carries it over (domain.Match.PickCounts).
+	// (package scoring); every card write carries it over (domain.Match.PickCounts).
 	PickCounts []int `dynamodbav:"pickCounts,omitempty"`
 }
 
@@ -333,10 +333,10 @@ func (r StandingRow) ToDomain() domain.Standing {
 	}
 }
 
-// LockRow is one of an event's lock copies (keys.go): what a submit's condition reads,
-// mirrored from the event row as of Rev, and the count of predictions of the copy's players.
-// Submits add to Predictions (a first prediction, in its transaction); syncLocks writes the
-// mirrored fields, only ever forward (Rev grows).
+// LockRow is one of an event's lock copies (see the package doc): what a submit's condition
+// reads, mirrored from the event row as of Rev, and the count of predictions of the copy's
+// players. Submits add to Predictions (a first prediction, in its transaction); the store's
+// lock sync writes the mirrored fields, only ever forward (Rev grows).
 type LockRow struct {
 	Keys
 	Type        string `dynamodbav:"type"`
@@ -357,12 +357,12 @@ func NewLockRow(ev EventRow, c int) LockRow {
 	}
 }
 
-// CheckpointRow is where scoring has got to in one shard of an event (keys.go): for card
-// version CardVersion, every prediction of the shard whose index key is at most After has
-// been passed, and Done of them were written for that version (each once: a prediction
-// written for a version needs no other write for it). Written in the same transaction as
-// the batch it covers, conditioned on the values read, so a batch is counted once and runs
-// never skip or repeat one.
+// CheckpointRow is where scoring has got to in one shard of an event (see the package doc):
+// for card version CardVersion, every prediction of the shard whose index key is at most
+// After has been passed, and Done of them were written for that version (each once: a
+// prediction written for a version needs no other write for it). Written in the same
+// transaction as the batch it covers, conditioned on the values read, so a batch is counted
+// once and runs never skip or repeat one.
 type CheckpointRow struct {
 	Keys
 	Type        string `dynamodbav:"type"`
@@ -370,7 +370,7 @@ type CheckpointRow struct {
 	After       string `dynamodbav:"after"`
 	Done        int    `dynamodbav:"done"`
 	// Picks counts the picks of the predictions written for CardVersion (PickKey → how
-	// many), Picked how many predictions those are (pickcounts.go).
+	// many), Picked how many predictions those are (PickKey).
 	Picks  map[string]int `dynamodbav:"picks,omitempty"`
 	Picked int            `dynamodbav:"picked"`
 	// By marks the scoring transaction that wrote it last (random per attempt), so that an
@@ -393,8 +393,8 @@ func nilIfEmpty[T any](s []T) []T {
 	return s
 }
 
-// leaderboardRowAttrs are what a leaderboard row without its picks is read with
-// (shardPage's merge, PredictionRow.decode and toDomain, leaderboardPage): a prediction's
-// picks and correctIds are most of its size, and DynamoDB sends only what is projected (it
-// bills the whole item either way).
+// leaderboardRowAttrs are what a leaderboard row without its picks is read with (the score
+// key that ranked pages are merged by, and what PredictionRow.ToDomain shows): a
+// prediction's picks and correctIds are most of its size, and DynamoDB sends only what is
+// projected (it bills the whole item either way).
 var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}

@@ -14,17 +14,18 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// Delete deletes a player's account: it leaves their leagues (leagues.Leagues.Leave: hand-over or
-// close), then deletes each prediction and each standing in a transaction of its own with
-// what counts it — the prediction's lock copy (predictions − 1, when it was counted), its
-// shard's scoring checkpoint (done − 1 when the checkpoint is of the card the prediction was
-// scored with; its position moved back when it names the player; otherwise checked
-// unchanged, so that a scoring run in flight re-reads: checkpointOnDelete), and
-// the shard's score histogram of the event or season (− 1 at its points) — then rebuilds
-// the rank tables of the scored events it touched (summarizeRanks), and last deletes the
-// profile and the league item. Scored results of others do not change; the player's rows
-// leave leaderboards and standings. A call cut off halfway is finished by the next: every
-// step reads what is left (a consistent Query of the player's partition).
+// Delete deletes a player's account: it leaves their leagues (leagues.Leagues.Leave:
+// hand-over or close), then deletes each prediction and each standing in a transaction of
+// its own with what counts it — the prediction's lock copy (predictions − 1, when it was
+// counted), its shard's scoring checkpoint (done − 1 when the checkpoint is of the card the
+// prediction was scored with; its position moved back when it names the player; otherwise
+// checked unchanged, so that a scoring run in flight re-reads:
+// scoring.Engine.PredictionDeleted), and the shard's score histogram of the event or season
+// (− 1 at its points) — then rebuilds the rank tables of the scored events it touched
+// (scoring.Engine.SummarizeRanks), and last deletes the profile and the league item. Scored
+// results of others do not change; the player's rows leave leaderboards and standings. A
+// call cut off halfway is finished by the next: every step reads what is left (a consistent
+// Query of the player's partition).
 func (a *Accounts) Delete(ctx context.Context, user string) error {
 	uid, err := table.ParseUserID(user)
 	if err != nil {

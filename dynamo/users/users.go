@@ -66,7 +66,7 @@ func (a *Accounts) getUserRow(ctx context.Context, uid table.UserID, consistent 
 
 // Register creates the caller's profile or renames it, then brings the name up to date on
 // every prediction and standing of the user, in transactions of at most 100 items, and on
-// their league rows (renameInLeagues: one transaction). A rename
+// their league rows (leagues.Leagues.RenameMember: one transaction). A rename
 // cut off halfway is finished by the next Register of the same user.
 func (a *Accounts) Register(ctx context.Context, id, name string) (domain.User, error) {
 	uid, err := table.ParseUserID(id)
@@ -89,7 +89,7 @@ func (a *Accounts) Register(ctx context.Context, id, name string) (domain.User, 
 }
 
 // setUserName writes the user item with name, bumping nameVersion on a change. With audit
-// (a moderation rename: RenamePlayer), the user must exist (else NOT_FOUND) and a change is
+// (a moderation rename: Rename), the user must exist (else NOT_FOUND) and a change is
 // one transaction of the update and audit(the old name).
 func (a *Accounts) setUserName(ctx context.Context, uid table.UserID, name string, audit func(old string) (types.TransactWriteItem, error)) (table.UserRow, error) {
 	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
@@ -171,7 +171,7 @@ func (a *Accounts) propagateName(ctx context.Context, uid table.UserID, user tab
 		q.ConsistentRead = aws.Bool(true)
 		var (
 			stale   []map[string]types.AttributeValue
-			leagues []table.MembershipRow // league rows with an older name (leagues.go)
+			leagues []table.MembershipRow // league rows with an older name (leagues.Leagues.RenameMember)
 		)
 		standings := []domain.Standing{}
 		err = a.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {

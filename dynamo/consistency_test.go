@@ -1,9 +1,9 @@
 package dynamo
 
-// Tests named after the defects of issue 8, each on the AWS-faithful engine
-// (internal/awsfaithful): index reads that lag behind the table item by item, and
-// transactions that conflict while another one holds an item. Each one failed on the code
-// before its fix (eb72d50) and passes after; the comment of each says how it failed.
+// Consistency under the races AWS allows, each on the AWS-faithful engine
+// (internal/awsfaithful): index reads that lag behind the table item by item, reads that
+// straddle another writer's change, and transactions that conflict while another one
+// holds an item.
 
 import (
 	"context"
@@ -53,18 +53,17 @@ func syncIndex(t *testing.T, eng *awsfaithful.Engine) {
 	}
 }
 
-// TestDefect1ScoringReadsTheCardFromTheTable: a result corrected just before scoring is
-// in the table, but its match row has not reached the index while the event row (new
-// cardVersion) has. Before the fix scoring read the card from the index: it scored the
-// old result, and the cardVersion check passed (the event row was new), so the event
-// became SCORED with the old result (first score) or the run reported 0 changed (re-score).
-func TestDefect1ScoringReadsTheCardFromTheTable(t *testing.T) {
+// TestScoringReadsTheCardFromTheTable: a result corrected just before scoring is in the
+// table, but its match row has not reached the index while the event row (new
+// cardVersion) has. Scoring reads the card from the table: it scores the corrected result,
+// on a first score and on a re-score alike.
+func TestScoringReadsTheCardFromTheTable(t *testing.T) {
 	t.Parallel()
 	for _, rescore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("rescore=%v", rescore), func(t *testing.T) {
 			t.Parallel()
 			e, eng := newFaithfulScEnv(t)
-			ev := e.createEvent("2025-04-19-defect-one", scCard())
+			ev := e.createEvent("2025-04-19-card-from-table", scCard())
 			entries := scGenEntries(30, scTeamCounts(ev), 101)
 			e.writeEntries(ev, entries)
 			ev = e.setResults(ev, scResults())
@@ -92,8 +91,8 @@ func TestDefect1ScoringReadsTheCardFromTheTable(t *testing.T) {
 
 // cardRaceAPI makes readCard's two reads straddle another admin's edit: the consistent
 // Query of the match rows runs first, then between() makes the edit, then the GetItem of
-// the event row runs. Before the fix loadCard paired the new event row (new cardVersion)
-// with the old matches.
+// the event row runs: a read that paired the new event row (new cardVersion) with the old
+// matches would let an edit overwrite the other admin's.
 type cardRaceAPI struct {
 	ddb.API
 	between func()
@@ -127,18 +126,18 @@ func (c *cardRaceAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 	return c.API.GetItem(ctx, in, opts...)
 }
 
-// TestDefect2CardEditsNeverOverwriteNorDuplicate: another admin's edit lands between the
-// two reads of a card edit. Before the fix the edit paired the new cardVersion with the old
-// matches, so its condition passed: addMatch gave two matches one position, and
-// updateMatch wrote back the whole old match row over the other admin's change.
-func TestDefect2CardEditsNeverOverwriteNorDuplicate(t *testing.T) {
+// TestCardEditsNeverOverwriteNorDuplicate: another admin's edit lands between the two
+// reads of a card edit. The edit reads the card again: addMatch never gives two matches
+// one position, and updateMatch never writes an old match row over the other admin's
+// change.
+func TestCardEditsNeverOverwriteNorDuplicate(t *testing.T) {
 	t.Parallel()
 	e, _ := newFaithfulScEnv(t)
 	ctx := scCtx(t)
 	admin := e.before
 
 	t.Run("AddMatchKeepsPositionsUnique", func(t *testing.T) {
-		ev := e.createEvent("2026-04-19-defect-two-add", scCard())
+		ev := e.createEvent("2026-04-19-race-add", scCard())
 		race := newCardRaceAPI(e.client, func() {
 			_, err := admin.AddMatch(ctx, ev.ID, domain.MatchSpec{Name: "Added by B", Points: 5, Teams: scTeams(2)})
 			scOK(t, err)
@@ -159,7 +158,7 @@ func TestDefect2CardEditsNeverOverwriteNorDuplicate(t *testing.T) {
 	})
 
 	t.Run("UpdateMatchKeepsTheOtherAdminsEdit", func(t *testing.T) {
-		ev := e.createEvent("2026-04-20-defect-two-update", scCard())
+		ev := e.createEvent("2026-04-20-race-update", scCard())
 		m0 := ev.Matches[0].ID
 		race := newCardRaceAPI(e.client, func() {
 			_, err := admin.UpdateMatch(ctx, ev.ID, m0, domain.MatchUpdate{Name: scPtr("Renamed by B")})
@@ -177,17 +176,18 @@ func TestDefect2CardEditsNeverOverwriteNorDuplicate(t *testing.T) {
 	})
 }
 
-// TestDefect3ALockedEventNeverReopens: before the fix updateEvent set BROADCAST back to
-// UPCOMING and moved the start of an event locked by time later, so results entered
-// meanwhile were visible to players who could pick again.
-func TestDefect3ALockedEventNeverReopens(t *testing.T) {
+// TestALockedEventNeverReopens: updateEvent refuses to set BROADCAST back to UPCOMING and
+// to move the start of an event locked by time later (results entered meanwhile would be
+// visible to players who could pick again), also when the event locks between its read
+// and its write.
+func TestALockedEventNeverReopens(t *testing.T) {
 	t.Parallel()
 	e, _ := newFaithfulScEnv(t)
 	ctx := scCtx(t)
 	player := domain.UserRef{ID: "reopen-player", Name: "P"}
 
 	t.Run("NotByState", func(t *testing.T) {
-		ev := e.createEvent("2026-04-19-defect-three-state", scCard())
+		ev := e.createEvent("2026-04-19-never-reopens", scCard())
 		_, err := e.before.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: scPtr(domain.StateBroadcast)})
 		scOK(t, err)
 		_, err = e.before.SetResult(ctx, ev.ID, ev.Matches[0].ID, scPtr(scWin(0)))
@@ -203,7 +203,7 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 	})
 
 	t.Run("NotByALaterStart", func(t *testing.T) {
-		ev := e.createEvent("2025-04-20-defect-three-start", scCard()) // starts 22:00; e.after's clock is in June
+		ev := e.createEvent("2025-04-20-start-later", scCard()) // starts 22:00; e.after's clock is in June
 		_, err := e.after.SetResult(ctx, ev.ID, ev.Matches[0].ID, scPtr(scWin(0)))
 		scOK(t, err)
 		later := ev.StartsAt.Add(time.Hour)
@@ -226,7 +226,7 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 		// The admin's update is decided on an open event; the event locks (a result is
 		// entered, which stores BROADCAST) before the write: the write's condition fails and
 		// the decision, taken again, refuses the later start.
-		ev := e.createEvent("2026-04-21-defect-three-race", scCard())
+		ev := e.createEvent("2026-04-21-locks-meanwhile", scCard())
 		hook := &hookDB{API: e.client} // before the update's transaction (event change + audit entry)
 		hook.arm(func(context.Context) {
 			_, err := e.before.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: scPtr(domain.StateBroadcast)})
@@ -246,15 +246,15 @@ func TestDefect3ALockedEventNeverReopens(t *testing.T) {
 	})
 }
 
-// TestDefect4StandingDriftIsReportedNotClamped: a standing that has drifted below the sum
-// of its player's predictions would fall below zero after a correction. Before the fix it
-// was clamped to 0 and the run succeeded; now the run reports the drift (INTERNAL, naming
-// the player) and writes nothing for that player.
-func TestDefect4StandingDriftIsReportedNotClamped(t *testing.T) {
+// TestStandingDriftIsReportedNotClamped: a standing that has drifted below the sum of its
+// player's predictions would fall below zero after a correction. The run reports the
+// drift (INTERNAL, naming the player) and writes nothing for that player; it never clamps
+// the standing to 0.
+func TestStandingDriftIsReportedNotClamped(t *testing.T) {
 	t.Parallel()
 	e, _ := newFaithfulScEnv(t)
 	ctx := scCtx(t)
-	ev := e.createEvent("2025-04-19-defect-four", scCard())
+	ev := e.createEvent("2025-04-19-standing-drift", scCard())
 	e.submit(ev, scEntry{User: "drifter", Teams: []int{0, 2, -1, -1, 1}}) // 10 + 20 + 25 = 55
 	ev = e.setResults(ev, scResults())
 	scScoreRun(t, e.after, ev.ID, false)
@@ -283,14 +283,14 @@ func TestDefect4StandingDriftIsReportedNotClamped(t *testing.T) {
 	}
 }
 
-// TestDefect5TwoSubmitsInOneSecondScoreTheLastPicks: a player replaces their picks within
-// the same second, and the index still shows the first picks when scoring reads it.
-// Before the fix the scoring write was conditioned on updatedAt (one-second resolution),
-// which both versions share: the first picks' score was written onto the second picks.
-func TestDefect5TwoSubmitsInOneSecondScoreTheLastPicks(t *testing.T) {
+// TestTwoSubmitsInOneSecondScoreTheLastPicks: a player replaces their picks within the
+// same second, and the index still shows the first picks when scoring reads it. The
+// scoring write is conditioned on the prediction's version (updatedAt, of one-second
+// resolution, is the same for both): the last picks are the ones scored.
+func TestTwoSubmitsInOneSecondScoreTheLastPicks(t *testing.T) {
 	t.Parallel()
 	e, eng := newFaithfulScEnv(t)
-	ev := e.createEvent("2025-04-19-defect-five", scCard())
+	ev := e.createEvent("2025-04-19-two-submits", scCard())
 	first := scEntry{User: "quick", Teams: []int{0, 2, 0, 0, 1}}  // all right: 55
 	second := scEntry{User: "quick", Teams: []int{1, 0, 0, 0, 0}} // all wrong: 0
 	e.submit(ev, first)
@@ -306,16 +306,15 @@ func TestDefect5TwoSubmitsInOneSecondScoreTheLastPicks(t *testing.T) {
 	snap.checkSums(t)
 }
 
-// TestDefect6SubmitValidatesPicksAgainstTheCurrentCard: the teams of a match change (it
-// gets a new id) and the index shows the new event row with the old match rows. Before the
-// fix a pick on the old match passed validation against that card and the cardVersion
-// condition (the event row was new): it was stored against a match no longer on the card,
-// and a pick on the new match was refused.
-func TestDefect6SubmitValidatesPicksAgainstTheCurrentCard(t *testing.T) {
+// TestSubmitValidatesPicksAgainstTheCurrentCard: the teams of a match change (it gets a
+// new id) and the index shows the new event row with the old match rows. A submit
+// validates its picks against the current card: a pick on the old match is refused and a
+// pick on the new match is stored.
+func TestSubmitValidatesPicksAgainstTheCurrentCard(t *testing.T) {
 	t.Parallel()
 	e, eng := newFaithfulScEnv(t)
 	ctx := scCtx(t)
-	ev := e.createEvent("2025-04-19-defect-six", scCard())
+	ev := e.createEvent("2025-04-19-current-card", scCard())
 	syncIndex(t, eng)
 	h := eng.HoldIndex(awsfaithful.Where("type", "match"))
 	defer h.Release()
@@ -341,15 +340,14 @@ func TestDefect6SubmitValidatesPicksAgainstTheCurrentCard(t *testing.T) {
 	}
 }
 
-// TestDefect7ScoredOnlyWhenEveryPredictionIsSeen: a prediction written just before the
-// lock has not reached the index when scoring runs. Before the fix "nothing unscored is
-// left" was decided from the index, and the event became SCORED with that prediction
-// unscored. Now the event's consistent prediction count says one is missing: the call is
-// not complete, the event not SCORED, and a later call finishes.
-func TestDefect7ScoredOnlyWhenEveryPredictionIsSeen(t *testing.T) {
+// TestScoredOnlyWhenEveryPredictionIsSeen: a prediction written just before the lock has
+// not reached the index when scoring runs. The event's consistent prediction count says
+// one is missing: the call is not complete, the event not SCORED, and a later call
+// finishes.
+func TestScoredOnlyWhenEveryPredictionIsSeen(t *testing.T) {
 	t.Parallel()
 	e, eng := newFaithfulScEnv(t)
-	ev := e.createEvent("2025-04-19-defect-seven", scCard())
+	ev := e.createEvent("2025-04-19-unseen-prediction", scCard())
 	entries := scGenEntries(12, scTeamCounts(ev), 107)
 	e.submit(ev, entries...)
 	syncIndex(t, eng)
@@ -402,17 +400,16 @@ func (c *cancelWatch) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 	return out, err
 }
 
-// TestDefect8TransactionConflictIsRetried: while one player's submit is in flight (its
+// TestTransactionConflictIsRetried: while one player's submit is in flight (its
 // transaction holds its lock copy of the event, which the submits of 1/copies of the
 // players share), another player's submit on the same copy is cancelled with
-// TransactionConflict. Before the fix that was reported to the player as CONFLICT
-// ("another write to this prediction got there first") and never retried; now it is
-// retried once the first transaction is through.
-func TestDefect8TransactionConflictIsRetried(t *testing.T) {
+// TransactionConflict. It is retried once the first transaction is through, not reported
+// to the player as CONFLICT.
+func TestTransactionConflictIsRetried(t *testing.T) {
 	t.Parallel()
 	e, eng := newFaithfulScEnv(t)
 	ctx := scCtx(t)
-	ev := e.createEvent("2025-04-19-defect-eight", scCard())
+	ev := e.createEvent("2025-04-19-conflict-retried", scCard())
 	second := "second"
 	for i := 0; table.UserID(second).LockCopy(table.LockCopies(scShards)) != table.UserID("in-flight").LockCopy(table.LockCopies(scShards)); i++ {
 		second = fmt.Sprintf("second-%d", i)
@@ -439,20 +436,19 @@ func TestDefect8TransactionConflictIsRetried(t *testing.T) {
 	}
 }
 
-// TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote: a correction swaps the winners of two
-// matches of equal points, so some predictions keep their points and correct count but not
-// their correct picks. Before the fix the scoring condition did not cover the correct
-// picks: each of 8 concurrent runs rewrote those predictions and reported them. Now each
-// prediction is written once in all, and the runs' reports (and those of the calls that
-// complete it after a run answered UNAVAILABLE) add up to exactly that.
-func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
+// TestConcurrentRunsReportOnlyWhatTheyWrote: a correction swaps the winners of two matches
+// of equal points, so some predictions keep their points and correct count but not their
+// correct picks. Of 8 concurrent runs, each prediction is written once in all, and the
+// runs' reports (and those of the calls that complete it after a run answered
+// UNAVAILABLE) add up to exactly that.
+func TestConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 	t.Parallel()
 	e, _ := newFaithfulScEnv(t)
 	card := []domain.MatchSpec{
 		{Name: "Left", Points: 10, Teams: scTeams(2)},
 		{Name: "Right", Points: 10, Teams: scTeams(2)},
 	}
-	ev := e.createEvent("2025-04-19-defect-nine", card)
+	ev := e.createEvent("2025-04-19-concurrent-runs", card)
 	var entries []scEntry
 	for i, picks := range [][]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
 		for k := range 3 {
@@ -528,12 +524,11 @@ func TestDefect9ConcurrentRunsReportOnlyWhatTheyWrote(t *testing.T) {
 	after.checkScored(t, scScoredEvent{ev, entries})
 }
 
-// TestDefect10ScoringFitsATimeBudget: scoring a large event in one call cannot fit API
-// Gateway's 30 s. Before the fix a call ran until done or until its request's deadline cut
-// it off with an error. Now a call stops starting work when its budget (or the request's
-// deadline minus ScoringMargin) is spent, answers with what it did, and any sequence of
-// calls — concurrent ones included — ends with the table one unbudgeted call makes.
-func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
+// TestScoringFitsATimeBudget: scoring a large event in one call cannot fit API Gateway's
+// 30 s. A call stops starting work when its budget (or the request's deadline minus
+// ScoringMargin) is spent, answers with what it did, and any sequence of calls —
+// concurrent ones included — ends with the table one unbudgeted call makes.
+func TestScoringFitsATimeBudget(t *testing.T) {
 	t.Parallel()
 	const players = 2*scoring.PlayersPerTransaction + 10 // three batches of work with one shard
 	// One dataset, copied item for item into a fresh table for the twin and each subtest.
@@ -542,7 +537,7 @@ func TestDefect10ScoringFitsATimeBudget(t *testing.T) {
 	src.writeEntries(prior, scGenEntries(players/4, scTeamCounts(prior), 9))
 	src.setResults(prior, scResults())
 	scScoreRun(t, src.after, prior.ID, false)
-	ev := src.createEvent("2025-04-19-defect-ten", scCard())
+	ev := src.createEvent("2025-04-19-time-budget", scCard())
 	src.writeEntries(ev, scGenEntries(players, scTeamCounts(ev), 10))
 	ev = src.setResults(ev, scResults())
 	items := src.snapshot().items
