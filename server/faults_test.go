@@ -184,15 +184,15 @@ func starve(match func(capacity.Partition) bool, reads, writes bool) func(capaci
 
 var faultCases = []faultCase{
 	{"ThrottledTablePartition", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index == "" && strings.HasPrefix(p.Key, "USER#") }, true, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index == "" && strings.HasPrefix(p.Key, table.UserKeyPrefix) }, true, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"ThrottledIndexPartition", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == "EVENT#"+f.ev.ID }, true, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == table.EventIndexPartition(f.ev.ID) }, true, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"ThrottledIndexWrites", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == "EVENT#"+f.ev.ID }, false, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == table.EventIndexPartition(f.ev.ID) }, false, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"TransactionConflict", func(t *testing.T, f *faultEnv) func() {
