@@ -17,6 +17,8 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/server"
@@ -45,7 +47,7 @@ type apiEnv struct {
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
 	now := func() time.Time { return clock }
-	store := dynamo.New(dynamotest.Client(t, dynamo.CostOption), dynamotest.TableName(), dynamo.WithClock(now))
+	store := dynamo.New(dynamotest.Client(t, ddb.CostOption), dynamotest.TableName(), dynamo.WithClock(now))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := store.EnsureTable(ctx); err != nil {
@@ -213,7 +215,7 @@ func TestAdminWorkflow(t *testing.T) {
 	// A scoring transaction holds players of one score shard.
 	shards := map[int]bool{}
 	for _, u := range []string{"sam", "jo", "alex"} {
-		shards[dynamo.ShardOf(u, 1)] = true
+		shards[table.ShardOf(u, 1)] = true
 	}
 	tx := strconv.Itoa(len(shards))
 	t.Run("ScoreDryRun", func(t *testing.T) {

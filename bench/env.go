@@ -18,6 +18,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/server"
 )
@@ -39,7 +40,7 @@ type env struct {
 	tokens map[string]string
 }
 
-// path is one way to the engine: an SDK client (dynamo.NewClient's), which the floors use,
+// path is one way to the engine: an SDK client (ddb.NewClient's), which the floors use,
 // and the store and the real handler over it on an httptest server on 127.0.0.1.
 type path struct {
 	latency bool
@@ -78,7 +79,7 @@ func newEnv(ctx context.Context, eng *engine, now time.Time, latency time.Durati
 }
 
 func (e *env) newPath(ctx context.Context, endpoint string) (*path, error) {
-	db, err := dynamo.NewClient(ctx, endpoint)
+	db, err := ddb.NewClient(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ type gqlResponse struct {
 	Data   json.RawMessage   `json:"data"`
 	Errors []json.RawMessage `json:"errors"`
 	Ext    struct {
-		DynamoDB *dynamo.CostSnapshot `json:"dynamodb"`
+		DynamoDB *ddb.CostSnapshot `json:"dynamodb"`
 	} `json:"extensions"`
 }
 

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the
@@ -20,7 +20,7 @@ import (
 // expression builder, no rows decoded, no GraphQL, no HTTP. Every key value and sort-key
 // bound comes from the store's layout (dynamo/layout.go). Every floor returns the number
 // of items DynamoDB returned to it; what its calls cost is counted by the client's cost
-// middleware (dynamo.CostOption, the store's own accounting) into the dynamo.Cost of the
+// middleware (ddb.CostOption, the store's own accounting) into the ddb.Cost of the
 // context it runs with (see measure).
 
 func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
@@ -35,7 +35,7 @@ func str(item map[string]types.AttributeValue, name string) string {
 }
 
 func keyOf(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{dynamo.AttrPK: sv(pk), dynamo.AttrSK: sv(sk)}
+	return map[string]types.AttributeValue{table.AttrPK: sv(pk), table.AttrSK: sv(sk)}
 }
 
 // Page arithmetic of the store's profile (dynamo/reads.go): the user, up to 4 standings,
@@ -78,9 +78,9 @@ func upTo(n int) func(map[string]types.AttributeValue) bool {
 func (e *env) indexRange(pk, lo, hi string, limit int, attrs ...string) *dynamodb.QueryInput {
 	q := &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
-		IndexName:                 aws.String(dynamo.IndexName),
+		IndexName:                 aws.String(table.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrGSIPK, "#sk": dynamo.AttrGSISK},
+		ExpressionAttributeNames:  map[string]string{"#pk": table.AttrGSIPK, "#sk": table.AttrGSISK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":lo": sv(lo), ":hi": sv(hi)},
 		ScanIndexForward:          aws.Bool(true),
 	}
@@ -104,8 +104,8 @@ func (e *env) floorEvents(ctx context.Context, db *dynamodb.Client, first int) (
 	items, err := query(ctx, db, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(dynamo.EventsPartition), ":sk": sv(dynamo.EventKeyPrefix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": table.AttrPK, "#sk": table.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(table.EventsPartition), ":sk": sv(table.EventKeyPrefix)},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(first + 1)),
 	}, upTo(first+1))
@@ -115,7 +115,7 @@ func (e *env) floorEvents(ctx context.Context, db *dynamodb.Client, first int) (
 // cardQuery is an event's card: its index partition from CardFirst to CardLast (the
 // event's item sorts first).
 func (e *env) cardQuery(eid string) *dynamodb.QueryInput {
-	return e.indexRange(dynamo.EventIndexPartition(eid), dynamo.CardFirst, dynamo.CardLast, 0)
+	return e.indexRange(table.EventIndexPartition(eid), table.CardFirst, table.CardLast, 0)
 }
 
 // parallel runs the functions at once and returns the sum of the items they read.
@@ -149,7 +149,7 @@ func queryAll(db *dynamodb.Client, q *dynamodb.QueryInput, each func(map[string]
 func (e *env) floorCard(ctx context.Context, db *dynamodb.Client, eid, uid string) (int, error) {
 	return parallel(ctx, queryAll(db, e.cardQuery(eid), nil), func(ctx context.Context) (int, error) {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(e.table), Key: dynamo.PredictionKey(uid, eid), ConsistentRead: aws.Bool(true),
+			TableName: aws.String(e.table), Key: table.PredictionKey(uid, eid), ConsistentRead: aws.Bool(true),
 		})
 		if err == nil && out.Item == nil {
 			err = fmt.Errorf("no prediction of %s for %s", uid, eid)
@@ -163,14 +163,14 @@ func (e *env) floorCard(ctx context.Context, db *dynamodb.Client, eid, uid strin
 // (the card, then the scored predictions, best first), 1 + card + first + 1 items. With
 // more: the card's Query and, at once, one Query of each shard from ScoreFirst to ScoreLast,
 // first+1 rows each (any one shard may hold the whole page), read with only what a row
-// shows (dynamo.LeaderboardRowAttrs): shards+1 calls in one round trip.
+// shows (table.LeaderboardRowAttrs): shards+1 calls in one round trip.
 func (e *env) floorScored(ctx context.Context, db *dynamodb.Client, eid string, shards, card, first int) (int, error) {
 	if shards == 1 {
-		return queryAll(db, e.indexRange(dynamo.EventIndexPartition(eid), dynamo.CardFirst, dynamo.ScoreLast, 1+card+first+1), upTo(1+card+first+1))(ctx)
+		return queryAll(db, e.indexRange(table.EventIndexPartition(eid), table.CardFirst, table.ScoreLast, 1+card+first+1), upTo(1+card+first+1))(ctx)
 	}
 	fs := []func(context.Context) (int, error){queryAll(db, e.cardQuery(eid), nil)}
-	for _, pk := range dynamo.EventShardPartitions(eid, shards) {
-		fs = append(fs, queryAll(db, e.indexRange(pk, dynamo.ScoreFirst, dynamo.ScoreLast, first+1, dynamo.LeaderboardRowAttrs()...), upTo(first+1)))
+	for _, pk := range table.EventShardPartitions(eid, shards) {
+		fs = append(fs, queryAll(db, e.indexRange(pk, table.ScoreFirst, table.ScoreLast, first+1, table.LeaderboardRowAttrs()...), upTo(first+1)))
 	}
 	return parallel(ctx, fs...)
 }
@@ -181,11 +181,11 @@ func (e *env) floorScored(ctx context.Context, db *dynamodb.Client, eid string, 
 // ScoreLast, first+1 rows each, at once.
 func (e *env) floorStandings(ctx context.Context, db *dynamodb.Client, season, shards, first int) (int, error) {
 	if shards == 1 {
-		return queryAll(db, e.indexRange(dynamo.SeasonIndexPartition(season), dynamo.SeasonInfo, dynamo.ScoreLast, first+2), upTo(first+2))(ctx)
+		return queryAll(db, e.indexRange(table.SeasonIndexPartition(season), table.SeasonInfo, table.ScoreLast, first+2), upTo(first+2))(ctx)
 	}
 	var fs []func(context.Context) (int, error)
-	for _, pk := range dynamo.SeasonShardPartitions(season, shards) {
-		fs = append(fs, queryAll(db, e.indexRange(pk, dynamo.ScoreFirst, dynamo.ScoreLast, first+1), upTo(first+1)))
+	for _, pk := range table.SeasonShardPartitions(season, shards) {
+		fs = append(fs, queryAll(db, e.indexRange(pk, table.ScoreFirst, table.ScoreLast, first+1), upTo(first+1)))
 	}
 	return parallel(ctx, fs...)
 }
@@ -200,43 +200,43 @@ func (e *env) floorStandings(ctx context.Context, db *dynamodb.Client, season, s
 // seasons are the seasons the player may have a standing in. It returns the items read
 // besides the rank tables, and the rank tables found.
 func (e *env) floorProfile(ctx context.Context, db *dynamodb.Client, uid string, first int, seasons []int) (items, tables int, err error) {
-	userSK := str(dynamo.UserKey(uid), dynamo.AttrSK)
+	userSK := str(table.UserKey(uid), table.AttrSK)
 	standingSeason := map[string]int{}
 	for _, s := range seasons {
-		standingSeason[str(dynamo.StandingKey(uid, s), dynamo.AttrSK)] = s
+		standingSeason[str(table.StandingKey(uid, s), table.AttrSK)] = s
 	}
 	var keys []map[string]types.AttributeValue
 	tablePKs := map[string]bool{}
 	wantTable := func(k map[string]types.AttributeValue) {
 		keys = append(keys, k)
-		tablePKs[str(k, dynamo.AttrPK)] = true
+		tablePKs[str(k, table.AttrPK)] = true
 	}
 	known, pending := 0, 0
 	limit := 1 + seasonsPerProfile + first + 1
 	rows, err := query(ctx, db, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"), // not the league rows, which sort below
-		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(dynamo.UserPartition(uid)), ":sk": sv(dynamo.EventKeyPrefix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": table.AttrPK, "#sk": table.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(table.UserPartition(uid)), ":sk": sv(table.EventKeyPrefix)},
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(int32(limit)),
 	}, func(it map[string]types.AttributeValue) bool {
-		sk := str(it, dynamo.AttrSK)
-		eid, prediction := strings.CutPrefix(sk, dynamo.EventKeyPrefix)
+		sk := str(it, table.AttrSK)
+		eid, prediction := strings.CutPrefix(sk, table.EventKeyPrefix)
 		switch {
 		case sk == userSK:
 		case !prediction:
 			if s, ok := standingSeason[sk]; ok {
-				wantTable(dynamo.SeasonRankTableKey(s))
+				wantTable(table.SeasonRankTableKey(s))
 			}
-		case strings.HasPrefix(str(it, dynamo.AttrGSISK), dynamo.ScoreFirst):
+		case strings.HasPrefix(str(it, table.AttrGSISK), table.ScoreFirst):
 			known++
-			wantTable(dynamo.EventRankTableKey(eid))
+			wantTable(table.EventRankTableKey(eid))
 		case domain.LockedByDate(eid, e.now):
 			known++
 		default:
 			pending++
-			keys = append(keys, dynamo.EventItemKey(eid))
+			keys = append(keys, table.EventItemKey(eid))
 		}
 		return known <= first
 	})
@@ -254,7 +254,7 @@ func (e *env) floorProfile(ctx context.Context, db *dynamodb.Client, uid string,
 	}
 	found := out.Responses[e.table]
 	for _, it := range found {
-		if tablePKs[str(it, dynamo.AttrPK)] {
+		if tablePKs[str(it, table.AttrPK)] {
 			tables++
 		}
 	}
@@ -276,7 +276,7 @@ func (e *env) floorSubmit(ctx context.Context, db *dynamodb.Client, l *league, e
 	})
 	g.Go(func() error {
 		out, err := db.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{e.table: {
-			Keys: []map[string]types.AttributeValue{dynamo.UserKey(uid), dynamo.PredictionKey(uid, ev.id)}, ConsistentRead: aws.Bool(true),
+			Keys: []map[string]types.AttributeValue{table.UserKey(uid), table.PredictionKey(uid, ev.id)}, ConsistentRead: aws.Bool(true),
 		}}})
 		if err == nil {
 			mine = out.Responses[e.table]
@@ -286,21 +286,21 @@ func (e *env) floorSubmit(ctx context.Context, db *dynamodb.Client, l *league, e
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
-	userSK := str(dynamo.UserKey(uid), dynamo.AttrSK)
+	userSK := str(table.UserKey(uid), table.AttrSK)
 	var user map[string]types.AttributeValue
 	for _, it := range mine {
-		if str(it, dynamo.AttrSK) == userSK {
+		if str(it, table.AttrSK) == userSK {
 			user = it
 		}
 	}
 	if len(card) == 0 || user == nil {
 		return 0, fmt.Errorf("submit %s: %d card items, profile found: %t", ev.id, len(card), user != nil)
 	}
-	pred, err := dynamo.PredictionItem(ev.domainEvent(), l.shards, uid, playerName(p), ev.picks(k, p), e.now)
+	pred, err := table.PredictionItem(ev.domainEvent(), l.shards, uid, playerName(p), ev.picks(k, p), e.now)
 	if err != nil {
 		return 0, err
 	}
-	lockPK, lockSK := dynamo.LockCopyKey(ev.id, uid, l.shards)
+	lockPK, lockSK := table.LockCopyKey(ev.id, uid, l.shards)
 	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
@@ -316,7 +316,7 @@ func (e *env) floorSubmit(ctx context.Context, db *dynamodb.Client, l *league, e
 				ConditionExpression: aws.String("attribute_not_exists(#pts)"), ExpressionAttributeNames: map[string]string{"#pts": "points"},
 			}},
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(e.table), Key: dynamo.UserKey(uid),
+				TableName: aws.String(e.table), Key: table.UserKey(uid),
 				ConditionExpression:       aws.String("#nv = :nv"),
 				ExpressionAttributeNames:  map[string]string{"#nv": "nameVersion"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{":nv": user["nameVersion"]},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Event roles in a league. Sizes are predictions per event.
@@ -241,7 +242,7 @@ func (e *leagueEvent) picks(k, p int) []domain.Pick {
 // load writes the leagues into e's table: the events and cards of each league through a
 // store creating its shard count (CreateEvent, SetResult), the first league's first, so
 // that its season is the one the open events of later leagues fall in; users (once),
-// standings and predictions as the store writes them (dynamo.UserItem, StandingItem,
+// standings and predictions as the store writes them (table.UserItem, StandingItem,
 // PredictionItem) with concurrent BatchWriteItem calls; the predictions counted
 // (CountPredictions); then the events meant to be scored already are scored.
 func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
@@ -276,12 +277,12 @@ func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 		}
 		created := e.now.AddDate(-2, 0, 0)
 		for p := range leagues[0].players {
-			if err := send(dynamo.UserItem(playerID(p), playerName(p), created)); err != nil {
+			if err := send(table.UserItem(playerID(p), playerName(p), created)); err != nil {
 				return err
 			}
 			for _, l := range leagues {
 				pts := (p * 37) % 500
-				if err := send(dynamo.StandingItem(playerID(p), playerName(p), l.season, l.shards, pts, pts/10, 10)); err != nil {
+				if err := send(table.StandingItem(playerID(p), playerName(p), l.season, l.shards, pts, pts/10, 10)); err != nil {
 					return err
 				}
 			}
@@ -293,7 +294,7 @@ func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 					updated = l.now.Add(-time.Hour)
 				}
 				for p := range ev.size {
-					if err := send(dynamo.PredictionItem(ev.domainEvent(), l.shards, playerID(p), playerName(p), ev.picks(k, p), updated)); err != nil {
+					if err := send(table.PredictionItem(ev.domainEvent(), l.shards, playerID(p), playerName(p), ev.picks(k, p), updated)); err != nil {
 						return err
 					}
 				}

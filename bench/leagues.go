@@ -12,7 +12,7 @@ import (
 
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/domain"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Screen 8: a private league's standings in a season. The viewer owns a league of each size
@@ -96,8 +96,8 @@ func (e *env) floorLeague(ctx context.Context, db *dynamodb.Client, lid string, 
 	rows, err := query(ctx, db, &dynamodb.QueryInput{
 		TableName:                 aws.String(e.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(dynamo.LeaguePartition(lid))},
+		ExpressionAttributeNames:  map[string]string{"#pk": table.AttrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(table.LeaguePartition(lid))},
 		ConsistentRead:            aws.Bool(true),
 	}, nil)
 	if err != nil {
@@ -106,7 +106,7 @@ func (e *env) floorLeague(ctx context.Context, db *dynamodb.Client, lid string, 
 	var keys []map[string]types.AttributeValue
 	for _, it := range rows {
 		if uid := str(it, "userId"); uid != "" { // a member row
-			keys = append(keys, dynamo.StandingKey(uid, season))
+			keys = append(keys, table.StandingKey(uid, season))
 		}
 	}
 	var fs []func(context.Context) (int, error)

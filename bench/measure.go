@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // probe is one screen at one size and shard count: how to send it through the stack, how
@@ -27,7 +27,7 @@ type probe struct {
 	predictions int    // predictions per event, for the plot (0: not applicable)
 	request     func(i int) (body []byte, token string)
 	check       func(data json.RawMessage) error
-	// floor makes the floor's calls with db (its calls are counted in ctx's dynamo.Cost)
+	// floor makes the floor's calls with db (its calls are counted in ctx's ddb.Cost)
 	// and returns the items read.
 	floor     func(ctx context.Context, db *dynamodb.Client, i int) (int, error)
 	floorRows int // items the floor must read (-1: not checked)
@@ -59,7 +59,7 @@ func summarise(ds []time.Duration) latency {
 // sample is what one mode of measure found.
 type sample struct {
 	stack, floor       []time.Duration
-	cost, floorCost    dynamo.CostSnapshot // of the last measured iteration
+	cost, floorCost    ddb.CostSnapshot // of the last measured iteration
 	callsMin, callsMax int
 	floorMin, floorMax int
 	floorItems         int
@@ -113,7 +113,7 @@ func (e *env) measure(ctx context.Context, p probe, warmup, n int, answers strin
 			return nil
 		}
 		runFloor := func(i int) error {
-			fctx, c := dynamo.WithCost(ctx)
+			fctx, c := ddb.WithCost(ctx)
 			start := time.Now()
 			rows, err := p.floor(fctx, via.db, offset+i)
 			d := time.Since(start)

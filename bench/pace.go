@@ -9,13 +9,13 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/scoring"
 )
 
 // pacer paces the scoring floor exactly as the store paces scoring at AWS's throughput
 // (dynamo/pace.go): one write bucket and one read bucket per partition, refilling at the
-// partition's throughput minus the burst a second (dynamo.PartitionWriteUnits −
-// dynamo.PaceWriteBurst, reads likewise) and lending at most the burst at once (a larger
+// partition's throughput minus the burst a second (scoring.PartitionWriteUnits −
+// scoring.PaceWriteBurst, reads likewise) and lending at most the burst at once (a larger
 // demand is taken a burst at a time), so that no second asks a partition for more than AWS
 // serves it. No implementation can write a partition faster on AWS, so a floor that did
 // would not be one.
@@ -50,7 +50,7 @@ func (p *pacer) take(ctx context.Context, m map[string]*rate.Limiter, partition 
 // waitWrites waits until every partition of units has the write units asked of it.
 func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error {
 	for _, partition := range slices.Sorted(maps.Keys(units)) {
-		if err := p.take(ctx, p.writes, partition, dynamo.PartitionWriteUnits, dynamo.PaceWriteBurst, units[partition]); err != nil {
+		if err := p.take(ctx, p.writes, partition, scoring.PartitionWriteUnits, scoring.PaceWriteBurst, units[partition]); err != nil {
 			return err
 		}
 	}
@@ -60,5 +60,5 @@ func (p *pacer) waitWrites(ctx context.Context, units map[string]float64) error 
 // chargeRead takes the read units a call used from partition's bucket, waiting if it is
 // empty.
 func (p *pacer) chargeRead(ctx context.Context, partition string, units float64) error {
-	return p.take(ctx, p.reads, partition, dynamo.PartitionReadUnits, dynamo.PaceReadBurst, units)
+	return p.take(ctx, p.reads, partition, scoring.PartitionReadUnits, scoring.PaceReadBurst, units)
 }

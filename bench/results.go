@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/scoring"
 )
 
 // ScreenResult is one screen at one size and shard count: its DynamoDB cost (from the
@@ -431,7 +431,7 @@ func (r *Results) Markdown() string {
 
 	if len(r.Scoring) > 0 {
 		p("\n## Screen 7: scoreEvent (one run per size on fresh data, then a re-run)\n\n")
-		p("Through the admin mutation over HTTP, on DynamoDB Local as it is. The floor (bench/scoring.go) reads every prediction and standing and writes the store's own writes for each player (`dynamo.ScoringWrites`), 50 players per transaction, one worker per shard, paced per partition exactly as the store paces (`dynamo.PartitionWriteUnits` = %d WCU a second per partition; no implementation can write a partition faster on AWS); it runs on two identical copies of the event, before and after the stack's run, averaged. CPU s is this process's CPU time (the API and its SDK client, or the floor's client).\n\n", dynamo.PartitionWriteUnits)
+		p("Through the admin mutation over HTTP, on DynamoDB Local as it is. The floor (bench/scoring.go) reads every prediction and standing and writes the store's own writes for each player (`scoring.ScoringWrites`), 50 players per transaction, one worker per shard, paced per partition exactly as the store paces (`scoring.PartitionWriteUnits` = %d WCU a second per partition; no implementation can write a partition faster on AWS); it runs on two identical copies of the event, before and after the stack's run, averaged. CPU s is this process's CPU time (the API and its SDK client, or the floor's client).\n\n", scoring.PartitionWriteUnits)
 		p("| shards | predictions | time s | CPU s | calls | operations | tx | max tx items | floor calls | floor reads s | floor writes s (before / after) | floor CPU s | × writes | × floor | re-run s | re-run calls | re-run changed |\n")
 		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Scoring {

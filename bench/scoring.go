@@ -14,7 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/bench/frontend"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -94,7 +96,7 @@ func (e *env) scoreAPI(ctx context.Context, l *league, ev *leagueEvent) (Scoring
 // (pacer). Reads: every prediction after the card in each of the event's index partitions
 // (all at once, 1 MB pages, each page's read units charged to its partition), then every
 // player's standing (consistent BatchGetItems of 100 keys, 16 at a time). Writes: the
-// store's writes for each player (dynamo.ScoringWrites: the prediction's update and the
+// store's writes for each player (scoring.ScoringWrites: the prediction's update and the
 // standing's), 50 players of one shard per transaction (100 items, DynamoDB's most), one
 // worker per shard as the store has, each transaction waiting for its write units on the
 // index partitions it moves entries in. Reads and writes are timed apart. The card, with
@@ -107,21 +109,21 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		return 0, 0, 0, err
 	}
 	began := time.Now()
-	ctx, cost := dynamo.WithCost(ctx)
+	ctx, cost := ddb.WithCost(ctx)
 	made := func() int { return cost.Snapshot().Calls }
 	pace := newPacer()
 
-	parts := dynamo.EventShardPartitions(ev.id, l.shards)
+	parts := table.EventShardPartitions(ev.id, l.shards)
 	byShard := make([][]map[string]types.AttributeValue, len(parts))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range parts {
 		g.Go(func() error {
 			q := &dynamodb.QueryInput{
 				TableName:                 aws.String(e.table),
-				IndexName:                 aws.String(dynamo.IndexName),
+				IndexName:                 aws.String(table.IndexName),
 				KeyConditionExpression:    aws.String("#pk = :pk AND #sk > :card"),
-				ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrGSIPK, "#sk": dynamo.AttrGSISK},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":card": sv(dynamo.CardLast)},
+				ExpressionAttributeNames:  map[string]string{"#pk": table.AttrGSIPK, "#sk": table.AttrGSISK},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sv(pk), ":card": sv(table.CardLast)},
 			}
 			for {
 				out, err := db.Query(gctx, q)
@@ -130,7 +132,7 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				}
 				bytes := 0
 				for _, it := range out.Items {
-					bytes += dynamo.ItemSize(it)
+					bytes += table.ItemSize(it)
 				}
 				byShard[i] = append(byShard[i], out.Items...)
 				if err := pace.chargeRead(gctx, pk, capacity.ReadUnits(bytes, false)); err != nil {
@@ -147,10 +149,10 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 		return 0, 0, made(), err
 	}
 	var keys []map[string]types.AttributeValue
-	standingSK := str(dynamo.StandingKey(playerID(0), l.season), dynamo.AttrSK)
+	standingSK := str(table.StandingKey(playerID(0), l.season), table.AttrSK)
 	for _, preds := range byShard {
 		for _, p := range preds {
-			keys = append(keys, keyOf(str(p, dynamo.AttrPK), standingSK))
+			keys = append(keys, keyOf(str(p, table.AttrPK), standingSK))
 		}
 	}
 	if len(keys) != ev.size {
@@ -171,7 +173,7 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				}
 				mu.Lock()
 				for _, it := range out.Responses[e.table] {
-					standings[str(it, dynamo.AttrPK)] = it
+					standings[str(it, table.AttrPK)] = it
 				}
 				mu.Unlock()
 				req = out.UnprocessedKeys
@@ -193,16 +195,16 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				var items []types.TransactWriteItem
 				units := map[string]float64{}
 				for _, p := range preds[start:min(start+perTransaction, len(preds))] {
-					st := standings[str(p, dynamo.AttrPK)]
-					ws, err := dynamo.ScoringWrites(e.table, event, l.shards, l.shards, p, st)
+					st := standings[str(p, table.AttrPK)]
+					ws, err := scoring.ScoringWrites(e.table, event, l.shards, l.shards, p, st)
 					if err != nil {
 						return err
 					}
 					items = append(items, ws...)
 					// An index entry whose key changes is a delete and a put.
-					units[str(p, dynamo.AttrGSIPK)] += 2 * capacity.WriteUnits(dynamo.ItemSize(p))
+					units[str(p, table.AttrGSIPK)] += 2 * capacity.WriteUnits(table.ItemSize(p))
 					if len(ws) > 1 {
-						units[str(st, dynamo.AttrGSIPK)] += 2 * capacity.WriteUnits(dynamo.ItemSize(st))
+						units[str(st, table.AttrGSIPK)] += 2 * capacity.WriteUnits(table.ItemSize(st))
 					}
 				}
 				if err := pace.waitWrites(gctx, units); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/domain"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Who the screens are sent as: a signed-in player looking at their card, another
@@ -156,7 +156,7 @@ func all(errs ...error) error {
 func shardRows(n, shards, first int) int {
 	sizes := make([]int, shards)
 	for p := range n {
-		sizes[dynamo.ShardOf(playerID(p), shards)]++
+		sizes[table.ShardOf(playerID(p), shards)]++
 	}
 	rows := 0
 	for _, k := range sizes {

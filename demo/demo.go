@@ -12,6 +12,7 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // Demo identities printed with ready-to-use tokens by the local server.
@@ -109,7 +110,7 @@ func Schedule(now time.Time) []time.Time {
 // Load writes the demo data through store's client and table, laid out around now
 // (Schedule), its events and season of shards shards. It is safe to run on a table that
 // already has it: an existing event is left alone.
-func Load(ctx context.Context, db dynamo.API, table string, now time.Time, shards int) error {
+func Load(ctx context.Context, db ddb.API, table string, now time.Time, shards int) error {
 	store := dynamo.New(db, table, dynamo.WithClock(func() time.Time { return now }), dynamo.WithScoreShards(shards))
 	for _, p := range players {
 		if _, err := store.Register(ctx, p.ID, p.Name); err != nil {

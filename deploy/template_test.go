@@ -1,6 +1,6 @@
 // Package deploy holds the AWS SAM template (template.yaml). Its test keeps the template in
-// step with the code: the table's keys and index with dynamo.TableDefinition, the IAM
-// actions with what dynamo.API can call, the environment with what config.Load reads, the
+// step with the code: the table's keys and index with table.Definition, the IAM
+// actions with what ddb.API can call, the environment with what config.Load reads, the
 // code location with the Makefile's lambda target.
 package deploy
 
@@ -22,6 +22,8 @@ import (
 
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/server"
 )
 
@@ -158,7 +160,7 @@ func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 	tpl := loadTemplate(t)
 	var got tableProps
 	r := props(t, tpl, "Table", "AWS::DynamoDB::Table", &got)
-	def := dynamo.TableDefinition("ignored")
+	def := table.Definition("ignored")
 
 	if got.BillingMode != string(def.BillingMode) {
 		t.Errorf("BillingMode %s, want %s", got.BillingMode, def.BillingMode)
@@ -183,8 +185,8 @@ func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 	}
 	for i, want := range def.GlobalSecondaryIndexes {
 		g := got.GlobalSecondaryIndexes[i]
-		if g.IndexName != aws.ToString(want.IndexName) || g.IndexName != dynamo.IndexName {
-			t.Errorf("GSI %d named %q, want %q (dynamo.IndexName %q)", i, g.IndexName, aws.ToString(want.IndexName), dynamo.IndexName)
+		if g.IndexName != aws.ToString(want.IndexName) || g.IndexName != table.IndexName {
+			t.Errorf("GSI %d named %q, want %q (table.IndexName %q)", i, g.IndexName, aws.ToString(want.IndexName), table.IndexName)
 		}
 		if keys(g.KeySchema) != wantKeys(want.KeySchema) {
 			t.Errorf("GSI %s KeySchema %s, want %s", g.IndexName, keys(g.KeySchema), wantKeys(want.KeySchema))
@@ -362,7 +364,7 @@ func TestTemplateFunction(t *testing.T) {
 	})
 }
 
-// runtimeActions maps each runtime method of dynamo.API to the IAM actions it needs.
+// runtimeActions maps each runtime method of ddb.API to the IAM actions it needs.
 // TransactWriteItems is not an IAM action: each item is authorised as what it does.
 var runtimeActions = map[string][]string{
 	"GetItem":            {"dynamodb:GetItem"},
@@ -373,21 +375,21 @@ var runtimeActions = map[string][]string{
 	"TransactWriteItems": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"},
 }
 
-// provisioning are dynamo.API methods used only to create the table (Store.EnsureTable,
+// provisioning are ddb.API methods used only to create the table (Store.EnsureTable,
 // for tests and the local server); in AWS, CloudFormation does that and the function is
 // not allowed to.
 var provisioning = map[string]bool{"CreateTable": true, "DescribeTable": true, "UpdateContinuousBackups": true}
 
-// operatorOnly are dynamo.API methods only the admin command calls (Scan: admin migrate),
+// operatorOnly are ddb.API methods only the admin command calls (Scan: admin migrate),
 // run with the operator's own credentials; the function never calls them and is not
 // allowed to.
 var operatorOnly = map[string]bool{"Scan": true}
 
-// storeActions returns the sorted IAM actions for every method of dynamo.API, failing the
+// storeActions returns the sorted IAM actions for every method of ddb.API, failing the
 // test for a method it does not know.
 func storeActions(t *testing.T) []string {
 	t.Helper()
-	api := reflect.TypeFor[dynamo.API]()
+	api := reflect.TypeFor[ddb.API]()
 	set := map[string]bool{}
 	for i := range api.NumMethod() {
 		m := api.Method(i).Name
@@ -396,7 +398,7 @@ func storeActions(t *testing.T) []string {
 		}
 		acts, ok := runtimeActions[m]
 		if !ok {
-			t.Errorf("dynamo.API has method %s: grant its IAM action in template.yaml and map it in runtimeActions (or list it in provisioning or operatorOnly)", m)
+			t.Errorf("ddb.API has method %s: grant its IAM action in template.yaml and map it in runtimeActions (or list it in provisioning or operatorOnly)", m)
 			continue
 		}
 		for _, a := range acts {
@@ -548,15 +550,15 @@ func TestTemplateAlarms(t *testing.T) {
 	tpl := loadTemplate(t)
 	var fn functionProps
 	props(t, tpl, "Function", "AWS::Serverless::Function", &fn)
-	table, function, api := `{"Ref":"Table"}`, `{"Ref":"Function"}`, `{"Ref":"Api"}`
+	tbl, function, api := `{"Ref":"Table"}`, `{"Ref":"Function"}`, `{"Ref":"Api"}`
 	want := map[string][]string{
 		"ApiThrottledAlarm":      {"AWS/ApiGateway/4xx ApiId=" + api, "AWS/ApiGateway/Count ApiId=" + api},
 		"FunctionThrottlesAlarm": {"AWS/Lambda/Throttles FunctionName=" + function},
 		"DynamoDBThrottledAlarm": {
-			"AWS/DynamoDB/ReadThrottleEvents TableName=" + table, "AWS/DynamoDB/ReadThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
-			"AWS/DynamoDB/WriteThrottleEvents TableName=" + table, "AWS/DynamoDB/WriteThrottleEvents TableName=" + table + ` GlobalSecondaryIndexName="` + dynamo.IndexName + `"`,
+			"AWS/DynamoDB/ReadThrottleEvents TableName=" + tbl, "AWS/DynamoDB/ReadThrottleEvents TableName=" + tbl + ` GlobalSecondaryIndexName="` + table.IndexName + `"`,
+			"AWS/DynamoDB/WriteThrottleEvents TableName=" + tbl, "AWS/DynamoDB/WriteThrottleEvents TableName=" + tbl + ` GlobalSecondaryIndexName="` + table.IndexName + `"`,
 		},
-		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + table},
+		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + tbl},
 		"FunctionErrorsAlarm":      {"AWS/Lambda/Errors FunctionName=" + function},
 		"FunctionDurationAlarm":    {"AWS/Lambda/Duration FunctionName=" + function},
 	}

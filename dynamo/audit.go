@@ -2,10 +2,7 @@ package dynamo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -13,41 +10,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Audit log. Every admin change writes one audit entry (domain.AuditEntry) in the same
-// transaction as the change itself: the writer appends s.auditPut(ctx, entry) to its
-// transaction's items, so the entry commits exactly when the change does, and a change
-// refused by its conditions leaves no entry. Entries live in their log's own partition
-// (keys.go: AUDIT#<event id>), newest last in key order; AuditLog reads them newest first.
-
-// typeAudit is the item type of audit entries.
-const typeAudit = "audit"
-
-type auditRow struct {
-	keys
-	Type      string `dynamodbav:"type"`
-	At        string `dynamodbav:"at"` // auditTimeLayout
-	ActorID   string `dynamodbav:"actorId"`
-	ActorName string `dynamodbav:"actorName"`
-	Action    string `dynamodbav:"action"`
-	EventID   string `dynamodbav:"eventId"`
-	MatchID   string `dynamodbav:"matchId,omitempty"`
-	Summary   string `dynamodbav:"summary"`
-}
-
-func (r auditRow) toDomain() (domain.AuditEntry, error) {
-	at, err := time.Parse(auditTimeLayout, r.At)
-	if err != nil {
-		return domain.AuditEntry{}, fmt.Errorf("audit entry %s/%s: at: %w", r.PK, r.SK, err)
-	}
-	e := domain.AuditEntry{At: at, Actor: domain.UserRef{ID: r.ActorID, Name: r.ActorName}, Action: r.Action,
-		EventID: r.EventID, Summary: r.Summary}
-	if r.MatchID != "" {
-		e.MatchID = aws.String(r.MatchID)
-	}
-	return e, nil
-}
+// transaction as the change itself: the writer appends auditPut to its transaction's items,
+// so the entry commits exactly when the change does, and a change refused by its conditions
+// leaves no entry. Entries live in their log's own partition (table.AuditPK: AUDIT#<event
+// id>), newest last in key order; AuditLog reads them newest first.
 
 // auditPut returns the transaction item that writes entry: a Put of a new item in the
 // audit log of entry.EventID (an event id or domain.AuditLogModeration), stamped with the
@@ -58,35 +28,15 @@ func (r auditRow) toDomain() (domain.AuditEntry, error) {
 // the transaction's items, so the indexes of the other items' cancellation reasons do not
 // move; one entry per transaction. Returns BAD_USER_INPUT for an invalid event or match id.
 func (s *Store) auditPut(ctx context.Context, entry domain.AuditEntry) (types.TransactWriteItem, error) {
-	log, err := parseAuditLogID(entry.EventID)
+	row, err := table.NewAuditRow(entry, s.now(), domain.ActorFrom(ctx))
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	matchID := ""
-	if entry.MatchID != nil {
-		m, err := parseMatchID(*entry.MatchID)
-		if err != nil {
-			return types.TransactWriteItem{}, err
-		}
-		matchID = string(m)
-	}
-	at := s.now().UTC()
-	actor := domain.ActorFrom(ctx)
-	row := auditRow{keys: keys{PK: auditPK(log), SK: auditSK(at, newAuditNonce())}, Type: typeAudit,
-		At: at.Format(auditTimeLayout), ActorID: actor.ID, ActorName: actor.Name, Action: entry.Action,
-		EventID: string(log), MatchID: matchID, Summary: domain.ClipSummary(entry.Summary)}
-	it, err := s.put(row, false)
+	it, err := s.db.Put(row, table.NotExists())
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", log, entry.Action, err)
+		return types.TransactWriteItem{}, fmt.Errorf("dynamo: audit entry %s %s: %w", row.EventID, entry.Action, err)
 	}
 	return it, nil
-}
-
-// newAuditNonce returns auditNonceLen random hex digits.
-func newAuditNonce() string {
-	var b [auditNonceLen / 2]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // AuditLog returns a page of the audit log of an event (or of domain.AuditLogModeration),
@@ -96,37 +46,37 @@ func newAuditNonce() string {
 // cursor of another list.
 func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after string) (domain.Page[domain.AuditEntry], error) {
 	var page domain.Page[domain.AuditEntry]
-	log, err := parseAuditLogID(eventID)
+	log, err := table.ParseAuditLogID(eventID)
 	if err != nil {
 		return page, err
 	}
-	q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(auditPK(log))), first+1, false)
+	q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.AuditPK(log))), first+1, false)
 	if err != nil {
 		return page, fmt.Errorf("dynamo: audit log %s: %w", log, err)
 	}
 	q.ConsistentRead = aws.Bool(true)
 	if after != "" {
-		c, err := s.cursors.decode(after, cursorAudit, string(log))
+		c, err := s.cursors.Decode(after, table.CursorAudit, string(log))
 		if err != nil {
 			return page, err
 		}
-		q.ExclusiveStartKey = pkKey(auditPK(log), c.ID)
+		q.ExclusiveStartKey = table.Key(table.AuditPK(log), c.ID)
 	}
-	err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
 		}
-		var row auditRow
+		var row table.AuditRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return false, err
 		}
-		e, err := row.toDomain()
+		e, err := row.ToDomain()
 		if err != nil {
 			return false, err
 		}
 		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorAudit, Owner: string(log), ID: row.SK}))
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorAudit, Owner: string(log), ID: row.SK}))
 		return true, nil
 	})
 	if err != nil {
@@ -143,36 +93,4 @@ func (s *Store) withAudit(ctx context.Context, entry domain.AuditEntry, items ..
 		return nil, err
 	}
 	return append(items, put), nil
-}
-
-// auditScoringCall writes the audit entry of a ScoreEvent call that wrote something but
-// does not end with the SCORED transaction (markScored, which carries the entry of a call
-// that completes the event): the time budget stopped it, or cause (an error) did. Its
-// batches commit in parallel shards, so which of them is the call's last is only known
-// once they have all ended: the entry is written then, in a transaction of its own. A dry
-// run, or a call that wrote nothing, writes no entry. Returns cause if not nil (the
-// entry's own failure is then dropped), else the entry's error.
-func (s *Store) auditScoringCall(ctx context.Context, run *scoringRun, cause error) error {
-	if run.dryRun || run.wrote.Load() == 0 {
-		return cause
-	}
-	stopped := ""
-	if cause != nil {
-		stopped = string(domain.ErrorCode(cause))
-	}
-	run.mu.Lock()
-	rep := *run.report
-	run.mu.Unlock()
-	put, err := s.auditPut(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: run.ev.ID,
-		Summary: domain.SummarizeScoring(rep, run.ev.CardVersion, stopped)})
-	if err == nil {
-		err = s.transactRetry(ctx, []types.TransactWriteItem{put})
-	}
-	if cause != nil {
-		return cause
-	}
-	if err != nil {
-		return fmt.Errorf("dynamo: score %s: audit entry: %w", run.ev.ID, err)
-	}
-	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 var auditAdmin = domain.UserRef{ID: "admin-1", Name: "Ada Admin"}
@@ -24,17 +26,17 @@ func (f *fixture) auditChange(ctx context.Context, change types.TransactWriteIte
 	f.t.Helper()
 	put, err := f.s.auditPut(ctx, entry)
 	mustOK(f.t, err)
-	return f.s.transact(ctx, []types.TransactWriteItem{change, put})
+	return f.s.db.Transact(ctx, []types.TransactWriteItem{change, put})
 }
 
 // markerPut is a Put of a new item (PK TEST#<name>) on the condition that it is new: the
 // first commit creates it, any later one is refused.
 func (f *fixture) markerPut(name string) types.TransactWriteItem {
 	f.t.Helper()
-	it, err := f.s.put(struct {
-		keys
+	it, err := f.s.db.Put(struct {
+		table.Keys
 		Type string `dynamodbav:"type"`
-	}{keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, false)
+	}{table.Keys{PK: "TEST#" + name, SK: "MARKER"}, "marker"}, table.NotExists())
 	mustOK(f.t, err)
 	return it
 }
@@ -90,7 +92,7 @@ func TestAuditEntryCommitsWithItsChange(t *testing.T) {
 		f := f.on(t)
 		n := len(f.auditLog(ev.ID, 50))
 		err := f.auditChange(ctx, f.markerPut("commit"), entry) // the marker exists: refused
-		if reasons, cancelled := cancellationReasons(err); !cancelled || reasonCode(reasons, 0) != "ConditionalCheckFailed" {
+		if reasons, cancelled := ddb.CancellationReasons(err); !cancelled || !ddb.Failed(reasons, 0) {
 			t.Fatalf("err = %v, want the change's condition to cancel the transaction", err)
 		}
 		if got := len(f.auditLog(ev.ID, 50)); got != n {
@@ -140,13 +142,13 @@ func TestAuditLogOrderAndPages(t *testing.T) {
 	t.Run("OwnPartitionOnly", func(t *testing.T) {
 		out, err := f.db.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(f.table),
 			KeyConditionExpression:    aws.String("PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("AUDIT#" + log)}})
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue("AUDIT#" + log)}})
 		mustOK(t, err)
 		if len(out.Items) != n {
 			t.Fatalf("partition AUDIT#%s holds %d items, want %d", log, len(out.Items), n)
 		}
 		for _, it := range out.Items {
-			if _, indexed := it[attrGSIPK]; indexed || itemType(it) != typeAudit {
+			if _, indexed := it[table.AttrGSIPK]; indexed || table.ItemType(it) != table.TypeAudit {
 				t.Fatalf("audit item %v: want type audit, not indexed", it)
 			}
 		}
@@ -185,7 +187,7 @@ func TestAuditLogInputs(t *testing.T) {
 	t.Run("CursorOfAnotherKind", func(t *testing.T) {
 		events, err := f.s.ListEvents(ctxT(t), nil, 1, "")
 		mustOK(t, err)
-		c := f.s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: a})
+		c := f.s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "all", ID: a})
 		if len(events.Items) > 0 {
 			c = events.EndCursor()
 		}
@@ -258,23 +260,23 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 	step := func() { f.clock.Advance(time.Millisecond) }
 
 	step()
-	ev, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: time.Date(2030, 5, 1, 20, 0, 0, 0, time.UTC), Matches: standardCard()})
+	ev, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit scoring.Card", StartsAt: time.Date(2030, 5, 1, 20, 0, 0, 0, time.UTC), Matches: standardCard()})
 	mustOK(t, err)
 	n++
-	f.wantEntries(id, n, domain.AuditEntry{Action: domain.ActionCreateEvent, Summary: `created "Audit Card", starts 2030-05-01T20:00:00Z, with 3 matches`})
+	f.wantEntries(id, n, domain.AuditEntry{Action: domain.ActionCreateEvent, Summary: `created "Audit scoring.Card", starts 2030-05-01T20:00:00Z, with 3 matches`})
 
 	t.Run("CreateEventRefused", func(t *testing.T) {
 		step()
-		_, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit Card", StartsAt: ev.StartsAt})
+		_, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr(id), Name: "Audit scoring.Card", StartsAt: ev.StartsAt})
 		wantCode(t, err, domain.CodeConflict)
 		f.on(t).wantEntries(id, n, domain.AuditEntry{})
 	})
 	t.Run("UpdateEvent", func(t *testing.T) {
 		step()
-		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card II")})
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit scoring.Card II")})
 		mustOK(t, err)
 		n++
-		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Audit Card" → "Audit Card II"`})
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Audit scoring.Card" → "Audit scoring.Card II"`})
 	})
 	t.Run("UpdateEventRacedDecidesAgain", func(t *testing.T) {
 		// Another admin renames the event between this update's read and its write: the
@@ -285,10 +287,10 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 			mustOK(t, err)
 			step() // this update's own entry is then the newest
 		})
-		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit Card III")})
+		_, err := s.UpdateEvent(ctx, id, domain.EventUpdate{Name: ptr("Audit scoring.Card III")})
 		mustOK(t, err)
 		n += 2
-		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Raced" → "Audit Card III"`})
+		f.on(t).wantEntries(id, n, domain.AuditEntry{Action: domain.ActionUpdateEvent, Summary: `name "Raced" → "Audit scoring.Card III"`})
 	})
 	var added domain.Match
 	t.Run("AddMatch", func(t *testing.T) {
@@ -378,7 +380,7 @@ func TestAdminChangesWriteAuditEntries(t *testing.T) {
 
 // txHook runs before once, just before the first TransactWriteItems that match accepts.
 type txHook struct {
-	API
+	ddb.API
 	mu     sync.Mutex
 	match  func(*dynamodb.TransactWriteItemsInput) bool
 	before func(ctx context.Context)
@@ -400,7 +402,7 @@ func (h *txHook) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 // touchesEventItem reports whether a transaction writes or checks an event item (markScored
 // does; scoring batches do not).
 func touchesEventItem(in *dynamodb.TransactWriteItemsInput) bool {
-	return slices.ContainsFunc(in.TransactItems, func(it types.TransactWriteItem) bool { return transactKey(it) == eventsPK })
+	return slices.ContainsFunc(in.TransactItems, func(it types.TransactWriteItem) bool { return transactKey(it) == table.EventsPartition })
 }
 
 // scoringEntries returns the scoreEvent entries of a log, newest first.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -17,6 +16,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // CreateEvent creates an event with its whole card in one transaction (players never see
@@ -65,20 +66,20 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	if err := s.ensureSeason(ctx, ev.Season()); err != nil {
 		return domain.Event{}, err
 	}
-	row := newEventRow(ev, s.shards)
+	row := table.NewEventRow(ev, s.shards)
 	rows := []any{row}
 	for _, m := range ev.Matches {
-		rows = append(rows, newMatchRow(eventID(id), m))
+		rows = append(rows, table.NewMatchRow(table.EventID(id), m))
 	}
-	copiesWithEvent := len(rows)+row.LockCopies+1 <= maxTransactItems // +1: the audit entry
+	copiesWithEvent := len(rows)+row.LockCopies+1 <= ddb.MaxTransactItems // +1: the audit entry
 	if copiesWithEvent {
 		for c := range row.LockCopies {
-			rows = append(rows, newLockRow(row, c))
+			rows = append(rows, table.NewLockRow(row, c))
 		}
 	}
 	items := make([]types.TransactWriteItem, len(rows))
 	for i, r := range rows {
-		if items[i], err = s.put(r, false); err != nil {
+		if items[i], err = s.db.Put(r, table.NotExists()); err != nil {
 			return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 		}
 	}
@@ -86,9 +87,9 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("dynamo: create event %s: %w", id, err)
 	}
-	err = s.transactRetry(ctx, items)
-	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
-		existing, err := s.readCard(ctx, id, false)
+	err = s.db.TransactRetry(ctx, items)
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
+		existing, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
 		}
@@ -150,70 +151,45 @@ func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
 // its two reads.
 const maxCardReads = 5
 
-// cardRead is an event with its card as one moment of the main table, and, when asked
-// for, what scoring needs beside it.
+// cardRead is an event with its card as one moment of the main table, and its row.
 type cardRead struct {
 	ev  domain.Event
-	row eventRow
-	// With counts only (readCard): the event's lock copies by copy (counts) and its
-	// scoring checkpoints by shard.
-	locks       map[int]lockRow
-	checkpoints map[int]checkpointRow
+	row table.EventRow
 }
 
-// shardCount is how many predictions shard s of the event has: the sum of the counts on
-// the shard's lock copies.
-func (c cardRead) shardCount(s int) int {
-	n := 0
-	for copy, l := range c.locks {
-		if copy%c.row.Shards == s {
-			n += l.Predictions
-		}
-	}
-	return n
-}
-
-// loadCard reads an event and its matches consistently from the main table, for
-// mutations. Returns NOT_FOUND if there is no such event.
-func (s *Store) loadCard(ctx context.Context, id string) (domain.Event, error) {
-	r, err := s.readCard(ctx, id, false)
-	return r.ev, err
-}
-
-// readCard reads an event row and its match rows with strongly consistent reads of the
-// main table: a GetItem and a Query in parallel, then, if withCounts, BatchGetItems of
-// every lock copy and every shard's scoring checkpoint the row says the event has. The two
-// reads see two moments; the pair is returned only when the event row's cardHash matches
-// the matches read, so it is one moment of the card (every card change writes the matches
-// and the hash in one transaction). Otherwise it reads again. Returns NOT_FOUND if there
-// is no such event, UNAVAILABLE if the card kept changing under the reads.
-func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardRead, error) {
-	eid, err := parseEventID(id)
+// readCard reads an event row and its match rows with strongly consistent reads of the main
+// table: a GetItem and a Query in parallel. The two reads see two moments; the pair is
+// returned only when the event row's cardHash matches the matches read, so it is one moment
+// of the card (every card change writes the matches and the hash in one transaction).
+// Otherwise it reads again. Returns NOT_FOUND if there is no such event, UNAVAILABLE if the
+// card kept changing under the reads.
+func (s *Store) readCard(ctx context.Context, id string) (cardRead, error) {
+	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return cardRead{}, err
 	}
 	for attempt := 0; attempt < maxCardReads; attempt++ {
 		var (
 			evOut *dynamodb.GetItemOutput
-			rows  []matchRow
+			rows  []table.MatchRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
 			evOut, err = s.db.GetItem(gctx, &dynamodb.GetItemInput{
-				TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
+				TableName: aws.String(s.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)), ConsistentRead: aws.Bool(true),
 			})
 			return err
 		})
 		g.Go(func() error {
-			q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(eventPK(eid))).
-				And(expression.Key(attrSK).BeginsWith(prefixMatch)), 0, true)
+			q, err := s.db.NewQuery("", expression.Key(table.AttrPK).Equal(expression.Value(table.EventPK(eid))).
+				And(expression.Key(table.AttrSK).BeginsWith(table.MatchKeyPrefix)), 0, true)
 			if err != nil {
 				return err
 			}
 			q.ConsistentRead = aws.Bool(true)
-			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				var row matchRow
+			return s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				var row table.MatchRow
 				err := attributevalue.UnmarshalMap(item, &row)
 				rows = append(rows, row)
 				return err == nil, err
@@ -225,11 +201,11 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 		if evOut.Item == nil {
 			return cardRead{}, domain.Errorf(domain.CodeNotFound, "event %q not found", id)
 		}
-		var row eventRow
+		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(evOut.Item, &row); err != nil {
 			return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
 		}
-		ev, ok, err := cardOf(row, rows)
+		ev, ok, err := table.CardOf(row, rows)
 		if err != nil {
 			return cardRead{}, err
 		}
@@ -237,72 +213,9 @@ func (s *Store) readCard(ctx context.Context, id string, withCounts bool) (cardR
 			continue // a card change landed between the two reads
 		}
 		s.noteEvent(row, len(ev.Matches))
-		cr := cardRead{ev: ev, row: row}
-		if withCounts {
-			// After the row: how many copies and shards there are is the row's to say.
-			if cr.locks, cr.checkpoints, err = s.readCounts(ctx, row); err != nil {
-				return cardRead{}, fmt.Errorf("dynamo: load card %s: %w", id, err)
-			}
-		}
-		return cr, nil
+		return cardRead{ev: ev, row: row}, nil
 	}
 	return cardRead{}, domain.Errorf(domain.CodeUnavailable, "the card of event %q kept changing while it was read; try again", id)
-}
-
-// readCounts reads every lock copy and every scoring checkpoint of the event of row
-// consistently (BatchGetItems of 100 keys), by copy and by shard. A copy or a checkpoint
-// that does not exist is missing from its map.
-func (s *Store) readCounts(ctx context.Context, row eventRow) (map[int]lockRow, map[int]checkpointRow, error) {
-	eid := eventID(row.ID)
-	locks := make(map[int]lockRow, row.LockCopies)
-	checkpoints := make(map[int]checkpointRow, row.Shards)
-	copyOf := make(map[string]int, row.LockCopies)
-	shardOf := make(map[string]int, row.Shards)
-	ks := lockKeys(eid, row.LockCopies)
-	for c := range row.LockCopies {
-		copyOf[lockPK(eid, c)] = c
-	}
-	for sh := range row.Shards {
-		ks = append(ks, checkpointKey(eid, sh))
-		shardOf[shardPK(eid, sh)] = sh
-	}
-	err := s.batchGet(ctx, ks, func(item map[string]types.AttributeValue) error {
-		switch itemType(item) {
-		case typeLock:
-			var l lockRow
-			if err := attributevalue.UnmarshalMap(item, &l); err != nil {
-				return err
-			}
-			if c, ok := copyOf[l.PK]; ok {
-				locks[c] = l
-			}
-		case typeCheckpoint:
-			var cp checkpointRow
-			if err := attributevalue.UnmarshalMap(item, &cp); err != nil {
-				return err
-			}
-			if sh, ok := shardOf[cp.PK]; ok {
-				checkpoints[sh] = cp
-			}
-		}
-		return nil
-	})
-	return locks, checkpoints, err
-}
-
-// cardOf returns the event of row with the matches of rows in card order, and whether
-// they belong together (the event row's cardHash is the hash of those matches).
-func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
-	ev, err := row.toDomain()
-	if err != nil {
-		return domain.Event{}, false, err
-	}
-	ev.Matches = make([]domain.Match, len(rows))
-	for i, m := range rows {
-		ev.Matches[i] = m.toDomain()
-	}
-	sort.SliceStable(ev.Matches, func(i, j int) bool { return ev.Matches[i].Position < ev.Matches[j].Position })
-	return ev, row.CardHash == cardHash(ev.Matches), nil
 }
 
 // commitCard writes items (the match changes) in one transaction with an update of the
@@ -314,12 +227,12 @@ func cardOf(row eventRow, rows []matchRow) (domain.Event, bool, error) {
 // changed meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
 func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match, state *domain.EventState, items ...types.TransactWriteItem) error {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(eventID(ev.ID))
+	defer s.cache.ForgetEvent(ev.ID)
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return err
 	}
 	next := row
-	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), cardHash(card)
+	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), table.CardHash(card)
 	upd := expression.Set(expression.Name("cardVersion"), expression.Value(next.CardVersion)).
 		Set(expression.Name("cardHash"), expression.Value(next.CardHash)).
 		Set(expression.Name("rev"), expression.Value(next.Rev))
@@ -327,18 +240,13 @@ func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match
 		next.State = string(*state)
 		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(revIs(row.Rev))).Build()
+	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd,
+		expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(table.RevIs(row.Rev)))
 	if err != nil {
 		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
 	}
-	all := append([]types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}}, items...)
-	err = s.transactRetry(ctx, all)
-	if _, cancelled := cancellationReasons(err); cancelled {
+	err = s.db.TransactRetry(ctx, append([]types.TransactWriteItem{update}, items...))
+	if _, cancelled := ddb.CancellationReasons(err); cancelled {
 		return domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", ev.ID)
 	}
 	if err != nil {
@@ -362,30 +270,15 @@ func lockOnResult(ev domain.Event) *domain.EventState {
 }
 
 // moveMatch sets a match's position (and its card sort key).
-func (s *Store) moveMatch(eid eventID, m domain.Match, position int) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("position"), expression.Value(position)).
-			Set(expression.Name(attrGSISK), expression.Value(cardSK(position)))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, nil
+func (s *Store) moveMatch(eid table.EventID, m domain.Match, position int) (types.TransactWriteItem, error) {
+	return s.db.Update(table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))),
+		expression.Set(expression.Name("position"), expression.Value(position)).
+			Set(expression.Name(table.AttrGSISK), expression.Value(table.CardSK(position))), table.Exists())
 }
 
-func (s *Store) deleteMatch(eid eventID, m domain.Match) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: pkKey(eventPK(eid), matchSK(matchID(m.ID))),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	}}, nil
+// deleteMatch deletes a match (that exists).
+func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWriteItem, error) {
+	return s.db.DeleteIf(table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))), table.Exists())
 }
 
 // UpdateEvent changes an event's name, start or state under the lifecycle rules
@@ -396,8 +289,8 @@ func (s *Store) deleteMatch(eid eventID, m domain.Match) (types.TransactWriteIte
 // being ahead), so a change landing in between makes it decide again. The card is not
 // touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cr, err := s.readCard(ctx, id, false)
+	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
+		cr, err := s.readCard(ctx, id)
 		if err != nil {
 			return domain.Event{}, err
 		}
@@ -434,7 +327,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 // to the new row after. done is false when the condition failed.
 func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
 	ev, row := cr.ev, cr.row
-	defer s.forgetEvent(eventID(ev.ID))
+	defer s.cache.ForgetEvent(ev.ID)
 	if err := s.ensureLocks(ctx, row); err != nil {
 		return false, err
 	}
@@ -446,7 +339,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 		upd = upd.Set(expression.Name("name"), expression.Value(next.Name))
 	}
 	if change.StartsAt != nil {
-		next.StartsAt = formatTime(*change.StartsAt)
+		next.StartsAt = table.FormatTime(*change.StartsAt)
 		upd = upd.Set(expression.Name("startsAt"), expression.Value(next.StartsAt))
 	}
 	if change.State != nil {
@@ -455,26 +348,21 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 	}
 	cond := expression.Name("name").Equal(expression.Value(ev.Name)).
 		And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt)))).
-		And(revIs(row.Rev))
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt)))).
+		And(table.RevIs(row.Rev))
 	if change.RequireOpen {
-		cond = cond.And(openAt(now))
+		cond = cond.And(table.OpenAt(now))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd, cond)
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)},
-		types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}})
+	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)}, update)
 	if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
 	}
-	err = s.transactRetry(ctx, items)
-	if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+	err = s.db.TransactRetry(ctx, items)
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
@@ -489,7 +377,7 @@ func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain
 // grows, then the copies are synced), 0 if not: once the row has left UPCOMING its copies
 // say so too (ensureLocks made sure before the change), every submit fails on that, and a
 // locked event never reopens, so nothing else of the row matters to them any more.
-func copiesFollow(row eventRow) int {
+func copiesFollow(row table.EventRow) int {
 	if row.State == string(domain.StateUpcoming) {
 		return 1
 	}
@@ -503,24 +391,24 @@ func copiesFollow(row eventRow) int {
 // shards, in parallel), which may lag: one it does not show yet keeps the old copy until
 // the next updateEvent (the copies are for display; nothing is decided on them).
 func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards int) error {
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	var (
 		mu    sync.Mutex
-		stale []keys
+		stale []table.Keys
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	for _, pk := range eventShardPKs(eid, shards) {
+	for _, pk := range table.EventShardPKs(eid, shards) {
 		g.Go(func() error {
-			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).
-				And(expression.Key(attrGSISK).GreaterThan(expression.Value(cardUpper))), 0, true)
+			q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).
+				And(expression.Key(table.AttrGSISK).GreaterThan(expression.Value(table.CardLast))), 0, true)
 			if err != nil {
 				return err
 			}
-			return s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				if itemType(item) == typePrediction && (itemString(item, "eventName") != ev.Name ||
-					itemString(item, "eventStartsAt") != formatTime(ev.StartsAt)) {
+			return s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				if table.ItemType(item) == table.TypePrediction && (table.ItemString(item, "eventName") != ev.Name ||
+					table.ItemString(item, "eventStartsAt") != table.FormatTime(ev.StartsAt)) {
 					mu.Lock()
-					stale = append(stale, keys{PK: itemString(item, attrPK), SK: itemString(item, attrSK)})
+					stale = append(stale, table.Keys{PK: table.ItemString(item, table.AttrPK), SK: table.ItemString(item, table.AttrSK)})
 					mu.Unlock()
 				}
 				return true, nil
@@ -532,33 +420,29 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 	}
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("eventName"), expression.Value(ev.Name)).
-			Set(expression.Name("eventStartsAt"), expression.Value(formatTime(ev.StartsAt))).
+			Set(expression.Name("eventStartsAt"), expression.Value(table.FormatTime(ev.StartsAt))).
 			Add(expression.Name("version"), expression.Value(1))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+		WithCondition(table.Exists()).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	same, err := expression.NewBuilder().WithCondition(expression.Name("name").Equal(expression.Value(ev.Name)).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))).Build()
+	check, err := s.db.Check(table.Key(table.EventsPartition, table.EventSK(eid)), expression.Name("name").Equal(expression.Value(ev.Name)).
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt)))))
 	if err != nil {
 		return fmt.Errorf("dynamo: update event %s predictions: %w", ev.ID, err)
 	}
-	check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)),
-		ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values(),
-	}}
-	for start := 0; start < len(stale); start += maxTransactItems - 1 {
-		batch := stale[start:min(start+maxTransactItems-1, len(stale))]
+	for start := 0; start < len(stale); start += ddb.MaxTransactItems - 1 {
+		batch := stale[start:min(start+ddb.MaxTransactItems-1, len(stale))]
 		items := []types.TransactWriteItem{check}
 		for _, k := range batch {
 			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(k.PK, k.SK),
+				TableName: aws.String(s.db.Name), Key: table.Key(k.PK, k.SK),
 				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			}})
 		}
-		err := s.transactRetry(ctx, items)
-		if reasons, cancelled := cancellationReasons(err); cancelled && reasonCode(reasons, 0) == "ConditionalCheckFailed" {
+		err := s.db.TransactRetry(ctx, items)
+		if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
 			return nil // a later updateEvent changed the event again: its propagation wins
 		}
 		if err != nil {
@@ -571,7 +455,7 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 // AddMatch appends a match to the end of a card. Returns NOT_FOUND, BAD_USER_INPUT (full
 // card, scored event) or CONFLICT.
 func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -587,7 +471,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 		return domain.Match{}, err
 	}
 	m := matchFromSpec(domain.NewMatchID(), len(ev.Matches)+1, clean)
-	put, err := s.putMatch(eventID(ev.ID), m, false)
+	put, err := s.putMatch(table.EventID(ev.ID), m, false)
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
 	}
@@ -603,7 +487,7 @@ func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpe
 
 // findMatch returns the match with id on ev's card, or NOT_FOUND.
 func findMatch(ev domain.Event, id string) (domain.Match, error) {
-	if _, err := parseMatchID(id); err != nil {
+	if _, err := table.ParseMatchID(id); err != nil {
 		return domain.Match{}, err
 	}
 	m, ok := ev.Match(id)
@@ -628,7 +512,7 @@ func replaceMatch(card []domain.Match, old string, m domain.Match) []domain.Matc
 // result): picks are team indices, so picks on the old match stop counting rather than
 // being silently re-pointed. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.MatchUpdate) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -657,7 +541,7 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 	if err != nil {
 		return domain.Match{}, err
 	}
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	updated := matchFromSpec(m.ID, m.Position, clean)
 	updated.Result, updated.PickCounts = m.Result, m.PickCounts
 	var items []types.TransactWriteItem
@@ -698,7 +582,7 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 // RemoveMatch deletes a match and closes the gap in the card order. Returns NOT_FOUND,
 // BAD_USER_INPUT (scored event) or CONFLICT.
 func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return err
 	}
@@ -710,7 +594,7 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 	if err := domain.CheckCardEdit(ev, domain.EditRemoveMatch, s.now()); err != nil {
 		return err
 	}
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	del, err := s.deleteMatch(eid, m)
 	if err != nil {
 		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
@@ -743,7 +627,7 @@ func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
 // ReorderMatches sets the card order; ids must name every match of the card exactly once.
 // Returns the card in its new order, or NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return nil, err
 	}
@@ -767,7 +651,7 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 		}
 		seen[id] = true
 		if m.Position != i+1 {
-			mv, err := s.moveMatch(eventID(ev.ID), m, i+1)
+			mv, err := s.moveMatch(table.EventID(ev.ID), m, i+1)
 			if err != nil {
 				return nil, fmt.Errorf("dynamo: reorder %s: %w", event, err)
 			}
@@ -794,7 +678,7 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 // transaction, so results never reach players who can still pick; a SCORED event's results
 // can be corrected but not cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event, false)
+	cr, err := s.readCard(ctx, event)
 	if err != nil {
 		return domain.Match{}, err
 	}
@@ -817,7 +701,7 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 	}
 	old := m.Result
 	m.Result = r
-	put, err := s.putMatch(eventID(ev.ID), m, true)
+	put, err := s.putMatch(table.EventID(ev.ID), m, true)
 	if err != nil {
 		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
 	}
@@ -829,4 +713,32 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 		return domain.Match{}, err
 	}
 	return m, nil
+}
+
+// putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
+// The match's pick counts as read (m.PickCounts) are carried over, and a Put over an
+// existing match is conditioned on them still being what is stored: scoring writes them
+// without moving the card version, so a card edit that read the card before they were
+// written fails (CONFLICT: read again) rather than wiping them.
+func (s *Store) putMatch(eid table.EventID, m domain.Match, mustExist bool) (types.TransactWriteItem, error) {
+	row := table.NewMatchRow(eid, m)
+	if !mustExist {
+		return s.db.Put(row, table.NotExists())
+	}
+	item, err := attributevalue.MarshalMap(row)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	same := expression.AttributeNotExists(expression.Name("pickCounts"))
+	if row.PickCounts != nil {
+		same = expression.Name("pickCounts").Equal(expression.Value(row.PickCounts))
+	}
+	expr, err := expression.NewBuilder().WithCondition(table.Exists().And(same)).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.db.Name), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
 }

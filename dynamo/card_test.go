@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 func TestCreateEvent(t *testing.T) {
@@ -29,7 +31,7 @@ func TestCreateEvent(t *testing.T) {
 
 	t.Run("WholeCardInCardOrder", func(t *testing.T) {
 		t.Parallel()
-		spec := domain.EventSpec{ID: ptr("2030-03-04-full-card"), Name: "  Full Card  ", StartsAt: start.Add(24 * time.Hour), Matches: []domain.MatchSpec{
+		spec := domain.EventSpec{ID: ptr("2030-03-04-full-card"), Name: "  Full scoring.Card  ", StartsAt: start.Add(24 * time.Hour), Matches: []domain.MatchSpec{
 			{Name: "Title Match", Points: 20, Championships: []string{" World Title "}, Teams: []domain.Team{
 				{Name: ptr("The Champs"), Members: []string{"A", "B"}, Champion: true}, {Members: []string{"C", "D"}}}},
 			{Name: "Preshow Bout", Points: 2, Preshow: true, Teams: []domain.Team{{Members: []string{"E"}}, {Members: []string{"F"}}, {Members: []string{"G"}}}},
@@ -37,7 +39,7 @@ func TestCreateEvent(t *testing.T) {
 		}}
 		ev, err := s.CreateEvent(ctx, spec)
 		mustOK(t, err)
-		if ev.Name != "Full Card" || ev.Stored != domain.StateUpcoming || ev.CardVersion != 1 {
+		if ev.Name != "Full scoring.Card" || ev.Stored != domain.StateUpcoming || ev.CardVersion != 1 {
 			t.Errorf("created %+v", ev)
 		}
 		got, err := s.GetEvent(ctx, ev.ID)
@@ -424,10 +426,10 @@ func TestCardEdits(t *testing.T) {
 		ev := f.createEvent("2030-03-22-edit-teams", 20, standardCard())
 		f.submit("e-2", ev, 0, 0, 0)
 		old := ev.Matches[1]
-		newTeams := []domain.Team{{Members: []string{"New Red"}}, {Members: []string{"New Blue"}}}
+		newTeams := []domain.Team{{Members: []string{"scoring.New Red"}}, {Members: []string{"scoring.New Blue"}}}
 		got, err := s.UpdateMatch(ctx, ev.ID, old.ID, domain.MatchUpdate{Teams: newTeams})
 		mustOK(t, err)
-		if got.ID == old.ID || got.Position != 2 || got.Name != old.Name || got.Teams[0].Members[0] != "New Red" {
+		if got.ID == old.ID || got.Position != 2 || got.Name != old.Name || got.Teams[0].Members[0] != "scoring.New Red" {
 			t.Fatalf("updated %+v", got)
 		}
 		card := cardOf(t, ev.ID)
@@ -470,7 +472,7 @@ func TestCardEdits(t *testing.T) {
 			{"EmptyName", ev.ID, m, domain.MatchUpdate{Name: ptr("")}, domain.CodeBadUserInput},
 			{"ZeroPoints", ev.ID, m, domain.MatchUpdate{Points: ptr(0)}, domain.CodeBadUserInput},
 			{"OneTeam", ev.ID, m, domain.MatchUpdate{Teams: []domain.Team{{Members: []string{"Solo"}}}}, domain.CodeBadUserInput},
-			{"TeamsOfScoredEvent", scored.ID, scored.Matches[0].ID, domain.MatchUpdate{Teams: matchSpec("New", 1).Teams}, domain.CodeBadUserInput},
+			{"TeamsOfScoredEvent", scored.ID, scored.Matches[0].ID, domain.MatchUpdate{Teams: matchSpec("scoring.New", 1).Teams}, domain.CodeBadUserInput},
 		}
 		for _, tt := range errs {
 			t.Run(tt.name, func(t *testing.T) {
@@ -650,12 +652,12 @@ func resultString(r *domain.MatchResult) string {
 // then runs it again and answers with the second attempt, as the SDK does when the first
 // attempt's answer is lost (a timeout, a reset) after DynamoDB applied it.
 type answerLostAPI struct {
-	API
+	ddb.API
 	replayed atomic.Int64
 }
 
 func (a *answerLostAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if p := in.TransactItems[0].Put; p != nil && itemString(p.Item, attrPK) == eventsPK && a.replayed.Add(1) == 1 {
+	if p := in.TransactItems[0].Put; p != nil && table.ItemString(p.Item, table.AttrPK) == table.EventsPartition && a.replayed.Add(1) == 1 {
 		if _, err := a.API.TransactWriteItems(ctx, in, opts...); err != nil {
 			return nil, err
 		}

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // seedPredictions writes predictions of players from..to-1 ("pl-00000"…) for ev, scored
@@ -32,12 +34,12 @@ func (f *fixture) seedPredictions(ev domain.Event, from, to int, points func(i i
 	addPredictionCounts(f.t, f.db, f.table, ev.ID, users)
 }
 
-func sameCost(a, b CostSnapshot) bool {
+func sameCost(a, b ddb.CostSnapshot) bool {
 	return a.Calls == b.Calls && maps.Equal(a.Operations, b.Operations) &&
 		a.ReadCapacityUnits != nil && b.ReadCapacityUnits != nil && *a.ReadCapacityUnits == *b.ReadCapacityUnits
 }
 
-func costString(c CostSnapshot) string {
+func costString(c ddb.CostSnapshot) string {
 	rcu := "nil"
 	if c.ReadCapacityUnits != nil {
 		rcu = fmt.Sprint(*c.ReadCapacityUnits)
@@ -57,9 +59,9 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 	f.submit("viewer", ev, 0, 1, 0, 1, 0)
 
 	// The two top-level fields of the screen, resolved concurrently as gqlgen does.
-	screen := func() CostSnapshot {
+	screen := func() ddb.CostSnapshot {
 		t.Helper()
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		g, gctx := errgroup.WithContext(cctx)
 		g.Go(func() error {
 			e, err := f.s.GetEvent(gctx, ev.ID)
@@ -79,24 +81,24 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 		return cost.Snapshot()
 	}
 	// For contrast, what the seed's design reads: the whole partition.
-	wholePartition := func() CostSnapshot {
+	wholePartition := func() ddb.CostSnapshot {
 		t.Helper()
-		cctx, cost := WithCost(ctx)
-		for _, pk := range eventShardPKs(eventID(ev.ID), f.shards) {
-			q, err := f.s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)), 0, true)
+		cctx, cost := ddb.WithCost(ctx)
+		for _, pk := range table.EventShardPKs(table.EventID(ev.ID), f.shards) {
+			q, err := f.s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)), 0, true)
 			mustOK(t, err)
-			mustOK(t, f.s.queryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
+			mustOK(t, f.s.db.QueryEach(cctx, q, func(map[string]types.AttributeValue) (bool, error) { return true, nil }))
 		}
 		return cost.Snapshot()
 	}
 
 	f.seedPredictions(ev, 1, 10, nil)
-	if n := f.countEventGSI(ev, prefixPending); n != 10 {
+	if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 10 {
 		t.Fatalf("%d predictions, want 10", n)
 	}
 	with10, whole10 := screen(), wholePartition()
 	f.seedPredictions(ev, 10, 2000, nil)
-	if n := f.countEventGSI(ev, prefixPending); n != 2000 {
+	if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 2000 {
 		t.Fatalf("%d predictions, want 2000", n)
 	}
 	with2000, whole2000 := screen(), wholePartition()
@@ -136,17 +138,17 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 			// later score less, so the top rows stay the same.
 			players := 150 * tt.shards
 			f.seedPredictions(ev, 0, players, func(i int) int { return 900 - i%50 })
-			for _, pk := range eventShardPKs(eventID(ev.ID), tt.shards) {
-				if n := f.countGSI(pk, prefixScore); n <= 101 {
+			for _, pk := range table.EventShardPKs(table.EventID(ev.ID), tt.shards) {
+				if n := f.countGSI(pk, table.ScoreFirst); n <= 101 {
 					t.Fatalf("partition %s holds %d players: not a full page", pk, n)
 				}
 			}
 			f.setStoredState(ev, domain.StateScored)
 
-			board := func(first int) CostSnapshot {
+			board := func(first int) ddb.CostSnapshot {
 				t.Helper()
 				s := f.storeOver(f.db) // a store that has not read the event: its first read
-				cctx, cost := WithCost(ctx)
+				cctx, cost := ddb.WithCost(ctx)
 				e, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
 				mustOK(t, err)
 				if len(e.Matches) != 3 || len(page.Items) != first || !page.HasNext {
@@ -157,7 +159,7 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 				}
 				// A store that knows the event's shard count reads the card and the shards
 				// at once: the same calls, in one round trip.
-				cctx, cost = WithCost(ctx)
+				cctx, cost = ddb.WithCost(ctx)
 				_, page, err = s.GetEventWithLeaderboard(cctx, ev.ID, first, true)
 				mustOK(t, err)
 				if len(page.Items) != first {
@@ -171,7 +173,7 @@ func TestCostOfLeaderboardGrowsWithFirstNotPlayers(t *testing.T) {
 
 			t.Logf("first=10: %d players %s, %d players %s", players, costString(small), players+500, costString(smallMore))
 			t.Logf("first=100: %d players %s, %d players %s", players, costString(large), players+500, costString(largeMore))
-			for _, c := range []CostSnapshot{small, large, smallMore, largeMore} {
+			for _, c := range []ddb.CostSnapshot{small, large, smallMore, largeMore} {
 				if c.Calls != tt.calls || c.Operations["Query"] != tt.calls || c.ReadCapacityUnits == nil {
 					t.Errorf("want %d Queries with capacity: %s", tt.calls, costString(c))
 				}
@@ -202,11 +204,11 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 		f.seedPredictions(ev, 0, players, nil)
 		f.lockAndResult(ev, 0, 1, 0) // team 0 picks everywhere: 13 points each
 
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		report, err := s.ScoreEvent(cctx, ev.ID, false)
 		mustOK(t, err)
 		snap := cost.Snapshot()
-		if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems == 0 {
+		if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems == 0 {
 			t.Errorf("largest scoring transaction had %d items", snap.MaxTransactionItems)
 		}
 		if report.PredictionsScored != players || report.StandingsChanged != players || report.Transactions != snap.Operations["TransactWriteItems"]-1 || report.Transactions < 3 { // and one marks it SCORED
@@ -226,10 +228,10 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 			t.Errorf("re-run changed something: %+v", again)
 		}
 
-		rctx, rcost := WithCost(ctx)
+		rctx, rcost := ddb.WithCost(ctx)
 		_, err = s.UpdateEvent(rctx, ev.ID, domain.EventUpdate{Name: ptr("Many Players Renamed")})
 		mustOK(t, err)
-		if m := rcost.Snapshot().MaxTransactionItems; m > maxTransactItems || m == 0 {
+		if m := rcost.Snapshot().MaxTransactionItems; m > ddb.MaxTransactItems || m == 0 {
 			t.Errorf("largest rename transaction had %d items", m)
 		}
 		_, lb, err := s.GetEventWithLeaderboard(ctx, ev.ID, 100, true)
@@ -256,11 +258,11 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 			items = append(items, predictionItem(t, f.shards, user, ev, nil, 0))
 		}
 		f.putRaw(items)
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		u, err := s.Register(cctx, user, "Renamed Many")
 		mustOK(t, err)
 		snap := cost.Snapshot()
-		if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems == 0 || snap.Operations["TransactWriteItems"] < 2 {
+		if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems == 0 || snap.Operations["TransactWriteItems"] < 2 {
 			t.Errorf("rename of %d items: %s, largest transaction %d", events+1, costString(snap), snap.MaxTransactionItems)
 		}
 		if u.Name != "Renamed Many" || len(u.Standings) != 1 || u.Standings[0].User.Name != "Renamed Many" {
@@ -279,14 +281,14 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 
 	t.Run("StoreRefusesOversizedTransactions", func(t *testing.T) {
 		t.Parallel()
-		items := make([]types.TransactWriteItem, maxTransactItems+1)
+		items := make([]types.TransactWriteItem, ddb.MaxTransactItems+1)
 		for i := range items {
 			items[i] = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(f.table), Key: pkKey("X", fmt.Sprint(i)), ConditionExpression: aws.String("attribute_not_exists(PK)"),
+				TableName: aws.String(f.table), Key: table.Key("X", fmt.Sprint(i)), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 			}}
 		}
-		cctx, cost := WithCost(context.Background())
-		if err := s.transact(cctx, items); err == nil {
+		cctx, cost := ddb.WithCost(context.Background())
+		if err := s.db.Transact(cctx, items); err == nil {
 			t.Fatal("a transaction of 101 items was accepted")
 		}
 		if c := cost.Snapshot().Calls; c != 0 {

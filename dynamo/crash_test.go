@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
 )
@@ -136,12 +137,12 @@ func TestScoringSurvivesSIGKILL(t *testing.T) {
 func (e *scEnv) countScored(id string) int {
 	e.t.Helper()
 	n := 0
-	for _, pk := range eventShardPKs(eventID(id), scShards) {
+	for _, pk := range table.EventShardPKs(table.EventID(id), scShards) {
 		q := &dynamodb.QueryInput{
-			TableName: aws.String(e.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
+			TableName: aws.String(e.table), IndexName: aws.String(table.IndexName), Select: types.SelectCount,
 			KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":p": str(prefixScore)},
+			ExpressionAttributeNames:  map[string]string{"#pk": table.AttrGSIPK, "#sk": table.AttrGSISK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue(pk), ":p": table.StringValue(table.ScoreFirst)},
 		}
 		out, err := e.client.Query(context.Background(), q)
 		if err != nil {

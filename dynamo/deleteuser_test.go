@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // TestDeleteUser: deleting an account leaves no row of the player behind (profile,
@@ -40,7 +41,7 @@ func TestDeleteUser(t *testing.T) {
 
 	mustOK(t, f.s.DeleteUser(ctx, "gone"))
 
-	if n := f.countPartition(userPK("gone"), ""); n != 0 {
+	if n := f.countPartition(table.UserPK("gone"), ""); n != 0 {
 		t.Fatalf("%d items left in the player's partition", n)
 	}
 	// No item anywhere in the table mentions the player: not a key, a member row, a name
@@ -74,7 +75,7 @@ func TestDeleteUser(t *testing.T) {
 	if p.Rank == nil || *p.Rank != 1 {
 		t.Fatalf("stay's rank after the deletion: %v", p.Rank)
 	}
-	openRow, err := f.s.getEventRow(ctx, eventID(open.ID))
+	openRow, err := f.s.getEventRow(ctx, table.EventID(open.ID))
 	mustOK(t, err)
 	locks, err := f.s.readLocks(ctx, openRow)
 	mustOK(t, err)

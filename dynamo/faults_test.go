@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -42,9 +44,9 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	// writes its scoreShards checkpoints (in the event's partition, in transactions: 2 WCU
 	// each at least) and then checks all of them in the transaction that marks it SCORED
 	// (as much again): about 64 WCU in a partition whose bucket holds 50 (enough for the
-	// largest single request) and does not refill meanwhile, so a throttle is certain. From then on the clock moves 25 ms each time it is read (a few times per
-	// request), so that capacity refills with the requests made, not with the machine's
-	// speed.
+	// largest single request) and does not refill meanwhile, so a throttle is certain. From
+	// then on the clock moves 25 ms each time it is read (a few times per request), so that
+	// capacity refills with the requests made, not with the machine's speed.
 	var engine atomic.Pointer[awsfaithful.Engine]
 	var ticks atomic.Int64
 	virtual := func() time.Time {
@@ -62,16 +64,16 @@ func TestScoreEventExactUnderThrottlingAndConflicts(t *testing.T) {
 	// The first event's scoring transactions are held in flight until one transaction has
 	// conflicted: the event's other run writes the same first batch (the same players,
 	// never scored, in key order), so it conflicts with the held one.
-	firstEvent := eventSK(eventID(events[0].ev.ID))
+	firstEvent := table.EventSK(table.EventID(events[0].ev.ID))
 	gate := eng.PauseTransactions(func(tx awsfaithful.Tx) bool {
-		return eng.Faults().Conflicts == 0 && slices.ContainsFunc(tx.Items, func(it awsfaithful.TxItem) bool { return it.Key.S(attrSK) == firstEvent })
+		return eng.Faults().Conflicts == 0 && slices.ContainsFunc(tx.Items, func(it awsfaithful.TxItem) bool { return it.Key.S(table.AttrSK) == firstEvent })
 	})
 	defer gate.Release()
 	go func() {
 		_ = eng.WaitFaults(scCtx(t), func(f awsfaithful.FaultCounts) bool { return f.Conflicts > 0 })
 		gate.Release()
 	}()
-	client := eng.Client(t, CostOption, RetryOption, dynamotest.PatientAttempts)
+	client := eng.Client(t, ddb.CostOption, ddb.RetryOption, dynamotest.PatientAttempts)
 	const runsPerEvent, maxCalls = 2, 30
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
@@ -47,7 +50,7 @@ func (f *fixture) countPartition(pk, prefix string) int {
 	q := &dynamodb.QueryInput{
 		TableName: aws.String(f.table), Select: types.SelectCount, ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":p": str(prefix)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue(pk), ":p": table.StringValue(prefix)},
 	}
 	if prefix == "" {
 		q.KeyConditionExpression = aws.String("PK = :pk")
@@ -59,7 +62,7 @@ func (f *fixture) countPartition(pk, prefix string) int {
 // leagueCount is the player's stored league count (0 when the item is missing).
 func (f *fixture) leagueCount(user string) int {
 	f.t.Helper()
-	item := f.getRaw(userPK(userID(user)), leagueCountSK)
+	item := f.getRaw(table.UserPK(table.UserID(user)), table.LeagueCountSK)
 	if item == nil {
 		return 0
 	}
@@ -71,12 +74,12 @@ func (f *fixture) leagueCount(user string) int {
 // leagueIDs is the ids of the leagues the player has a membership row of.
 func (f *fixture) leagueIDs(user string) []string {
 	f.t.Helper()
-	q, err := f.s.newQueryBetween(userPK(userID(user)), prefixMembership)
+	q, err := f.s.db.NewQuery("", table.PrefixRange(table.UserPK(table.UserID(user)), table.MembershipKeyPrefix), 0, true)
 	mustOK(f.t, err)
 	q.ConsistentRead = aws.Bool(true)
 	var ids []string
-	mustOK(f.t, f.s.queryEach(ctxT(f.t), q, func(item map[string]types.AttributeValue) (bool, error) {
-		ids = append(ids, itemString(item, "leagueId"))
+	mustOK(f.t, f.s.db.QueryEach(ctxT(f.t), q, func(item map[string]types.AttributeValue) (bool, error) {
+		ids = append(ids, table.ItemString(item, "leagueId"))
 		return true, nil
 	}))
 	return ids
@@ -89,8 +92,8 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 	f.t.Helper()
 	l, _, err := f.s.GetLeague(ctxT(f.t), id, "", false)
 	mustOK(f.t, err)
-	lid := leagueID(id)
-	if rows := f.countPartition(leaguePK(lid), prefixMember); l.MemberCount != wantCount || rows != wantCount {
+	lid := table.LeagueID(id)
+	if rows := f.countPartition(table.LeaguePK(lid), table.MemberKeyPrefix); l.MemberCount != wantCount || rows != wantCount {
 		f.t.Fatalf("league %s: memberCount %d, %d member rows, want %d", id, l.MemberCount, rows, wantCount)
 	}
 	if l.Owner.ID != wantOwner {
@@ -101,16 +104,17 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 	if !reflect.DeepEqual(inv, l) {
 		f.t.Fatalf("the invite item shows %+v, the league is %+v", inv, l)
 	}
-	members, err := f.s.leagueMembers(ctxT(f.t), lid, true)
+	l, _, err = f.s.GetLeague(ctxT(f.t), id, "", true)
 	mustOK(f.t, err)
+	members := l.Members
 	owner := false
 	for _, m := range members {
-		owner = owner || m.UserID == wantOwner
-		if f.getRaw(userPK(userID(m.UserID)), membershipSK(lid)) == nil {
-			f.t.Fatalf("member %s has no membership row", m.UserID)
+		owner = owner || m.User.ID == wantOwner
+		if f.getRaw(table.UserPK(table.UserID(m.User.ID)), table.MembershipSK(lid)) == nil {
+			f.t.Fatalf("member %s has no membership row", m.User.ID)
 		}
-		if ids := f.leagueIDs(m.UserID); !slices.Contains(ids, id) {
-			f.t.Fatalf("member %s's league item lists %v, not %s", m.UserID, ids, id)
+		if ids := f.leagueIDs(m.User.ID); !slices.Contains(ids, id) {
+			f.t.Fatalf("member %s's league item lists %v, not %s", m.User.ID, ids, id)
 		}
 	}
 	if !owner {
@@ -121,7 +125,7 @@ func (f *fixture) checkLeague(id string, wantCount int, wantOwner string) {
 // costOf runs fn with a cost-counting context and returns the calls per operation.
 func costOf(t *testing.T, fn func(ctx context.Context)) map[string]int {
 	t.Helper()
-	ctx, c := WithCost(ctxT(t))
+	ctx, c := ddb.WithCost(ctxT(t))
 	fn(ctx)
 	return c.Snapshot().Operations
 }
@@ -243,7 +247,7 @@ func TestLeagueLifecycle(t *testing.T) {
 		ops := costOf(t, func(ctx context.Context) { mustOK(t, f.s.LeaveLeague(ctx, "carol", l.ID)) })
 		wantOps(t, ops, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1})
 		f.checkLeague(l.ID, 2, "alice")
-		if f.getRaw(userPK("carol"), membershipSK(leagueID(l.ID))) != nil || f.leagueCount("carol") != 0 || len(f.leagueIDs("carol")) != 0 {
+		if f.getRaw(table.UserPK("carol"), table.MembershipSK(table.LeagueID(l.ID))) != nil || f.leagueCount("carol") != 0 || len(f.leagueIDs("carol")) != 0 {
 			t.Fatal("carol's membership is still there")
 		}
 		wantCode(t, f.s.LeaveLeague(ctxT(t), "carol", l.ID), domain.CodeNotFound)
@@ -267,16 +271,16 @@ func TestLeagueLifecycle(t *testing.T) {
 		mustOK(t, f.s.LeaveLeague(ctxT(t), "erin", l.ID))
 		_, _, err := f.s.GetLeague(ctxT(t), l.ID, "erin", false)
 		wantCode(t, err, domain.CodeNotFound)
-		if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 {
+		if n := f.countPartition(table.LeaguePK(table.LeagueID(l.ID)), ""); n != 0 {
 			t.Fatalf("%d items left in the league's partition", n)
 		}
-		if f.getRaw(invitePK(code), inviteSK) != nil {
+		if f.getRaw(table.InvitePK(code), table.InviteSK) != nil {
 			t.Fatal("the invite item is still there")
 		}
 		_, err = f.s.JoinLeague(ctxT(t), ref("zed"), code)
 		wantCode(t, err, domain.CodeNotFound)
 		for _, u := range []string{"alice", "bob", "carol", "dan", "erin"} {
-			if n := f.countPartition(userPK(userID(u)), prefixMembership); n != 0 || f.leagueCount(u) != 0 {
+			if n := f.countPartition(table.UserPK(table.UserID(u)), table.MembershipKeyPrefix); n != 0 || f.leagueCount(u) != 0 {
 				t.Fatalf("%s: %d memberships, count %d", u, n, f.leagueCount(u))
 			}
 		}
@@ -331,7 +335,7 @@ func TestLeagueRotateInviteCode(t *testing.T) {
 		wantCode(t, err, domain.CodeNotFound)
 		_, err = f.s.JoinLeague(ctxT(t), ref("carol"), l.InviteCode)
 		wantCode(t, err, domain.CodeNotFound)
-		if f.getRaw(invitePK(l.InviteCode), inviteSK) != nil {
+		if f.getRaw(table.InvitePK(l.InviteCode), table.InviteSK) != nil {
 			t.Fatal("the old code's item is still there")
 		}
 		f.join("carol", got.InviteCode)
@@ -406,22 +410,22 @@ func TestLeagueLimitPerPlayer(t *testing.T) {
 // directly, as n joins would, and adds n to the league's and its invite's member count.
 func (f *fixture) seedMembers(l domain.League, prefix string, n int) []string {
 	f.t.Helper()
-	lid := leagueID(l.ID)
-	at := t0.Add(-time.Hour).Format(joinTimeLayout)
+	lid := table.LeagueID(l.ID)
+	at := t0.Add(-time.Hour).Format(table.JoinTimeLayout)
 	var items []map[string]types.AttributeValue
 	var users []string
 	for i := range n {
 		u := fmt.Sprintf("%s%04d", prefix, i)
 		users = append(users, u)
 		items = append(items,
-			marshal(f.t, memberRow{keys: keys{PK: leaguePK(lid), SK: memberSK(userID(u))}, Type: typeMember, LeagueID: l.ID, UserID: u, UserName: "Player " + u, JoinedAt: at}, 0),
-			marshal(f.t, membershipRow{keys: keys{PK: userPK(userID(u)), SK: membershipSK(lid)}, Type: typeMembership, LeagueID: l.ID, JoinedAt: at}, 0),
-			map[string]types.AttributeValue{attrPK: str(userPK(userID(u))), attrSK: str(leagueCountSK), attrType: str(typeLeagueCount),
+			marshal(f.t, table.MemberRow{Keys: table.Keys{PK: table.LeaguePK(lid), SK: table.MemberSK(table.UserID(u))}, Type: table.TypeMember, LeagueID: l.ID, UserID: u, UserName: "Player " + u, JoinedAt: at}, 0),
+			marshal(f.t, table.MembershipRow{Keys: table.Keys{PK: table.UserPK(table.UserID(u)), SK: table.MembershipSK(lid)}, Type: table.TypeMembership, LeagueID: l.ID, JoinedAt: at}, 0),
+			map[string]types.AttributeValue{table.AttrPK: table.StringValue(table.UserPK(table.UserID(u))), table.AttrSK: table.StringValue(table.LeagueCountSK), table.AttrType: table.StringValue(table.TypeLeagueCount),
 				"leagues": num(1)},
 		)
 	}
 	f.putRaw(items)
-	for _, key := range []map[string]types.AttributeValue{pkKey(leaguePK(lid), leagueSK), pkKey(invitePK(l.InviteCode), inviteSK)} {
+	for _, key := range []map[string]types.AttributeValue{table.Key(table.LeaguePK(lid), table.LeagueSK), table.Key(table.InvitePK(l.InviteCode), table.InviteSK)} {
 		_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{TableName: aws.String(f.table), Key: key,
 			UpdateExpression: aws.String("ADD memberCount :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(n)}})
 		if err != nil {
@@ -461,7 +465,7 @@ func TestLeagueMemberCapUnderConcurrentJoins(t *testing.T) {
 	f.checkLeague(l.ID, domain.MaxLeagueMembers, "host")
 	for i := range joiners {
 		u := fmt.Sprintf("rush%02d", i)
-		member := f.getRaw(leaguePK(leagueID(l.ID)), memberSK(userID(u))) != nil
+		member := f.getRaw(table.LeaguePK(table.LeagueID(l.ID)), table.MemberSK(table.UserID(u))) != nil
 		if member != (codes[i] == "") || f.leagueCount(u) != map[bool]int{true: 1}[member] {
 			t.Fatalf("%s: answer %q, member row %v, league count %d", u, codes[i], member, f.leagueCount(u))
 		}
@@ -659,8 +663,8 @@ func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
 			wg.Wait()
 			mustOK(t, errs[0])
 			mustOK(t, errs[1])
-			if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 || f.getRaw(invitePK(l.InviteCode), inviteSK) != nil {
-				t.Fatalf("round %d: %d items left in the league, invite %v", round, n, f.getRaw(invitePK(l.InviteCode), inviteSK) != nil)
+			if n := f.countPartition(table.LeaguePK(table.LeagueID(l.ID)), ""); n != 0 || f.getRaw(table.InvitePK(l.InviteCode), table.InviteSK) != nil {
+				t.Fatalf("round %d: %d items left in the league, invite %v", round, n, f.getRaw(table.InvitePK(l.InviteCode), table.InviteSK) != nil)
 			}
 		}
 		for _, u := range []string{"pair-a", "pair-b"} {
@@ -710,7 +714,7 @@ func TestLeagueConcurrentLeavesAndJoins(t *testing.T) {
 func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	t.Parallel()
 	eng := awsfaithful.New(t, awsfaithful.Config{TransactionHold: 20 * time.Millisecond})
-	db := eng.Client(t, CostOption)
+	db := eng.Client(t, ddb.CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0)}
 	f.s = New(db, f.table, WithClock(f.clock.Now), WithScoreShards(testShards))
 	mustOK(t, f.s.EnsureTable(ctxT(t)))
@@ -718,7 +722,7 @@ func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	// Seeded straight into DynamoDB Local (the proxy adds nothing to bulk writes of items
 	// no index holds).
 	direct := *f
-	direct.db = dynamotest.Client(t, CostOption)
+	direct.db = dynamotest.Client(t, ddb.CostOption)
 	direct.seedMembers(l, "seed", domain.MaxLeagueMembers-4) // 3 places left
 	const joiners = 8
 	codes := make([]domain.Code, joiners)
@@ -745,7 +749,7 @@ func TestLeagueJoinsAtTheCapUnderTransactionConflicts(t *testing.T) {
 	f.checkLeague(l.ID, domain.MaxLeagueMembers-3+got[""], "host")
 	for i := range joiners {
 		u := fmt.Sprintf("race%d", i)
-		if member := f.getRaw(leaguePK(leagueID(l.ID)), memberSK(userID(u))) != nil; member != (codes[i] == "") {
+		if member := f.getRaw(table.LeaguePK(table.LeagueID(l.ID)), table.MemberSK(table.UserID(u))) != nil; member != (codes[i] == "") {
 			t.Fatalf("%s: answer %q, member row %v", u, codes[i], member)
 		}
 	}
@@ -910,3 +914,5 @@ func TestLeagueShowsLeavesAndDeletionsAtOnce(t *testing.T) {
 		t.Fatalf("after cat deleted their account: %v", got)
 	}
 }
+
+func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // TestLiveScoring: scoreEvent on a BROADCAST event with some results scores the resulted
@@ -131,9 +132,9 @@ func TestLiveScoring(t *testing.T) {
 		// A card edit that read the match before its counts were written cannot wipe them.
 		stale := card.Matches[2]
 		stale.PickCounts = nil
-		put, err := e.after.putMatch(eventID(ev.ID), stale, true)
+		put, err := e.after.putMatch(table.EventID(ev.ID), stale, true)
 		scOK(t, err)
-		if err := e.after.transact(ctx, []types.TransactWriteItem{put}); err == nil {
+		if err := e.after.db.Transact(ctx, []types.TransactWriteItem{put}); err == nil {
 			t.Fatal("a Put of a match read without its pick counts went through")
 		}
 		e.checkPickCounts(t, ev.ID, e.snapshot())
@@ -141,13 +142,13 @@ func TestLiveScoring(t *testing.T) {
 }
 
 // eventRow reads an event's row.
-func (e *scEnv) eventRow(t testing.TB, id string) eventRow {
+func (e *scEnv) eventRow(t testing.TB, id string) table.EventRow {
 	t.Helper()
 	items := e.snapshot().items
 	i := slices.IndexFunc(items, func(it map[string]types.AttributeValue) bool {
-		return itemType(it) == typeEvent && itemString(it, "id") == id
+		return table.ItemType(it) == table.TypeEvent && table.ItemString(it, "id") == id
 	})
-	var row eventRow
+	var row table.EventRow
 	if err := attributevalue.UnmarshalMap(items[i], &row); err != nil {
 		t.Fatal(err)
 	}

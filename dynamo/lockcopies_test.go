@@ -12,13 +12,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // lockCutAPI lets the first allow transactions that write only lock copies through and
 // fails every later one, and every single-copy UpdateItem once it has failed one: a sync
 // of the copies cut off between its transactions of 100.
 type lockCutAPI struct {
-	API
+	ddb.API
 	allow  int64
 	chunks atomic.Int64
 }
@@ -27,7 +29,7 @@ var errLockCut = errors.New("injected fault: cut off while writing lock copies")
 
 func onlyLocks(items []types.TransactWriteItem) bool {
 	for _, it := range items {
-		if itemString(transactKeyMap(it), attrSK) != lockSK {
+		if table.ItemString(transactKeyMap(it), table.AttrSK) != table.LockSK {
 			return false
 		}
 	}
@@ -56,7 +58,7 @@ func (a *lockCutAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 }
 
 func (a *lockCutAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if itemString(in.Key, attrSK) == lockSK && a.chunks.Load() > a.allow {
+	if table.ItemString(in.Key, table.AttrSK) == table.LockSK && a.chunks.Load() > a.allow {
 		return nil, errLockCut
 	}
 	return a.API.UpdateItem(ctx, in, opts...)
@@ -64,9 +66,9 @@ func (a *lockCutAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 
 // behindCopies reads event id's row and copies and returns how many copies exist and how
 // many of them are behind the row.
-func (e *scEnv) behindCopies(id string) (row eventRow, exist, behind int) {
+func (e *scEnv) behindCopies(id string) (row table.EventRow, exist, behind int) {
 	e.t.Helper()
-	row, err := e.after.getEventRow(scCtx(e.t), eventID(id))
+	row, err := e.after.getEventRow(scCtx(e.t), table.EventID(id))
 	scOK(e.t, err)
 	locks, err := e.after.readLocks(scCtx(e.t), row)
 	scOK(e.t, err)
@@ -97,7 +99,7 @@ func TestLockCopiesFollowTheEventsShards(t *testing.T) {
 		if row.Shards != c.shards || row.LockCopies != c.copies || exist != c.copies || behind != 0 {
 			t.Errorf("event %s: row says %d shards and %d copies, %d exist (%d behind); want %d, %d current", c.id, row.Shards, row.LockCopies, exist, behind, c.shards, c.copies)
 		}
-		out, err := e.client.GetItem(scCtx(t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: pkKey(lockPK(eventID(c.id), c.copies), lockSK), ConsistentRead: aws.Bool(true)})
+		out, err := e.client.GetItem(scCtx(t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: table.Key(table.LockPK(table.EventID(c.id), c.copies), table.LockSK), ConsistentRead: aws.Bool(true)})
 		scOK(t, err)
 		if out.Item != nil {
 			t.Errorf("event %s has a copy %d beyond its count", c.id, c.copies)
@@ -110,11 +112,11 @@ func TestLockCopiesFollowTheEventsShards(t *testing.T) {
 	row, _, _ := e.behindCopies(many.ID)
 	locks, err := e.after.readLocks(scCtx(t), row)
 	scOK(t, err)
-	if n := locks[lockCopy(u, 256)].Predictions; n != 1 {
-		t.Errorf("copy %d of 256 counts %d predictions, want the submit's 1", lockCopy(u, 256), n)
+	if n := locks[table.UserID(u).LockCopy(256)].Predictions; n != 1 {
+		t.Errorf("copy %d of 256 counts %d predictions, want the submit's 1", table.UserID(u).LockCopy(256), n)
 	}
-	pred := e.getRaw(userPK(u), eventSK(eventID(many.ID)))
-	if got, want := itemString(pred, attrGSIPK), eventShardPK(eventID(many.ID), shardOf(u, 16), 16); got != want {
+	pred := e.getRaw(table.UserPK(u), table.EventSK(table.EventID(many.ID)))
+	if got, want := table.ItemString(pred, table.AttrGSIPK), table.EventShardPK(table.EventID(many.ID), table.UserID(u).Shard(16), 16); got != want {
 		t.Errorf("prediction indexed in %s, want the event's shard %s", got, want)
 	}
 }
@@ -128,7 +130,7 @@ func TestLockCopiesFollowTheEventsShards(t *testing.T) {
 func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	t.Parallel()
 	e := newScEnv(t)
-	e.before = New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(MaxShards)) // 256 copies
+	e.before = New(e.client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(table.MaxShards)) // 256 copies
 	ev := e.createEvent("2025-04-19-many-copies", scCard())
 	entries := scGenEntries(10, scTeamCounts(ev), 5)
 	for _, en := range entries {
@@ -139,7 +141,7 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	// The first result locks the event (BROADCAST): row first, then the copies, 100 a
 	// transaction — cut off after the first.
 	cut := &lockCutAPI{API: e.client, allow: 1}
-	after := func(db API) *Store {
+	after := func(db ddb.API) *Store {
 		return New(db, e.table, WithClock(func() time.Time { return scAfter }))
 	}
 	r := scResults()[0]
@@ -147,8 +149,8 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 		t.Fatalf("result with the flip cut off: %v, want the injected fault", err)
 	}
 	row, exist, behind := e.behindCopies(ev.ID)
-	if copies := lockCopies(MaxShards); row.State != string(domain.StateBroadcast) || exist != copies || behind != copies-maxTransactItems {
-		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, copies, copies-maxTransactItems)
+	if copies := table.LockCopies(table.MaxShards); row.State != string(domain.StateBroadcast) || exist != copies || behind != copies-ddb.MaxTransactItems {
+		t.Fatalf("after the cut: row %s, %d copies, %d behind; want BROADCAST, %d, %d", row.State, exist, behind, copies, copies-ddb.MaxTransactItems)
 	}
 	// A submit that read the event before the flip may still be taken by a copy behind (as
 	// just before the lock); one that reads it now is refused.
@@ -169,7 +171,7 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	// refuses without writing a score.
 	row, _, _ = e.behindCopies(ev.ID)
 	for c := range 150 {
-		_, err := e.client.UpdateItem(scCtx(t), &dynamodb.UpdateItemInput{TableName: aws.String(e.table), Key: pkKey(lockPK(eventID(ev.ID), c), lockSK),
+		_, err := e.client.UpdateItem(scCtx(t), &dynamodb.UpdateItemInput{TableName: aws.String(e.table), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
 			UpdateExpression:          aws.String("SET rev = :old, #s = :open"),
 			ExpressionAttributeNames:  map[string]string{"#s": "state"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":old": &types.AttributeValueMemberN{Value: "1"}, ":open": &types.AttributeValueMemberS{Value: string(domain.StateUpcoming)}}})

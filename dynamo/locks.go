@@ -12,9 +12,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
-// Lock copies (keys.go, lockRow). A submit's transaction checks the lock condition (open,
+// Lock copies (table.LockRow). A submit's transaction checks the lock condition (open,
 // start ahead, the card version read) on its player's copy instead of the event item, so
 // that concurrent submits are spread over the event's copies rather than all holding one
 // (on AWS, transactions that include one item at the same time cancel each other). The
@@ -33,7 +35,7 @@ import (
 const lockWorkers = 16
 
 // allCopies lists every copy of the event of row: 0..row.LockCopies-1.
-func allCopies(row eventRow) []int {
+func allCopies(row table.EventRow) []int {
 	all := make([]int, row.LockCopies)
 	for c := range all {
 		all[c] = c
@@ -41,27 +43,17 @@ func allCopies(row eventRow) []int {
 	return all
 }
 
-// lockKeys are the keys of the copies of an event that has copies lock copies, copy c at
-// index c.
-func lockKeys(eid eventID, copies int) []map[string]types.AttributeValue {
-	ks := make([]map[string]types.AttributeValue, copies)
-	for c := range copies {
-		ks[c] = pkKey(lockPK(eid, c), lockSK)
-	}
-	return ks
-}
-
 // readLocks reads every lock copy of the event of row consistently (BatchGetItems of 100
 // keys), by copy. A copy that does not exist is missing from the map.
-func (s *Store) readLocks(ctx context.Context, row eventRow) (map[int]lockRow, error) {
-	eid, copies := eventID(row.ID), row.LockCopies
-	locks := make(map[int]lockRow, copies)
+func (s *Store) readLocks(ctx context.Context, row table.EventRow) (map[int]table.LockRow, error) {
+	eid, copies := table.EventID(row.ID), row.LockCopies
+	locks := make(map[int]table.LockRow, copies)
 	byPK := make(map[string]int, copies)
 	for c := range copies {
-		byPK[lockPK(eid, c)] = c
+		byPK[table.LockPK(eid, c)] = c
 	}
-	err := s.batchGet(ctx, lockKeys(eid, copies), func(item map[string]types.AttributeValue) error {
-		var row lockRow
+	err := s.db.BatchGet(ctx, table.LockKeys(eid, copies), true, func(item map[string]types.AttributeValue) error {
+		var row table.LockRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err
 		}
@@ -78,7 +70,7 @@ func (s *Store) readLocks(ctx context.Context, row eventRow) (map[int]lockRow, e
 
 // locksToFix lists the copies of the event of row that are missing from locks (as read),
 // and those behind its rev.
-func locksToFix(locks map[int]lockRow, row eventRow) (missing, behind []int) {
+func locksToFix(locks map[int]table.LockRow, row table.EventRow) (missing, behind []int) {
 	for c := range row.LockCopies {
 		l, ok := locks[c]
 		switch {
@@ -93,14 +85,14 @@ func locksToFix(locks map[int]lockRow, row eventRow) (missing, behind []int) {
 
 // lockSync is the update that brings a copy forward to ev's fields and rev. It fails its
 // condition on a copy already at that rev or later, or missing.
-func lockSync(ev eventRow) (expression.Expression, error) {
+func lockSync(ev table.EventRow) (expression.Expression, error) {
 	return expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("name"), expression.Value(ev.Name)).
 			Set(expression.Name("startsAt"), expression.Value(ev.StartsAt)).
 			Set(expression.Name("state"), expression.Value(ev.State)).
 			Set(expression.Name("cardVersion"), expression.Value(ev.CardVersion)).
 			Set(expression.Name("rev"), expression.Value(ev.Rev))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK)).
+		WithCondition(table.Exists().
 			And(expression.Name("rev").LessThan(expression.Value(ev.Rev)))).Build()
 }
 
@@ -108,8 +100,8 @@ func lockSync(ev eventRow) (expression.Expression, error) {
 // for a chunk that is cancelled (other transactions in flight on its copies, or one of
 // its conditions failing), each of its copies alone (lockWorkers at once).
 func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (types.TransactWriteItem, error), alone func(ctx context.Context, c int) error) error {
-	for start := 0; start < len(copies); start += maxTransactItems {
-		chunk := copies[start:min(start+maxTransactItems, len(copies))]
+	for start := 0; start < len(copies); start += ddb.MaxTransactItems {
+		chunk := copies[start:min(start+ddb.MaxTransactItems, len(copies))]
 		items := make([]types.TransactWriteItem, len(chunk))
 		for i, c := range chunk {
 			var err error
@@ -117,11 +109,11 @@ func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (
 				return err
 			}
 		}
-		err := s.transact(ctx, items)
+		err := s.db.Transact(ctx, items)
 		if err == nil {
 			continue
 		}
-		if _, cancelled := cancellationReasons(err); !cancelled {
+		if _, cancelled := ddb.CancellationReasons(err); !cancelled {
 			return err
 		}
 		g, gctx := errgroup.WithContext(ctx)
@@ -138,11 +130,11 @@ func (s *Store) writeLocks(ctx context.Context, copies []int, item func(c int) (
 
 // createLocks creates the copies listed from ev, counting no prediction. A copy that
 // exists by then (another writer made it) is brought forward to ev instead.
-func (s *Store) createLocks(ctx context.Context, ev eventRow, copies []int) error {
+func (s *Store) createLocks(ctx context.Context, ev table.EventRow, copies []int) error {
 	err := s.writeLocks(ctx, copies, func(c int) (types.TransactWriteItem, error) {
-		return s.put(newLockRow(ev, c), false)
+		return s.db.Put(table.NewLockRow(ev, c), table.NotExists())
 	}, func(ctx context.Context, c int) error {
-		it, err := s.put(newLockRow(ev, c), false)
+		it, err := s.db.Put(table.NewLockRow(ev, c), table.NotExists())
 		if err != nil {
 			return err
 		}
@@ -150,7 +142,7 @@ func (s *Store) createLocks(ctx context.Context, ev eventRow, copies []int) erro
 			TableName: it.Put.TableName, Item: it.Put.Item, ConditionExpression: it.Put.ConditionExpression,
 			ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
 		})
-		if isConditionFailed(err) {
+		if ddb.IsConditionFailed(err) {
 			return s.syncLock(ctx, ev, c)
 		}
 		return err
@@ -165,7 +157,7 @@ func (s *Store) createLocks(ctx context.Context, ev eventRow, copies []int) erro
 // event row as it is in the table at that rev). behind lists the copies to write (nil:
 // all). A copy already at ev.Rev or later is left as it is, and so is a missing one
 // (ensureLocks creates those).
-func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error {
+func (s *Store) syncLocks(ctx context.Context, ev table.EventRow, behind []int) error {
 	if behind == nil {
 		behind = allCopies(ev)
 	}
@@ -175,7 +167,7 @@ func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error 
 	}
 	err = s.writeLocks(ctx, behind, func(c int) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: pkKey(lockPK(eventID(ev.ID), c), lockSK),
+			TableName: aws.String(s.db.Name), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
 			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}}, nil
@@ -188,17 +180,17 @@ func (s *Store) syncLocks(ctx context.Context, ev eventRow, behind []int) error 
 
 // syncLock brings copy c forward to ev with one conditional update; a copy already there
 // (or further, or missing) is left as it is.
-func (s *Store) syncLock(ctx context.Context, ev eventRow, c int) error {
+func (s *Store) syncLock(ctx context.Context, ev table.EventRow, c int) error {
 	expr, err := lockSync(ev)
 	if err != nil {
 		return err
 	}
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: pkKey(lockPK(eventID(ev.ID), c), lockSK),
+		TableName: aws.String(s.db.Name), Key: table.Key(table.LockPK(table.EventID(ev.ID), c), table.LockSK),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
-	if isConditionFailed(err) {
+	if ddb.IsConditionFailed(err) {
 		return nil
 	}
 	return err
@@ -208,7 +200,7 @@ func (s *Store) syncLock(ctx context.Context, ev eventRow, c int) error {
 // and is at its rev or later: one consistent read of the copies, then the creation of the
 // missing ones and a sync of those behind (a creation or a sync cut off earlier). Admin
 // changes call it before they write.
-func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
+func (s *Store) ensureLocks(ctx context.Context, ev table.EventRow) error {
 	locks, err := s.readLocks(ctx, ev)
 	if err != nil {
 		return err
@@ -217,7 +209,7 @@ func (s *Store) ensureLocks(ctx context.Context, ev eventRow) error {
 }
 
 // fixLocks creates the copies missing from locks (as read) and syncs those behind ev.
-func (s *Store) fixLocks(ctx context.Context, ev eventRow, locks map[int]lockRow) error {
+func (s *Store) fixLocks(ctx context.Context, ev table.EventRow, locks map[int]table.LockRow) error {
 	missing, behind := locksToFix(locks, ev)
 	if err := s.createLocks(ctx, ev, missing); err != nil {
 		return err
@@ -229,24 +221,44 @@ func (s *Store) fixLocks(ctx context.Context, ev eventRow, locks map[int]lockRow
 }
 
 // getEventRow reads an event row consistently; NOT_FOUND if there is none.
-func (s *Store) getEventRow(ctx context.Context, eid eventID) (eventRow, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(eid)), ConsistentRead: aws.Bool(true),
-	})
+func (s *Store) getEventRow(ctx context.Context, eid table.EventID) (table.EventRow, error) {
+	row, err := ddb.Get[table.EventRow](ctx, s.db, table.Key(table.EventsPartition, table.EventSK(eid)), true)
 	if err != nil {
-		return eventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
+		return table.EventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
 	}
-	if out.Item == nil {
-		return eventRow{}, domain.Errorf(domain.CodeNotFound, "event %q not found", eid)
+	if row == nil {
+		return table.EventRow{}, domain.Errorf(domain.CodeNotFound, "event %q not found", eid)
 	}
-	var row eventRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return eventRow{}, fmt.Errorf("dynamo: get event %s: %w", eid, err)
-	}
-	return row, nil
+	return *row, nil
 }
 
-// revIs is the condition that an event row's rev is r.
-func revIs(r int) expression.ConditionBuilder {
-	return expression.Name("rev").Equal(expression.Value(r))
+// MaxLockCopyBatches is how many transactions (or BatchGetItems) of at most 100 items all
+// the lock copies of an event of MaxShards shards take: what an admin change that reads,
+// creates or syncs every copy may make (server.FieldCosts).
+const MaxLockCopyBatches = (table.MaxLockCopies + ddb.MaxTransactItems - 1) / ddb.MaxTransactItems
+
+// CountPredictions adds the predictions of users, written with PredictionItem, to event's
+// prediction counts, as their first submits would have: one update per lock copy
+// concerned.
+func (s *Store) CountPredictions(ctx context.Context, event string, users []string) error {
+	row, err := s.getEventRow(ctx, table.EventID(event))
+	if err != nil {
+		return err
+	}
+	perCopy := map[int]int{}
+	for _, u := range users {
+		perCopy[table.UserID(u).LockCopy(row.LockCopies)]++
+	}
+	for c, n := range perCopy {
+		var tx ddb.Tx
+		tx.Add(s.db.UpdateIf(table.Key(table.LockPK(table.EventID(event), c), table.LockSK), expression.Add(expression.Name("predictions"), expression.Value(n)),
+			table.Exists()))
+		if tx.Err != nil {
+			return tx.Err
+		}
+		if err := s.db.Transact(ctx, tx.Items); err != nil {
+			return fmt.Errorf("dynamo: count predictions of %s: %w", event, err)
+		}
+	}
+	return nil
 }

@@ -7,13 +7,16 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // lostAnswerAPI applies the first lose scoring batches (transactions that move a scoring
 // checkpoint and write predictions) and then answers with an error, as when DynamoDB
 // commits a transaction whose answer never reaches the caller (a timeout, a reset).
 type lostAnswerAPI struct {
-	API
+	ddb.API
 	lose int64
 	lost atomic.Int64
 }
@@ -23,11 +26,11 @@ var errAnswerLost = errors.New("injected fault: the answer was lost after the wr
 func (a *lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	batch, checkpoint := false, false
 	for _, it := range in.TransactItems {
-		if it.Update != nil && itemString(it.Update.Key, attrPK) != "" {
-			switch sk := itemString(it.Update.Key, attrSK); {
-			case sk == checkpointSK:
+		if it.Update != nil && table.ItemString(it.Update.Key, table.AttrPK) != "" {
+			switch sk := table.ItemString(it.Update.Key, table.AttrSK); {
+			case sk == table.CheckpointSK:
 				checkpoint = true
-			case len(sk) > len(prefixEvent) && sk[:len(prefixEvent)] == prefixEvent:
+			case len(sk) > len(table.EventKeyPrefix) && sk[:len(table.EventKeyPrefix)] == table.EventKeyPrefix:
 				batch = true // a prediction (USER#<uid>, EVENT#<eid>)
 			}
 		}

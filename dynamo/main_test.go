@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
 )
@@ -53,7 +55,7 @@ func newFixture(t testing.TB) *fixture {
 // newFixtureShards is newFixture with events and seasons of shards shards.
 func newFixtureShards(t testing.TB, shards int) *fixture {
 	t.Helper()
-	db := dynamotest.Client(t, CostOption)
+	db := dynamotest.Client(t, ddb.CostOption)
 	f := &fixture{t: t, db: db, table: dynamotest.TableName(), clock: testclock.New(t0), shards: shards}
 	f.s = New(db, f.table, WithClock(f.clock.Now), WithScoreShards(shards))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -73,7 +75,7 @@ func (f *fixture) on(t testing.TB) *fixture {
 }
 
 // storeOver returns another store on the fixture's table and clock, over db.
-func (f *fixture) storeOver(db API, opts ...Option) *Store {
+func (f *fixture) storeOver(db ddb.API, opts ...Option) *Store {
 	return New(db, f.table, append([]Option{WithClock(f.clock.Now), WithScoreShards(f.shards)}, opts...)...)
 }
 
@@ -208,15 +210,15 @@ func (f *fixture) putRaw(items []map[string]types.AttributeValue) {
 }
 
 // eventRowOf reads event's row.
-func eventRowOf(t testing.TB, db API, table, event string) eventRow {
+func eventRowOf(t testing.TB, db ddb.API, tableName, event string) table.EventRow {
 	t.Helper()
 	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(table), Key: pkKey(eventsPK, eventSK(eventID(event))), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(tableName), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(event))), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		t.Fatalf("read event %s: %v", event, err)
 	}
-	var row eventRow
+	var row table.EventRow
 	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
 		t.Fatal(err)
 	}
@@ -226,16 +228,16 @@ func eventRowOf(t testing.TB, db API, table, event string) eventRow {
 // addPredictionCounts adds new predictions of users to event's prediction count, as the
 // first submit of each does (+1 on the player's lock copy): for tests that write
 // prediction items in bulk.
-func addPredictionCounts(t testing.TB, db API, table, event string, users []string) {
+func addPredictionCounts(t testing.TB, db ddb.API, tableName, event string, users []string) {
 	t.Helper()
-	n := eventRowOf(t, db, table, event).LockCopies
+	n := eventRowOf(t, db, tableName, event).LockCopies
 	copies := map[int]int{}
 	for _, u := range users {
-		copies[lockCopy(userID(u), n)]++
+		copies[table.UserID(u).LockCopy(n)]++
 	}
 	for c, n := range copies {
 		_, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-			TableName: aws.String(table), Key: pkKey(lockPK(eventID(event), c), lockSK),
+			TableName: aws.String(tableName), Key: table.Key(table.LockPK(table.EventID(event), c), table.LockSK),
 			UpdateExpression:          aws.String("ADD predictions :n"),
 			ConditionExpression:       aws.String("attribute_exists(PK)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
@@ -271,29 +273,29 @@ func predictionItem(t testing.TB, shards int, user string, ev domain.Event, poin
 // is short).
 func predictionItemPicks(t testing.TB, shards int, user string, ev domain.Event, teams []int, points *int, pad int) map[string]types.AttributeValue {
 	t.Helper()
-	uid, eid := userID(user), eventID(ev.ID)
-	row := predictionRow{
-		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, shards), shards), GSISK: pendingSK(uid)},
-		Type:            typePrediction,
+	uid, eid := table.UserID(user), table.EventID(ev.ID)
+	row := table.PredictionRow{
+		Keys:            table.Keys{PK: table.UserPK(uid), SK: table.EventSK(eid)},
+		IndexKeys:       table.IndexKeys{GSIPK: table.EventShardPK(eid, uid.Shard(shards), shards), GSISK: table.PendingSK(uid)},
+		Type:            table.TypePrediction,
 		UserID:          user,
 		UserName:        "Player " + user,
 		UserNameVersion: 1,
 		EventID:         ev.ID,
 		EventName:       ev.Name,
-		EventStartsAt:   formatTime(ev.StartsAt),
+		EventStartsAt:   table.FormatTime(ev.StartsAt),
 		Season:          ev.Season(),
-		UpdatedAt:       formatTime(t0),
+		UpdatedAt:       table.FormatTime(t0),
 	}
 	for i, m := range ev.Matches {
 		team := 0
 		if i < len(teams) {
 			team = teams[i]
 		}
-		row.Picks = append(row.Picks, pickRow{MatchID: m.ID, Team: team})
+		row.Picks = append(row.Picks, table.PickRow{MatchID: m.ID, Team: team})
 	}
 	if points != nil {
-		sk, err := scoreSK(*points, uid)
+		sk, err := table.ScoreSK(*points, uid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,20 +307,20 @@ func predictionItemPicks(t testing.TB, shards int, user string, ev domain.Event,
 // userItem is a registered user as Register writes it.
 func userItem(t testing.TB, user string) map[string]types.AttributeValue {
 	t.Helper()
-	return marshal(t, userRow{keys: keys{PK: userPK(userID(user)), SK: userSK}, Type: typeUser, ID: user,
-		Name: "Player " + user, NameVersion: 1, CreatedAt: formatTime(t0)}, 0)
+	return marshal(t, table.UserRow{Keys: table.Keys{PK: table.UserPK(table.UserID(user)), SK: table.UserSK}, Type: table.TypeUser, ID: user,
+		Name: "Player " + user, NameVersion: 1, CreatedAt: table.FormatTime(t0)}, 0)
 }
 
 // standingItem is a season standing, in a season of shards shards, as scoring writes it.
 func standingItem(t testing.TB, shards int, user string, season, points, pad int) map[string]types.AttributeValue {
 	t.Helper()
-	uid := userID(user)
-	sk, err := scoreSK(points, uid)
+	uid := table.UserID(user)
+	sk, err := table.ScoreSK(points, uid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, standingRow{keys: keys{PK: userPK(uid), SK: standingSK(season)},
-		indexKeys: indexKeys{GSIPK: seasonShardPK(season, shardOf(uid, shards), shards), GSISK: sk}, Type: typeStanding, UserID: user,
+	return marshal(t, table.StandingRow{Keys: table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(season)},
+		IndexKeys: table.IndexKeys{GSIPK: table.SeasonShardPK(season, uid.Shard(shards), shards), GSISK: sk}, Type: table.TypeStanding, UserID: user,
 		UserName: "Player " + user, UserNameVersion: 1, Season: season, Points: points, EventsPlayed: 1, Version: 1}, pad)
 }
 
@@ -326,10 +328,10 @@ func standingItem(t testing.TB, shards int, user string, season, points, pad int
 func (f *fixture) setStoredState(ev domain.Event, state domain.EventState) {
 	f.t.Helper()
 	_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.table), Key: pkKey(eventsPK, eventSK(eventID(ev.ID))),
+		TableName: aws.String(f.table), Key: table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))),
 		UpdateExpression:          aws.String("SET #s = :s"),
 		ExpressionAttributeNames:  map[string]string{"#s": "state"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":s": str(string(state))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":s": table.StringValue(string(state))},
 	})
 	if err != nil {
 		f.t.Fatalf("set state: %v", err)
@@ -339,7 +341,7 @@ func (f *fixture) setStoredState(ev domain.Event, state domain.EventState) {
 // getRaw reads an item consistently.
 func (f *fixture) getRaw(pk, sk string) map[string]types.AttributeValue {
 	f.t.Helper()
-	out, err := f.db.GetItem(ctxT(f.t), &dynamodb.GetItemInput{TableName: aws.String(f.table), Key: pkKey(pk, sk), ConsistentRead: aws.Bool(true)})
+	out, err := f.db.GetItem(ctxT(f.t), &dynamodb.GetItemInput{TableName: aws.String(f.table), Key: table.Key(pk, sk), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		f.t.Fatalf("GetItem %s/%s: %v", pk, sk, err)
 	}
@@ -351,7 +353,7 @@ func (f *fixture) getRaw(pk, sk string) map[string]types.AttributeValue {
 func (f *fixture) countEventGSI(ev domain.Event, prefix string) int {
 	f.t.Helper()
 	n := 0
-	for _, pk := range eventShardPKs(eventID(ev.ID), eventRowOf(f.t, f.db, f.table, ev.ID).Shards) {
+	for _, pk := range table.EventShardPKs(table.EventID(ev.ID), eventRowOf(f.t, f.db, f.table, ev.ID).Shards) {
 		n += f.countGSI(pk, prefix)
 	}
 	return n
@@ -361,10 +363,10 @@ func (f *fixture) countEventGSI(ev domain.Event, prefix string) int {
 func (f *fixture) countGSI(gsiPK, prefix string) int {
 	f.t.Helper()
 	q := &dynamodb.QueryInput{
-		TableName: aws.String(f.table), IndexName: aws.String(IndexName), Select: types.SelectCount,
+		TableName: aws.String(f.table), IndexName: aws.String(table.IndexName), Select: types.SelectCount,
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrGSIPK, "#sk": attrGSISK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(gsiPK), ":p": str(prefix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": table.AttrGSIPK, "#sk": table.AttrGSISK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue(gsiPK), ":p": table.StringValue(prefix)},
 	}
 	return f.count(q)
 }
@@ -454,7 +456,7 @@ func (f *fixture) scanAll() map[string]map[string]types.AttributeValue {
 			f.t.Fatalf("scan: %v", err)
 		}
 		for _, it := range out.Items {
-			items[itemString(it, attrPK)+"|"+itemString(it, attrSK)] = it
+			items[table.ItemString(it, table.AttrPK)+"|"+table.ItemString(it, table.AttrSK)] = it
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return items
@@ -465,7 +467,7 @@ func (f *fixture) scanAll() map[string]map[string]types.AttributeValue {
 
 // txHookAPI runs hook (once) before the first TransactWriteItems that matches.
 type txHookAPI struct {
-	API
+	ddb.API
 	once  sync.Once
 	match func(*dynamodb.TransactWriteItemsInput) bool
 	hook  func()

@@ -12,12 +12,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/leagues"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // failTxAPI fails every TransactWriteItems after the first n, without reaching the engine
 // (a call cut off between its transactions).
 type failTxAPI struct {
-	API
+	ddb.API
 	n     int64
 	calls atomic.Int64
 }
@@ -56,23 +59,23 @@ func TestRenameLeague(t *testing.T) {
 	// ben leaves between the rename's read and its transaction: it reads again.
 	hooked := &txHookAPI{API: f.db, match: func(*dynamodb.TransactWriteItemsInput) bool { return true },
 		hook: func() { mustOK(t, f.s.LeaveLeague(ctxT(t), "ben", l.ID)) }}
-	got, err := f.storeOver(hooked).RenameLeague(ctx, l.ID, "  New Name ")
+	got, err := f.storeOver(hooked).RenameLeague(ctx, l.ID, "  scoring.New Name ")
 	mustOK(t, err)
-	if got.Name != "New Name" || got.MemberCount != 1 {
+	if got.Name != "scoring.New Name" || got.MemberCount != 1 {
 		t.Fatalf("renamed %+v", got)
 	}
 	f.checkLeague(l.ID, 1, "ann")
-	if p, err := f.s.LeagueByInvite(ctxT(t), l.InviteCode); err != nil || p.Name != "New Name" {
+	if p, err := f.s.LeagueByInvite(ctxT(t), l.InviteCode); err != nil || p.Name != "scoring.New Name" {
 		t.Fatalf("preview %+v %v", p, err)
 	}
-	_, err = f.s.RenameLeague(ctx, l.ID, "New Name")
+	_, err = f.s.RenameLeague(ctx, l.ID, "scoring.New Name")
 	mustOK(t, err)
 	_, err = f.s.RenameLeague(ctx, l.ID, strings.Repeat("x", domain.MaxLeagueNameLen+1))
 	wantCode(t, err, domain.CodeBadUserInput)
 	_, err = f.s.RenameLeague(ctx, domain.NewLeagueID(), "Whatever")
 	wantCode(t, err, domain.CodeNotFound)
 	entries := f.moderationEntries(domain.ActionRenameLeague)
-	if len(entries) != 1 || entries[0].Actor.ID != "mod-1" || !strings.Contains(entries[0].Summary, l.ID) || !strings.Contains(entries[0].Summary, `"New Name"`) {
+	if len(entries) != 1 || entries[0].Actor.ID != "mod-1" || !strings.Contains(entries[0].Summary, l.ID) || !strings.Contains(entries[0].Summary, `"scoring.New Name"`) {
 		t.Fatalf("moderation entries %+v", entries)
 	}
 }
@@ -92,7 +95,7 @@ func TestDeleteLeague(t *testing.T) {
 	f.join("cat", l.InviteCode)
 	f.join("cat", keep.InviteCode)
 	f.join("zed", l.InviteCode) // sorts last: still a member after the first transaction of members
-	seeded := f.seedMembers(l, "m", 2*membersPerDeleteTx+5)
+	seeded := f.seedMembers(l, "m", 2*leagues.MembersPerDeleteTx+5)
 	ctx := domain.WithActor(ctxT(t), domain.UserRef{ID: "mod-1", Name: "Moderator"})
 
 	// Cut off after closing it and one transaction of members.
@@ -115,14 +118,14 @@ func TestDeleteLeague(t *testing.T) {
 	mustOK(t, f.s.LeaveLeague(ctxT(t), "zed", l.ID)) // a member leaves a closed league
 
 	mustOK(t, f.s.DeleteLeague(ctx, l.ID))
-	if n := f.countPartition(leaguePK(leagueID(l.ID)), ""); n != 0 {
+	if n := f.countPartition(table.LeaguePK(table.LeagueID(l.ID)), ""); n != 0 {
 		t.Fatalf("%d items left in the league's partition", n)
 	}
-	if inv := f.getRaw(invitePK(l.InviteCode), inviteSK); inv != nil {
+	if inv := f.getRaw(table.InvitePK(l.InviteCode), table.InviteSK); inv != nil {
 		t.Fatal("the invite item is left")
 	}
 	for _, u := range append(seeded, "ann", "cat", "zed") {
-		if f.getRaw(userPK(userID(u)), membershipSK(leagueID(l.ID))) != nil || slices.Contains(f.leagueIDs(u), l.ID) {
+		if f.getRaw(table.UserPK(table.UserID(u)), table.MembershipSK(table.LeagueID(l.ID))) != nil || slices.Contains(f.leagueIDs(u), l.ID) {
 			t.Fatalf("%s still has the league", u)
 		}
 	}

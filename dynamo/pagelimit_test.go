@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // rankedRow is an expected leaderboard or standings row.
@@ -92,16 +94,16 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		addPredictionCounts(t, f.db, f.table, ev.ID, users)
 		f.lockAndResult(ev, 0, 0, 0)
 
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		report, err := s.ScoreEvent(cctx, ev.ID, false)
 		mustOK(t, err)
 		if report.PredictionsScored != players || report.StandingsChanged != players {
 			t.Errorf("report %+v, want %d predictions and standings", report, players)
 		}
-		if n := f.countEventGSI(ev, prefixScore); n != players {
+		if n := f.countEventGSI(ev, table.ScoreFirst); n != players {
 			t.Errorf("%d scored predictions in the index, want %d", n, players)
 		}
-		if n := f.countEventGSI(ev, prefixPending); n != 0 {
+		if n := f.countEventGSI(ev, table.PendingKeyPrefix); n != 0 {
 			t.Errorf("%d predictions left unscored", n)
 		}
 		if q := cost.Snapshot().Operations["Query"]; q < 3 { // ≥2 pages of the partition, then the unscored check
@@ -109,7 +111,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		}
 
 		// The first page of 100 rows is 1.2 MB: one Query page cannot hold it.
-		lctx, lcost := WithCost(ctx)
+		lctx, lcost := ddb.WithCost(ctx)
 		e, page, err := s.GetEventWithLeaderboard(lctx, ev.ID, 100, true)
 		mustOK(t, err)
 		if e.Stored != domain.StateScored || len(e.Matches) != 3 {
@@ -146,7 +148,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 			items[i] = standingItem(t, f.shards, user, 2031, want[user], pad)
 		}
 		f.putRaw(items)
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		page, err := s.Standings(cctx, 2031, 50, "")
 		mustOK(t, err)
 		if calls := cost.Snapshot().Calls; calls < 2 {
@@ -187,7 +189,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		slices.Reverse(unscored)
 		slices.Reverse(scored) // newest first
 
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		_, page, err := s.GetUser(cctx, user, 2, false)
 		mustOK(t, err)
 		if calls := cost.Snapshot().Calls; calls < 2 {

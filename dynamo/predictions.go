@@ -12,6 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // SubmitPrediction creates or replaces the caller's prediction for an event. It reads the
@@ -32,25 +34,25 @@ import (
 // if the card changed after it was read, and UNAVAILABLE if other writes kept the items
 // busy.
 func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, picks []domain.Pick) (domain.Prediction, error) {
-	uid, err := parseUserID(caller.ID)
+	uid, err := table.ParseUserID(caller.ID)
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	eid, err := parseEventID(event)
+	eid, err := table.ParseEventID(event)
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
 		var (
 			ev   domain.Event
-			row  eventRow // the event's row: its shards and lock copies
-			user *userRow
-			old  *predictionRow
+			row  table.EventRow // the event's row: its shards and lock copies
+			user *table.UserRow
+			old  *table.PredictionRow
 		)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			var err error
-			ev, row, err = s.readEventRow(gctx, eid, nil) // never the read cache: see readcache.go
+			ev, row, err = s.readEventRow(gctx, eid, nil) // never the read cache: see ddb.Cache
 			return err
 		})
 		g.Go(func() error {
@@ -61,7 +63,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 		if err := g.Wait(); err != nil {
 			return domain.Prediction{}, err
 		}
-		for range maxAttempts {
+		for range ddb.OptimisticAttempts {
 			now := s.now()
 			if err := domain.CheckSubmit(ev, old != nil && old.Points != nil, now); err != nil {
 				return domain.Prediction{}, err
@@ -90,19 +92,19 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 
 // getUserAndPrediction reads a user's profile and their prediction for an event with one
 // consistent BatchGetItem; either is nil if absent.
-func (s *Store) getUserAndPrediction(ctx context.Context, uid userID, eid eventID) (*userRow, *predictionRow, error) {
+func (s *Store) getUserAndPrediction(ctx context.Context, uid table.UserID, eid table.EventID) (*table.UserRow, *table.PredictionRow, error) {
 	var (
-		user *userRow
-		pred *predictionRow
+		user *table.UserRow
+		pred *table.PredictionRow
 	)
-	keys := []map[string]types.AttributeValue{pkKey(userPK(uid), userSK), pkKey(userPK(uid), eventSK(eid))}
-	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
-		switch itemType(item) {
-		case typeUser:
-			user = &userRow{}
+	keys := []map[string]types.AttributeValue{table.Key(table.UserPK(uid), table.UserSK), table.Key(table.UserPK(uid), table.EventSK(eid))}
+	err := s.db.BatchGet(ctx, keys, true, func(item map[string]types.AttributeValue) error {
+		switch table.ItemType(item) {
+		case table.TypeUser:
+			user = &table.UserRow{}
 			return attributevalue.UnmarshalMap(item, user)
-		case typePrediction:
-			pred = &predictionRow{}
+		case table.TypePrediction:
+			pred = &table.PredictionRow{}
 			return attributevalue.UnmarshalMap(item, pred)
 		}
 		return nil
@@ -126,8 +128,8 @@ type submitRetry struct {
 
 // writePrediction runs the submit transaction. A non-nil *submitRetry with a nil error
 // means the transaction failed on something worth another attempt.
-func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName string, user *userRow, old *predictionRow, ev domain.Event, evRow eventRow, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
-	eid := eventID(ev.ID)
+func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName string, user *table.UserRow, old *table.PredictionRow, ev domain.Event, evRow table.EventRow, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
+	eid := table.EventID(ev.ID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
 	if user == nil {
@@ -135,74 +137,64 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		if err != nil {
 			name = string(uid)
 		}
-		row := s.newUserRow(uid, name)
+		row := table.NewUserRow(uid, name, s.now())
 		user = &row
-		if userItem, err = s.put(row, false); err != nil {
+		if userItem, err = s.db.Put(row, table.NotExists()); err != nil {
 			return domain.Prediction{}, nil, wrap(err)
 		}
 	} else {
-		expr, err := expression.NewBuilder().WithCondition(expression.Name("nameVersion").Equal(expression.Value(user.NameVersion))).Build()
+		var err error
+		userItem, err = s.db.Check(table.Key(table.UserPK(uid), table.UserSK), expression.Name("nameVersion").Equal(expression.Value(user.NameVersion)))
 		if err != nil {
 			return domain.Prediction{}, nil, wrap(err)
 		}
-		userItem = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}}
 	}
 
 	count := old == nil // +1 on the copy: a first prediction
-	row := predictionRow{
-		keys:            keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys:       indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, evRow.Shards), evRow.Shards), GSISK: pendingSK(uid)},
-		Type:            typePrediction,
+	row := table.PredictionRow{
+		Keys:            table.Keys{PK: table.UserPK(uid), SK: table.EventSK(eid)},
+		IndexKeys:       table.IndexKeys{GSIPK: table.EventShardPK(eid, uid.Shard(evRow.Shards), evRow.Shards), GSISK: table.PendingSK(uid)},
+		Type:            table.TypePrediction,
 		UserID:          string(uid),
 		UserName:        user.Name,
 		UserNameVersion: user.NameVersion,
 		EventID:         ev.ID,
 		EventName:       ev.Name,
-		EventStartsAt:   formatTime(ev.StartsAt),
+		EventStartsAt:   table.FormatTime(ev.StartsAt),
 		Season:          ev.Season(),
-		Picks:           make([]pickRow, len(picks)),
-		UpdatedAt:       formatTime(now),
+		Picks:           make([]table.PickRow, len(picks)),
+		UpdatedAt:       table.FormatTime(now),
 		Version:         1,
 	}
 	for i, p := range picks {
-		row.Picks[i] = pickRow{MatchID: p.MatchID, Team: p.Team}
+		row.Picks[i] = table.PickRow{MatchID: p.MatchID, Team: p.Team}
 	}
 	// A first prediction must not exist yet; a replacement must be the version read, still
 	// unscored.
-	predCond := expression.AttributeNotExists(expression.Name(attrPK))
+	predCond := table.NotExists()
 	if old != nil {
 		row.Version = old.Version + 1
-		predCond = versionIs(old.Version).And(expression.AttributeNotExists(expression.Name("points")))
-	}
-	item, err := attributevalue.MarshalMap(row)
-	if err != nil {
-		return domain.Prediction{}, nil, wrap(err)
+		predCond = table.VersionIs(old.Version).And(expression.AttributeNotExists(expression.Name("points")))
 	}
 	lock, err := s.lockItem(eid, uid, ev, evRow.LockCopies, now, count)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	putExpr, err := expression.NewBuilder().WithCondition(predCond).Build()
+	put, err := s.db.Put(row, predCond)
 	if err != nil {
 		return domain.Prediction{}, nil, wrap(err)
 	}
 	items := []types.TransactWriteItem{
 		lock,
-		{Put: &types.Put{
-			TableName: aws.String(s.table), Item: item,
-			ConditionExpression: putExpr.Condition(), ExpressionAttributeNames: putExpr.Names(), ExpressionAttributeValues: putExpr.Values(),
-		}},
+		put,
 		userItem,
 	}
-	err = s.transactAttempts(ctx, items, maxSubmitAttempts)
-	if reasons, cancelled := cancellationReasons(err); cancelled {
+	err = s.db.TransactAttempts(ctx, items, maxSubmitAttempts)
+	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
 		switch {
-		case reasonCode(reasons, 0) == "ConditionalCheckFailed":
+		case ddb.Failed(reasons, 0):
 			return s.submitRefusal(ctx, ev, reasons[0].Item, now)
-		case reasonCode(reasons, 1) == "ConditionalCheckFailed", reasonCode(reasons, 2) == "ConditionalCheckFailed":
+		case ddb.Failed(reasons, 1), ddb.Failed(reasons, 2):
 			return domain.Prediction{}, &submitRetry{}, nil // read the prediction and the profile again
 		default:
 			return domain.Prediction{}, nil, wrap(err)
@@ -214,28 +206,20 @@ func (s *Store) writePrediction(ctx context.Context, uid userID, tokenName strin
 		}
 		return domain.Prediction{}, nil, wrap(err)
 	}
-	p, err := row.toDomain()
+	p, err := row.ToDomain()
 	return p, nil, err
-}
-
-// openAt is the condition that an event row or lock copy is open for picks at now: the
-// table's form of !domain.Event.Locked(now) (stored UPCOMING, start after now; starts are
-// whole seconds).
-func openAt(now time.Time) expression.ConditionBuilder {
-	return expression.Name("state").Equal(expression.Value(string(domain.StateUpcoming))).
-		And(expression.Name("startsAt").GreaterThan(expression.Value(formatTime(now))))
 }
 
 // lockItem is the submit's item on the lock copy of uid (of the event's copies): the lock
 // condition (the event open at now, with the card version, name and start read) as a
 // ConditionCheck, or, when count, as the condition of an update adding one prediction to
 // the copy's count. The copy's values come back when the condition fails.
-func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, copies int, now time.Time, count bool) (types.TransactWriteItem, error) {
-	cond := openAt(now).
+func (s *Store) lockItem(eid table.EventID, uid table.UserID, ev domain.Event, copies int, now time.Time, count bool) (types.TransactWriteItem, error) {
+	cond := table.OpenAt(now).
 		And(expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))).
 		And(expression.Name("name").Equal(expression.Value(ev.Name))).
-		And(expression.Name("startsAt").Equal(expression.Value(formatTime(ev.StartsAt))))
-	key := pkKey(lockPK(eid, lockCopy(uid, copies)), lockSK)
+		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt))))
+	key := table.Key(table.LockPK(eid, uid.LockCopy(copies)), table.LockSK)
 	b := expression.NewBuilder().WithCondition(cond)
 	if count {
 		b = b.WithUpdate(expression.Add(expression.Name("predictions"), expression.Value(1)))
@@ -246,21 +230,16 @@ func (s *Store) lockItem(eid eventID, uid userID, ev domain.Event, copies int, n
 	}
 	if !count {
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: key,
+			TableName: aws.String(s.db.Name), Key: key,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}, nil
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
+		TableName: aws.String(s.db.Name), Key: key, UpdateExpression: expr.Update(),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, nil
-}
-
-// versionIs is the condition that an item's version is v.
-func versionIs(v int) expression.ConditionBuilder {
-	return expression.Name("version").Equal(expression.Value(v))
 }
 
 // submitRefusal explains why the lock condition failed on the copy, whose values were
@@ -269,7 +248,7 @@ func versionIs(v int) expression.ConditionBuilder {
 // off) brought forward; then the write may be tried again. Otherwise the event row, as the
 // table holds it, decides (domain.RefusedSubmit).
 func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[string]types.AttributeValue, now time.Time) (domain.Prediction, *submitRetry, error) {
-	eid := eventID(read.ID)
+	eid := table.EventID(read.ID)
 	row, err := s.getEventRow(ctx, eid)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return domain.Prediction{}, nil, domain.Errorf(domain.CodeLocked, "event %q is locked", read.ID)
@@ -283,7 +262,7 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		}
 		return domain.Prediction{}, &submitRetry{synced: true}, nil
 	}
-	var lock lockRow
+	var lock table.LockRow
 	if err := attributevalue.UnmarshalMap(old, &lock); err != nil {
 		return domain.Prediction{}, nil, fmt.Errorf("dynamo: put prediction for event %s: lock copy: %w", read.ID, err)
 	}
@@ -293,7 +272,7 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		}
 		return domain.Prediction{}, &submitRetry{synced: true}, nil
 	}
-	ev, err := row.toDomain()
+	ev, err := row.ToDomain()
 	if err != nil {
 		return domain.Prediction{}, nil, err
 	}
@@ -301,4 +280,42 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 		return domain.Prediction{}, nil, err
 	}
 	return domain.Prediction{}, &submitRetry{retry: true, event: ev}, nil
+}
+
+// maxSubmitAttempts bounds a submit's attempts (ddb.Table.TransactAttempts): more than other
+// transactions', because at the show's peak minute (~2,800 submits/s over an event's 256
+// lock copies) a few submits meet a busy copy many times in a row: the partition-throughput
+// model (make scale) found 1 submit in a million reaching its player as UNAVAILABLE after 8
+// attempts, none after 12 (bench/results/scale.md). The four more wait at most 4 s more,
+// only for those few.
+const maxSubmitAttempts = 12
+
+// GetPrediction returns a user's prediction for an event (one consistent GetItem), or
+// NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
+// event has a rank table (rankTables; one more read, or none from the read cache).
+func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
+	uid, err := table.ParseUserID(user)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	eid, err := table.ParseEventID(event)
+	if err != nil {
+		return domain.Prediction{}, err
+	}
+	row, err := ddb.Get[table.PredictionRow](ctx, s.db, table.Key(table.UserPK(uid), table.EventSK(eid)), true)
+	if err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	if row == nil {
+		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
+	}
+	p, err := row.ToDomain()
+	if err != nil || !withRank {
+		return p, err
+	}
+	ps := []domain.Prediction{p}
+	if err := s.fillPredictionRanks(ctx, ps, nil); err != nil {
+		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	}
+	return ps[0], nil
 }

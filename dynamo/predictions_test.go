@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 func TestSubmitPrediction(t *testing.T) {
@@ -34,7 +36,9 @@ func TestSubmitPrediction(t *testing.T) {
 	f.lockAndResult(scored, 0, 0, 0)
 	f.score(scored)
 	// A store whose clock reads a later time, sharing the table.
-	at := func(now time.Time) *Store { return New(f.db, f.table, WithClock(func() time.Time { return now })) }
+	at := func(now time.Time) *Store {
+		return New(f.db, f.table, WithClock(func() time.Time { return now }))
+	}
 
 	t.Run("CreatesWithProfileFromToken", func(t *testing.T) {
 		t.Parallel()
@@ -85,7 +89,7 @@ func TestSubmitPrediction(t *testing.T) {
 		if len(page.Items) != 1 {
 			t.Errorf("%d predictions after a replace", len(page.Items))
 		}
-		if n := f.countEventGSI(open, pendingSK("s-replace")); n != 1 {
+		if n := f.countEventGSI(open, table.PendingSK("s-replace")); n != 1 {
 			t.Errorf("%d index rows for the player", n)
 		}
 	})
@@ -151,10 +155,10 @@ func TestSubmitPrediction(t *testing.T) {
 			t.Parallel()
 			_, err := tt.store.SubmitPrediction(ctx, domain.UserRef{ID: tt.user, Name: "Err"}, tt.event, tt.picks)
 			wantCode(t, err, tt.code)
-			if _, err := parseUserID(tt.user); err != nil {
+			if _, err := table.ParseUserID(tt.user); err != nil {
 				return
 			}
-			if _, err := parseEventID(tt.event); err != nil {
+			if _, err := table.ParseEventID(tt.event); err != nil {
 				return
 			}
 			if tt.user == "s-scored" {
@@ -175,7 +179,7 @@ func TestSubmitPrediction(t *testing.T) {
 
 // hookDB runs before once, just before the next TransactWriteItems it passes on.
 type hookDB struct {
-	API
+	ddb.API
 	mu     sync.Mutex
 	before func(ctx context.Context)
 }
@@ -312,9 +316,9 @@ func TestSubmitLockedByCondition(t *testing.T) {
 	})
 }
 
-// TestOpenAtIsTheDomainsLock pins the table's lock condition (openAt) to the domain's rule:
-// for every stored state and starts around now, a write under openAt(now) succeeds exactly
-// when domain.Event.Locked(now) is false.
+// TestOpenAtIsTheDomainsLock pins the table's lock condition (table.OpenAt) to the domain's
+// rule: for every stored state and starts around now, a write under table.OpenAt(now)
+// succeeds exactly when domain.Event.Locked(now) is false.
 func TestOpenAtIsTheDomainsLock(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -323,17 +327,17 @@ func TestOpenAtIsTheDomainsLock(t *testing.T) {
 	base := now.Truncate(time.Second)
 	starts := []time.Time{base.Add(-time.Hour), base.Add(-time.Second), base, base.Add(time.Second), base.Add(time.Hour)}
 	states := []domain.EventState{domain.StateUpcoming, domain.StateBroadcast, domain.StateScored}
-	expr, err := expression.NewBuilder().WithCondition(openAt(now)).Build()
+	expr, err := expression.NewBuilder().WithCondition(table.OpenAt(now)).Build()
 	mustOK(t, err)
 	for _, st := range states {
 		for i, start := range starts {
 			pk := fmt.Sprintf("OPENAT#%s#%d", st, i)
 			_, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
-				attrPK: str(pk), attrSK: str("X"), "state": str(string(st)), "startsAt": str(formatTime(start)),
+				table.AttrPK: table.StringValue(pk), table.AttrSK: table.StringValue("X"), "state": table.StringValue(string(st)), "startsAt": table.StringValue(table.FormatTime(start)),
 			}})
 			mustOK(t, err)
 			_, err = f.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(f.table), Key: pkKey(pk, "X"),
+				TableName: aws.String(f.table), Key: table.Key(pk, "X"),
 				UpdateExpression: aws.String("SET written = :t"), ConditionExpression: expr.Condition(),
 				ExpressionAttributeNames: expr.Names(),
 				ExpressionAttributeValues: func() map[string]types.AttributeValue {

@@ -2,273 +2,42 @@ package dynamo
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"maps"
-	"math"
-	"slices"
-	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
-
-// Ranks outside a leaderboard page. A player's rank in an event (or a season) is 1 + the
-// number of players with more points — ties share a rank, as on the pages (1, 2, 2, 4).
-// Counting the rows above a player in the index would read up to every row of the list (a
-// million at the top of a big event), so scoring keeps score histograms instead:
-//
-//   - Shard histograms (type "ranks", keys.go: PK = the shard's index partition name,
-//     SK = RANKS): for shard s of an event's predictions or of a season's standings, how
-//     many of the shard's players have each points total (attributes p<points>), and rev,
-//     how many times it changed. Scoring updates them in the transactions that write the
-//     scores — a batch holds the players of one shard, so one ADD per histogram per
-//     transaction (rankDelta) — so they always agree with the scores; a shard's histogram is
-//     written by its shard's batches only, never a hot item.
-//   - Rank tables (type "rankTable", SK = RANKS in the event's or season's own partition):
-//     the shard histograms summed, as a compact sorted table (points, players), written when
-//     a scoring run completes (summarizeRanks). Reads use these: one small item per event or
-//     season, kept by the read cache like the other public reads.
-//
-// So a rank is that of the last completed scoring run: after a correction, ranks move when
-// the run that applies it completes; a season's ranks when the run of any of its events
-// does. An event or season without a rank table (none scored since issue 12, and not
-// migrated) shows no rank (null).
-const (
-	typeRanks     = "ranks"
-	typeRankTable = "rankTable"
-)
-
-// rankDelta is what a batch of scoring writes does to one shard histogram: points →
-// change in the number of players with those points.
-type rankDelta map[int]int
-
-// move records one player going from old to new points (nil: not counted, i.e. not scored
-// before, or no longer).
-func (d rankDelta) move(old, new *int) {
-	if old != nil && new != nil && *old == *new {
-		return
-	}
-	if old != nil {
-		d[*old]--
-	}
-	if new != nil {
-		d[*new]++
-	}
-}
-
-// ranksUpdate is the transaction item applying d to the shard histogram at key (eventRanksKey
-// or seasonRanksKey); ok is false when d changes nothing (no item needed). The item needs
-// no condition: it commits exactly when the score writes of its transaction do.
-func (s *Store) ranksUpdate(key map[string]types.AttributeValue, d rankDelta) (item types.TransactWriteItem, ok bool, err error) {
-	upd := expression.Set(expression.Name(attrType), expression.Value(typeRanks)).
-		Add(expression.Name("rev"), expression.Value(1))
-	for _, points := range slices.Sorted(maps.Keys(d)) {
-		if n := d[points]; n != 0 {
-			upd = upd.Add(expression.Name(histogramAttr(points)), expression.Value(n))
-			ok = true
-		}
-	}
-	if !ok {
-		return item, false, nil
-	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
-	if err != nil {
-		return item, false, fmt.Errorf("dynamo: rank histogram update: %w", err)
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: key, UpdateExpression: expr.Update(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, true, nil
-}
-
-// histogram is shard histograms summed: points → players.
-type histogram map[int]int
-
-// addItem adds a shard histogram item's counts and returns its rev.
-func (h histogram) addItem(item map[string]types.AttributeValue) (int, error) {
-	rev := 0
-	for name, v := range item {
-		n, ok := v.(*types.AttributeValueMemberN)
-		if !ok {
-			continue
-		}
-		count, err := strconv.Atoi(n.Value)
-		if err != nil {
-			return 0, fmt.Errorf("rank histogram attribute %s: %w", name, err)
-		}
-		if name == "rev" {
-			rev = count
-		} else if points, ok := histogramPoints(name); ok {
-			h[points] += count
-		}
-	}
-	return rev, nil
-}
-
-// summarizeRanks writes the rank tables of an event and of its season from their shard
-// histograms (the event has eventShards shards, the season seasonShards): one consistent
-// BatchGetItem of the histograms and the two tables, then one conditional PutItem per table
-// not already built from those changes. A table records the sum of the shards' revs it was
-// built from and is only written over one built from fewer changes, so two runs completing
-// at once cannot leave the older sum. Scoring's completing call runs it.
-func (s *Store) summarizeRanks(ctx context.Context, eid eventID, eventShards, season, seasonShards int) error {
-	type list struct {
-		table    map[string]types.AttributeValue
-		hist     histogram
-		rev      int
-		found    bool
-		tableRev int // of the rank table as read (0: none)
-	}
-	event := &list{table: eventRankTableKey(eid), hist: histogram{}}
-	seasonList := &list{table: seasonRankTableKey(season), hist: histogram{}}
-	// The rank tables are read with the histograms (at most 2 × MaxShards + 2 keys, one
-	// request): a table already built from these changes is not written again, so a
-	// scoring call that confirms a scored event writes nothing.
-	keys := []map[string]types.AttributeValue{event.table, seasonList.table}
-	owner := map[string]*list{}
-	for sh := range eventShards {
-		keys = append(keys, eventRanksKey(eid, sh))
-		owner[shardPK(eid, sh)] = event
-	}
-	for sh := range seasonShards {
-		keys = append(keys, seasonRanksKey(season, sh))
-		owner[seasonShardItemPK(season, sh)] = seasonList
-	}
-	tables := map[string]*list{itemString(event.table, attrPK): event, itemString(seasonList.table, attrPK): seasonList}
-	err := s.batchGet(ctx, keys, func(item map[string]types.AttributeValue) error {
-		pk := itemString(item, attrPK)
-		if itemType(item) == typeRankTable {
-			l := tables[pk]
-			if l == nil {
-				return fmt.Errorf("unexpected item %s", pk)
-			}
-			rev, _ := item["rev"].(*types.AttributeValueMemberN)
-			if rev != nil {
-				n, err := strconv.Atoi(rev.Value)
-				if err != nil {
-					return fmt.Errorf("rank table %s rev: %w", pk, err)
-				}
-				l.tableRev = n
-			}
-			return nil
-		}
-		l := owner[pk]
-		if l == nil {
-			return fmt.Errorf("unexpected item %s", pk)
-		}
-		rev, err := l.hist.addItem(item)
-		l.rev += rev
-		l.found = true
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
-	}
-	for _, l := range []*list{event, seasonList} {
-		if !l.found || l.tableRev >= l.rev {
-			continue // nothing to sum, or the table holds these changes (or more) already
-		}
-		item := map[string]types.AttributeValue{
-			attrPK: l.table[attrPK], attrSK: l.table[attrSK], attrType: str(typeRankTable),
-			// Never nil: a table emptied by deleted accounts is still a table (an empty B).
-			"table": &types.AttributeValueMemberB{Value: append([]byte{}, encodeRankTable(l.hist)...)},
-			"rev":   &types.AttributeValueMemberN{Value: strconv.Itoa(l.rev)},
-		}
-		cond := expression.Name("rev").AttributeNotExists().Or(expression.Name("rev").LessThan(expression.Value(l.rev)))
-		expr, err := expression.NewBuilder().WithCondition(cond).Build()
-		if err != nil {
-			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
-		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(s.table), Item: item, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		})
-		if err != nil && !isConditionFailed(err) { // failed: a table of more changes is there
-			return fmt.Errorf("dynamo: summarize ranks %s: %w", eid, err)
-		}
-	}
-	s.forgetRanks(eid, season)
-	return nil
-}
-
-// encodeRankTable writes h as uvarint pairs (points, players), points high to low, entries
-// with players only.
-func encodeRankTable(h histogram) []byte {
-	points := slices.Sorted(maps.Keys(h))
-	var b []byte
-	for i := len(points) - 1; i >= 0; i-- {
-		if n := h[points[i]]; n > 0 {
-			b = binary.AppendUvarint(b, uint64(points[i]))
-			b = binary.AppendUvarint(b, uint64(n))
-		}
-	}
-	return b
-}
-
-// decodeRankTable reads a table encodeRankTable wrote.
-func decodeRankTable(b []byte) (*domain.RankTable, error) {
-	t := &domain.RankTable{}
-	for len(b) > 0 {
-		p, k := binary.Uvarint(b)
-		if k <= 0 || p > MaxScore {
-			return nil, fmt.Errorf("rank table: bad points")
-		}
-		b = b[k:]
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > math.MaxInt32 {
-			return nil, fmt.Errorf("rank table: bad count")
-		}
-		b = b[k:]
-		if !t.Add(int(p), int(n)) {
-			return nil, fmt.Errorf("rank table: entries out of order or empty")
-		}
-	}
-	return t, nil
-}
 
 // rankRef names a rank table: an event's (event set) or a season's.
 type rankRef struct {
-	event  eventID
+	event  table.EventID
 	season int
 }
 
 func (r rankRef) key() map[string]types.AttributeValue {
 	if r.event != "" {
-		return eventRankTableKey(r.event)
+		return table.EventRankTableKey(string(r.event))
 	}
-	return seasonRankTableKey(r.season)
+	return table.SeasonRankTableKey(r.season)
 }
 
-func (r rankRef) cacheKey() string {
-	if r.event != "" {
-		return "rk|e|" + string(r.event)
-	}
-	return "rk|s|" + strconv.Itoa(r.season)
-}
+func (r rankRef) cacheKey() string { return ddb.RankTableKey(string(r.event), r.season) }
 
 // rankTables returns the rank tables of refs (nil where there is none), from the read cache
-// or with one eventually consistent BatchGetItem per 100 missing. Absent tables are cached
-// too.
-func (s *Store) rankTables(ctx context.Context, refs []rankRef) (map[rankRef]*domain.RankTable, error) {
-	return s.rankTablesWith(ctx, refs, nil, nil)
-}
-
-// rankTablesWith is rankTables also reading the items at extra (passed to fn) in the same
-// BatchGetItems; with extra keys, every read is strongly consistent (extra decides
-// something: visibility.go).
-func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
+// or with one eventually consistent BatchGetItem per 100 missing; absent tables are cached
+// too. It also reads the items at extra (passed to fn) in the same BatchGetItems; with
+// extra keys, every read is strongly consistent (extra decides something: profilePage).
+func (s *Store) rankTables(ctx context.Context, refs []rankRef, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) (map[rankRef]*domain.RankTable, error) {
 	out := make(map[rankRef]*domain.RankTable, len(refs))
 	var missing []rankRef
 	for _, r := range refs {
 		if _, done := out[r]; done {
 			continue
 		}
-		if v, ok := s.cache.get(r.cacheKey()); ok {
+		if v, ok := s.cache.Get(r.cacheKey()); ok {
 			out[r] = v.(*domain.RankTable)
 			continue
 		}
@@ -278,26 +47,26 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	if len(missing) == 0 && len(extra) == 0 {
 		return out, nil
 	}
-	gen := s.cache.generation()
+	gen := s.cache.Generation()
 	keys := make([]map[string]types.AttributeValue, len(missing), len(missing)+len(extra))
 	byPK := map[string]rankRef{}
 	for i, r := range missing {
 		keys[i] = r.key()
-		byPK[keys[i][attrPK].(*types.AttributeValueMemberS).Value] = r
+		byPK[keys[i][table.AttrPK].(*types.AttributeValueMemberS).Value] = r
 	}
 	keys = append(keys, extra...)
 	sizes := map[rankRef]int{}
-	err := s.batchGetItems(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
-		pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+	err := s.db.BatchGet(ctx, keys, len(extra) > 0, func(item map[string]types.AttributeValue) error {
+		pk, _ := item[table.AttrPK].(*types.AttributeValueMemberS)
 		r, ok := byPK[pk.Value]
-		if !ok && fn != nil && itemType(item) != typeRankTable {
+		if !ok && fn != nil && table.ItemType(item) != table.TypeRankTable {
 			return fn(item)
 		}
 		b, _ := item["table"].(*types.AttributeValueMemberB)
 		if !ok || b == nil {
 			return fmt.Errorf("unexpected rank table item")
 		}
-		t, err := decodeRankTable(b.Value)
+		t, err := table.DecodeRankTable(b.Value)
 		if err != nil {
 			return err
 		}
@@ -310,7 +79,7 @@ func (s *Store) rankTablesWith(ctx context.Context, refs []rankRef, extra []map[
 	for _, r := range missing {
 		// Decoded, a table holds two ints (16 bytes) per entry where its item holds about
 		// 3 to 6 bytes: twice the usual weight per item byte.
-		s.cache.addIfCurrent(gen, r.cacheKey(), out[r], 2*sizes[r])
+		s.cache.AddIfCurrent(gen, r.cacheKey(), out[r], 2*sizes[r])
 	}
 	return out, nil
 }
@@ -321,12 +90,12 @@ func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction,
 	return s.fillRanksWith(ctx, ps, standings, nil, nil)
 }
 
-// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTablesWith.
+// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTables does.
 func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, standings []domain.Standing, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
 	var refs []rankRef
 	for _, p := range ps {
 		if p.Points != nil {
-			refs = append(refs, rankRef{event: eventID(p.EventID)})
+			refs = append(refs, rankRef{event: table.EventID(p.EventID)})
 		}
 	}
 	for _, st := range standings {
@@ -335,12 +104,12 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 	if len(refs) == 0 && len(extra) == 0 {
 		return nil
 	}
-	tables, err := s.rankTablesWith(ctx, refs, extra, fn)
+	tables, err := s.rankTables(ctx, refs, extra, fn)
 	if err != nil {
 		return err
 	}
 	for i, p := range ps {
-		if t := tables[rankRef{event: eventID(p.EventID)}]; t != nil && p.Points != nil {
+		if t := tables[rankRef{event: table.EventID(p.EventID)}]; t != nil && p.Points != nil {
 			r := t.Rank(*p.Points)
 			ps[i].Rank = &r
 		}
@@ -352,10 +121,4 @@ func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, stand
 		}
 	}
 	return nil
-}
-
-// forgetRanks drops the cached rank tables of an event and its season.
-func (s *Store) forgetRanks(e eventID, season int) {
-	ev, se := rankRef{event: e}.cacheKey(), rankRef{season: season}.cacheKey()
-	s.cache.remove(func(k string) bool { return k == ev || k == se })
 }

@@ -5,46 +5,27 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/dynamo/table"
 )
 
-func TestRankTable(t *testing.T) {
-	h := histogram{10: 2, 7: 3, 3: 1, 5: 0, 4: -2} // empty and negative entries are left out
-	tbl, err := decodeRankTable(encodeRankTable(h))
-	mustOK(t, err)
-	for points, want := range map[int]int{11: 1, 10: 1, 8: 3, 7: 3, 5: 6, 3: 6, 0: 7} {
-		if got := tbl.Rank(points); got != want {
-			t.Errorf("rank(%d) = %d, want %d", points, got, want)
-		}
-	}
-	empty, err := decodeRankTable(nil)
-	mustOK(t, err)
-	if empty.Rank(0) != 1 {
-		t.Error("the only player of an empty table is not first")
-	}
-	for name, b := range map[string][]byte{
-		"Truncated":       encodeRankTable(h)[:3],
-		"NotDescending":   {3, 1, 7, 1},
-		"ZeroPlayers":     {7, 0},
-		"OverMaxScore":    encodeRankTable(histogram{MaxScore + 1: 1}),
-		"UnterminatedVar": {0x80},
-	} {
-		if _, err := decodeRankTable(b); err == nil {
-			t.Errorf("%s: decoded", name)
-		}
-	}
-}
-
-// applyRanks commits d to the shard histogram at key, as a scoring transaction would.
-func (f *fixture) applyRanks(key map[string]types.AttributeValue, d rankDelta) {
+// applyRanks moves one player from points from to to in the shard histogram at key, as a
+// scoring transaction would.
+func (f *fixture) applyRanks(key map[string]types.AttributeValue, from, to int) {
 	f.t.Helper()
-	item, ok, err := f.s.ranksUpdate(key, d)
+	expr, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name(table.AttrType), expression.Value(table.TypeRanks)).
+		Add(expression.Name("rev"), expression.Value(1)).
+		Add(expression.Name(table.HistogramAttr(from)), expression.Value(-1)).
+		Add(expression.Name(table.HistogramAttr(to)), expression.Value(1))).Build()
 	mustOK(f.t, err)
-	if !ok {
-		return
-	}
-	mustOK(f.t, f.s.transact(ctxT(f.t), []types.TransactWriteItem{item}))
+	_, err = f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{
+		TableName: aws.String(f.table), Key: key, UpdateExpression: expr.Update(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	mustOK(f.t, err)
 }
 
 // TestRanks: histograms kept by transactions (moves between totals, in each player's shard),
@@ -54,7 +35,7 @@ func TestRanks(t *testing.T) {
 	t.Parallel()
 	l := newLeague(t)
 	ev := l.spring
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 
 	// The league's scores (see newLeague) were written by ScoreEvent, which kept the
 	// histograms and summarized them; then a correction moves p-low from 3 to 15 (tied
@@ -131,21 +112,17 @@ func TestRanks(t *testing.T) {
 		}
 	})
 	t.Run("MovesFollowCorrections", func(t *testing.T) {
-		sh := shardOf("p-low", l.shards)
+		sh := table.UserID("p-low").Shard(l.shards)
 		for _, to := range []int{15, 16} {
 			from := event["p-low"]
-			d := rankDelta{}
-			d.move(&from, &to)
-			l.applyRanks(eventRanksKey(eid, sh), d)
+			l.applyRanks(table.EventRanksKey(eid, sh), from, to)
 			sfrom, sto := season["p-low"], season["p-low"]-from+to
-			d = rankDelta{}
-			d.move(&sfrom, &sto)
-			l.applyRanks(seasonRanksKey(2030, sh), d)
+			l.applyRanks(table.SeasonRanksKey(2030, sh), sfrom, sto)
 			event["p-low"], season["p-low"] = to, sto
 		}
 		// What the leaderboard will say once scoring rewrote the keys: p-top 18, p-low 16,
 		// p-amy and p-zed 15.
-		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))
+		mustOK(t, l.s.scoring.SummarizeRanks(ctx, eid, l.shards, 2030, l.shards))
 		e, se := rankOf(t, l.s, "p-amy")
 		if *e != 3 || *se != 3 {
 			t.Fatalf("p-amy after p-low's correction: %d, %d; want 3, 3", *e, *se)
@@ -155,14 +132,14 @@ func TestRanks(t *testing.T) {
 		// A table built from more changes than the shards now hold (a run completing
 		// later with more): summarizing again must not replace it.
 		_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(l.table), Key: eventRankTableKey(eid),
+			TableName: aws.String(l.table), Key: table.EventRankTableKey(string(eid)),
 			UpdateExpression:          aws.String("SET rev = :r, #t = :t"),
 			ExpressionAttributeNames:  map[string]string{"#t": "table"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: encodeRankTable(histogram{1: 9})}},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberN{Value: "1000000"}, ":t": &types.AttributeValueMemberB{Value: table.EncodeRankTable(map[int]int{1: 9})}},
 		})
 		mustOK(t, err)
-		mustOK(t, l.s.summarizeRanks(ctx, eid, l.shards, 2030, l.shards))
-		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}})
+		mustOK(t, l.s.scoring.SummarizeRanks(ctx, eid, l.shards, 2030, l.shards))
+		tables, err := l.s.rankTables(ctx, []rankRef{{event: eid}}, nil, nil)
 		mustOK(t, err)
 		if got := tables[rankRef{event: eid}]; got == nil || got.Rank(0) != 10 { // 9 players above 0 points
 			t.Fatalf("the newer table was replaced: %+v", got)

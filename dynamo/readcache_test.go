@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/testclock"
 )
 
 // calls runs fn with a cost counter and returns the DynamoDB calls it made.
 func calls(t *testing.T, fn func(ctx context.Context)) int {
 	t.Helper()
-	ctx, cost := WithCost(ctxT(t))
+	ctx, cost := ddb.WithCost(ctxT(t))
 	fn(ctx)
 	return cost.Snapshot().Calls
 }
@@ -209,7 +211,8 @@ func TestReadCache(t *testing.T) {
 		if n := calls(t, func(ctx context.Context) { e, lb = withPage(ctx, l.apr.ID) }); n != 0 || e.Stored == domain.StateScored || len(lb.Items) != 0 {
 			t.Fatalf("unscored event with a cached card: %d calls, state %s, %d rows", n, e.Stored, len(lb.Items))
 		}
-		// Without the cache: the card alone is one Query, with the page one Query more per shard.
+		// Without the cache: the card alone is one Query, with the page one Query more per
+		// shard.
 		if n := calls(t, func(ctx context.Context) { _, err := other.GetEvent(ctx, l.spring.ID); mustOK(t, err) }); n != 1 {
 			t.Fatalf("uncached card: %d calls, want 1", n)
 		}
@@ -226,7 +229,7 @@ func TestReadCache(t *testing.T) {
 
 	t.Run("ConcurrentMissesShareOneRead", func(t *testing.T) {
 		cacheClock.Advance(time.Minute)
-		ctx, cost := WithCost(ctxT(t))
+		ctx, cost := ddb.WithCost(ctxT(t))
 		var wg sync.WaitGroup
 		for range 16 {
 			wg.Add(1)
@@ -241,41 +244,25 @@ func TestReadCache(t *testing.T) {
 			t.Fatalf("16 concurrent reads of one expired entry made %d calls, want 1", n)
 		}
 	})
-
-	t.Run("BoundedInBytes", func(t *testing.T) {
-		small := New(l.db, l.table, WithClock(l.clock.Now), WithReadCache(ReadCache{MaxBytes: 40_000}))
-		for _, e := range []domain.Event{l.old, l.jan, l.winter, l.spring, l.mar, l.apr} {
-			_, err := small.GetEvent(ctxT(t), e.ID)
-			mustOK(t, err)
-			_, err = small.Standings(ctxT(t), e.Season(), 50, "")
-			mustOK(t, err)
-			if b := small.cache.lru.Bytes(); b > 40_000 {
-				t.Fatalf("%d bytes held, bound 40000", b)
-			}
-		}
-		if small.cache.lru.Len() == 0 || small.cache.lru.Len() == 12 {
-			t.Fatalf("%d entries held: the bound did not bite or nothing was kept", small.cache.lru.Len())
-		}
-	})
 }
 
 // TestReadCacheWeight measures what a cached read keeps in memory per byte of the items it
-// came from, and checks goBytesPerItemByte is not below it. Not parallel: other tests'
+// came from, and checks ddb.BytesPerItemByte is not below it. Not parallel: other tests'
 // garbage would blur the heap figures. The reads are warmed first (connections and their
 // buffers exist before the first snapshot) and the figure is the median of three trials:
 // what the rest of the process allocates or frees meanwhile moves single trials, both ways.
 func TestReadCacheWeight(t *testing.T) {
 	l := newLeague(t)
 	s := l.s
-	for name, read := range map[string]func(z *sized) (any, error){
-		"card": func(z *sized) (any, error) { return s.readEvent(ctxT(t), eventID(l.spring.ID), z) },
-		"leaderboard": func(z *sized) (any, error) {
-			return s.leaderboardShards(ctxT(t), eventID(l.spring.ID), l.shards, 50, nil, true, z)
+	for name, read := range map[string]func(z *ddb.Sized) (any, error){
+		"card": func(z *ddb.Sized) (any, error) { return s.readEvent(ctxT(t), table.EventID(l.spring.ID), z) },
+		"leaderboard": func(z *ddb.Sized) (any, error) {
+			return s.leaderboardShards(ctxT(t), table.EventID(l.spring.ID), l.shards, 50, nil, true, z)
 		},
-		"standings": func(z *sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
+		"standings": func(z *ddb.Sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {
 		for range 20 {
-			_, err := read(&sized{})
+			_, err := read(&ddb.Sized{})
 			mustOK(t, err)
 		}
 		var trials []float64
@@ -287,8 +274,8 @@ func TestReadCacheWeight(t *testing.T) {
 		slices.Sort(trials)
 		median := trials[len(trials)/2]
 		t.Logf("%-11s %5d item bytes: %.2f bytes kept per item byte (trials %.2f)", name, itemBytes, median, trials)
-		if median > goBytesPerItemByte {
-			t.Errorf("%s keeps %.2f bytes per item byte, over the estimate %d", name, median, goBytesPerItemByte)
+		if median > ddb.BytesPerItemByte {
+			t.Errorf("%s keeps %.2f bytes per item byte, over the estimate %d", name, median, ddb.BytesPerItemByte)
 		}
 	}
 }
@@ -298,15 +285,15 @@ func TestReadCacheWeight(t *testing.T) {
 // read. The floor keeps a small read (a short standings page) from being weighed against
 // the heap's own noise (connections opened and closed by parallel shard reads, of a few KB
 // each): with 120 copies of 748 bytes under load such noise moved the figure from 2.5 to 4.9.
-func keptPerItemByte(t *testing.T, read func(z *sized) (any, error)) (float64, int) {
+func keptPerItemByte(t *testing.T, read func(z *ddb.Sized) (any, error)) (float64, int) {
 	t.Helper()
 	const keptItemBytes = 256 << 10
-	probe := &sized{}
+	probe := &ddb.Sized{}
 	_, err := read(probe)
 	mustOK(t, err)
-	copies := max(120, keptItemBytes/max(probe.bytes, 1))
+	copies := max(120, keptItemBytes/max(probe.Bytes, 1))
 	kept := make([]any, copies)
-	z := &sized{}
+	z := &ddb.Sized{}
 	runtime.GC()
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -320,5 +307,5 @@ func keptPerItemByte(t *testing.T, read func(z *sized) (any, error)) (float64, i
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(kept)
-	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(z.bytes), z.bytes / copies
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(z.Bytes), z.Bytes / copies
 }

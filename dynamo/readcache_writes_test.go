@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // TestReadCacheShowsOwnWrites is the read cache's invalidation matrix (readcache.go), pair by
@@ -222,7 +224,7 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 // holdQueries is an API that holds the answers of the Queries match accepts (made, not yet
 // returned) until release is closed, and reports each one it holds on held.
 type holdQueries struct {
-	API
+	ddb.API
 	match   func(*dynamodb.QueryInput) bool
 	held    chan struct{}
 	release chan struct{}
@@ -270,7 +272,7 @@ func TestReadCacheFillStartedBeforeAWriteIsNotKept(t *testing.T) {
 	f.lockAndResult(ev, 0, 0, 0)
 	f.score(ev)
 
-	hold := &holdQueries{API: f.db, match: readsPartition(prefixSeason), held: make(chan struct{}, 1), release: make(chan struct{})}
+	hold := &holdQueries{API: f.db, match: readsPartition(table.SeasonKeyPrefix), held: make(chan struct{}, 1), release: make(chan struct{})}
 	s := New(hold, f.table, WithClock(f.clock.Now), WithScoreShards(testShards), WithReadCache(ReadCache{TTL: time.Hour}))
 	name := func(page domain.Page[domain.Standing]) string {
 		if len(page.Items) != 1 {

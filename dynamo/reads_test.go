@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // league is a small season built through the store: six events (two backfills, two scored,
@@ -158,8 +159,8 @@ func TestReads(t *testing.T) {
 			{"AllSeasonsCursorOnSeason", ptr(2030), allPage.EndCursor()},
 			{"OtherSeasonCursor", ptr(2029), seasonPage.EndCursor()},
 			{"StandingsCursor", nil, standings.EndCursor()},
-			{"ForgedCursorOutsideSeason", ptr(2030), s.cursors.encode(cursor{Kind: cursorEvents, Owner: "2030", ID: l.old.ID})},
-			{"ForgedCursorForgingKey", nil, s.cursors.encode(cursor{Kind: cursorEvents, Owner: "all", ID: "2030-01-01-x#"})},
+			{"ForgedCursorOutsideSeason", ptr(2030), s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "2030", ID: l.old.ID})},
+			{"ForgedCursorForgingKey", nil, s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: "all", ID: "2030-01-01-x#"})},
 			{"TwoDigitSeason", ptr(30), ""},
 			{"FiveDigitSeason", ptr(20300), ""},
 		}
@@ -330,7 +331,7 @@ func TestReads(t *testing.T) {
 			{"CursorOfOtherEvent", l.winter.ID, springLB.EndCursor()},
 			{"StandingsCursor", l.spring.ID, standings.EndCursor()},
 			{"GarbageCursor", l.spring.ID, "AAAA"},
-			{"ForgedUserInCursor", l.spring.ID, s.cursors.encode(cursor{Kind: cursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1})},
+			{"ForgedUserInCursor", l.spring.ID, s.cursors.Encode(table.Cursor{Kind: table.CursorLeaderboard, Owner: l.spring.ID, ID: "p#x", Index: 1, Rank: 1})},
 			{"MalformedEvent", "spring", springLB.EndCursor()},
 		}
 		for _, tt := range rejects {
@@ -510,11 +511,11 @@ func TestReads(t *testing.T) {
 			})
 		}
 		t.Run("PlayerWithoutStandingsOrPredictions", func(t *testing.T) {
-			_, err := s.Register(ctx, "p-new", "New Player")
+			_, err := s.Register(ctx, "p-new", "scoring.New Player")
 			mustOK(t, err)
 			u, p, err := s.GetUser(ctx, "p-new", 20, true)
 			mustOK(t, err)
-			if u.Name != "New Player" || u.Standings == nil || len(u.Standings) != 0 || len(p.Items) != 0 || p.HasNext {
+			if u.Name != "scoring.New Player" || u.Standings == nil || len(u.Standings) != 0 || len(p.Items) != 0 || p.HasNext {
 				t.Errorf("user %+v page %+v", u, p)
 			}
 		})
@@ -555,7 +556,8 @@ func TestReads(t *testing.T) {
 			if p.EventID != l.apr.ID || p.Event.Name != "apr show" || p.User.ID != "p-top" || p.Points != nil || p.Correct != nil {
 				t.Errorf("prediction %+v", p)
 			}
-			// Picks are stored in card order (the reordered card) whatever the submitted order.
+			// Picks are stored in card order (the reordered card) whatever the submitted
+			// order.
 			want := []domain.Pick{{MatchID: l.aprOrder[0], Team: 1}, {MatchID: l.aprOrder[2], Team: 1}}
 			if len(p.Picks) != 2 || p.Picks[0].MatchID != want[0].MatchID || p.Picks[1].MatchID != want[1].MatchID || p.Picks[0].Correct != nil {
 				t.Errorf("picks %+v, want %+v", p.Picks, want)

@@ -14,6 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // BenchmarkScoreEvent scores one event with 1,000 and with 10,000 predictions on DynamoDB
@@ -26,9 +29,10 @@ import (
 // predictions, and for half the players a scored prior event and its standing, so scoring
 // both updates and creates standings. The timer covers one ScoreEvent only. Then, outside
 // the timer, a second run on the same data must change nothing and the table must satisfy
-// the scoring invariant; before it, the same writes are made bare on a twin table (scBareWrite: the same 100-item transactions of
-// the same Updates and Puts, with no reads, no conditions and no retries) to give the cost of
-// scoring's reads, conditions and bookkeeping as a ratio.
+// the scoring invariant; before it, the same writes are made bare on a twin table
+// (scBareWrite: the same 100-item transactions of the same Updates and Puts, with no reads,
+// no conditions and no retries) to give the cost of scoring's reads, conditions and
+// bookkeeping as a ratio.
 //
 // Metrics per run: transactions, calls, read and write capacity units (as DynamoDB Local
 // reports them; it is known to misreport transactions, so compare WCU across runs of this
@@ -53,7 +57,7 @@ func BenchmarkScoreEvent(b *testing.B) {
 
 				e := newScEnv(b)
 				ev, _ := scBenchData(e, n)
-				ctx, cost := WithCost(scCtx(b))
+				ctx, cost := ddb.WithCost(scCtx(b))
 				start := time.Now()
 				b.StartTimer()
 				rep, err := e.after.ScoreEvent(ctx, ev.ID, false)
@@ -118,7 +122,7 @@ func BenchmarkScoreEventBudget(b *testing.B) {
 		ev, _ := scBenchData(e, n)
 		twin := newScEnv(b)
 		scBatchWrite(b, twin.client, twin.table, e.snapshot().items)
-		tctx, tcost := WithCost(scCtx(b))
+		tctx, tcost := ddb.WithCost(scCtx(b))
 		start := time.Now()
 		rep, err := twin.after.ScoreEvent(tctx, ev.ID, false)
 		scOK(b, err)
@@ -129,7 +133,7 @@ func BenchmarkScoreEventBudget(b *testing.B) {
 		}
 
 		s := New(e.client, e.table, WithClock(func() time.Time { return scAfter }), WithScoringBudget(budget))
-		ctx, cost := WithCost(scCtx(b))
+		ctx, cost := ddb.WithCost(scCtx(b))
 		b.StartTimer()
 		for {
 			began := time.Now()
@@ -205,24 +209,24 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 	items := make([]map[string]types.AttributeValue, 0, n)
 	for k, en := range scGenEntries(n/2, scTeamCounts(prior), 12) {
 		points, correct := (k%7)*5, k%3
-		uid, eid := userID(en.User), eventID(prior.ID)
-		sk, err := scoreSK(points, uid)
+		uid, eid := table.UserID(en.User), table.EventID(prior.ID)
+		sk, err := table.ScoreSK(points, uid)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		pred := predictionRow{
-			keys: keys{PK: userPK(uid), SK: eventSK(eid)}, indexKeys: indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, scShards), scShards), GSISK: sk},
-			Type: typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
-			EventID: prior.ID, EventName: prior.Name, EventStartsAt: formatTime(prior.StartsAt), Season: prior.Season(),
-			Picks:  []pickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
-			Points: &points, Correct: &correct, UpdatedAt: formatTime(scBefore),
+		pred := table.PredictionRow{
+			Keys: table.Keys{PK: table.UserPK(uid), SK: table.EventSK(eid)}, IndexKeys: table.IndexKeys{GSIPK: table.EventShardPK(eid, uid.Shard(scShards), scShards), GSISK: sk},
+			Type: table.TypePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
+			EventID: prior.ID, EventName: prior.Name, EventStartsAt: table.FormatTime(prior.StartsAt), Season: prior.Season(),
+			Picks:  []table.PickRow{{MatchID: prior.Matches[0].ID, Team: 0}},
+			Points: &points, Correct: &correct, UpdatedAt: table.FormatTime(scBefore),
 		}
 		for i := range correct {
 			pred.CorrectIDs = append(pred.CorrectIDs, prior.Matches[i].ID)
 		}
-		st := standingRow{
-			keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: sk},
-			Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+		st := table.StandingRow{
+			Keys: table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(scSeason)}, IndexKeys: table.IndexKeys{GSIPK: table.SeasonShardPK(scSeason, uid.Shard(scShards), scShards), GSISK: sk},
+			Type: table.TypeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 			Points: points, Correct: correct, EventsPlayed: 1, Version: 1,
 		}
 		for _, row := range []any{pred, st} {
@@ -239,7 +243,7 @@ func scBenchData(e *scEnv, n int) (domain.Event, []scEntry) {
 
 // scBareWrite makes the writes a first scoring run of entries makes — per player, the
 // prediction's Update (points, correct, correctIds, GSI_SK) and the standing's Update (or Put
-// of a new standing) — as transactions of playersPerTransaction players, scShards at a
+// of a new standing) — as transactions of scoring.PlayersPerTransaction players, scShards at a
 // time, with no reads, no conditions and no retries. The standings' new totals are computed
 // from the data scBenchData wrote, before the clock starts. It returns the time the writes
 // took and the number of transactions.
@@ -252,37 +256,37 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	var txs [][]types.TransactWriteItem
 	var cur []types.TransactWriteItem
 	for _, en := range entries {
-		uid := userID(en.User)
+		uid := table.UserID(en.User)
 		s := scOracle(ev, en)
-		sk, err := scoreSK(s.Points, uid)
+		sk, err := table.ScoreSK(s.Points, uid)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		upd := expression.Set(expression.Name("points"), expression.Value(s.Points)).
 			Set(expression.Name("correct"), expression.Value(s.Correct)).
-			Set(expression.Name(attrGSISK), expression.Value(sk))
+			Set(expression.Name(table.AttrGSISK), expression.Value(sk))
 		if len(s.CorrectIDs) > 0 {
 			upd = upd.Set(expression.Name("correctIds"), expression.Value(s.CorrectIDs))
 		}
-		cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), eventSK(eventID(ev.ID))), upd))
+		cur = append(cur, scBareUpdate(tb, e.table, table.Key(table.UserPK(uid), table.EventSK(table.EventID(ev.ID))), upd))
 
 		p, ok := prior[en.User]
 		total := scTotal{p.Points + s.Points, p.Correct + s.Correct, p.EventsPlayed + 1}
-		stSK, err := scoreSK(total.Points, uid)
+		stSK, err := table.ScoreSK(total.Points, uid)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		if ok {
-			cur = append(cur, scBareUpdate(tb, e.table, pkKey(userPK(uid), standingSK(scSeason)),
+			cur = append(cur, scBareUpdate(tb, e.table, table.Key(table.UserPK(uid), table.StandingSK(scSeason)),
 				expression.Set(expression.Name("points"), expression.Value(total.Points)).
 					Set(expression.Name("correct"), expression.Value(total.Correct)).
 					Set(expression.Name("eventsPlayed"), expression.Value(total.EventsPlayed)).
-					Set(expression.Name(attrGSISK), expression.Value(stSK)).
+					Set(expression.Name(table.AttrGSISK), expression.Value(stSK)).
 					Set(expression.Name("version"), expression.Value(2))))
 		} else {
-			item, err := attributevalue.MarshalMap(standingRow{
-				keys: keys{PK: userPK(uid), SK: standingSK(scSeason)}, indexKeys: indexKeys{GSIPK: seasonShardPK(scSeason, shardOf(uid, scShards), scShards), GSISK: stSK},
-				Type: typeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
+			item, err := attributevalue.MarshalMap(table.StandingRow{
+				Keys: table.Keys{PK: table.UserPK(uid), SK: table.StandingSK(scSeason)}, IndexKeys: table.IndexKeys{GSIPK: table.SeasonShardPK(scSeason, uid.Shard(scShards), scShards), GSISK: stSK},
+				Type: table.TypeStanding, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1, Season: scSeason,
 				Points: total.Points, Correct: total.Correct, EventsPlayed: 1, Version: 1,
 			})
 			if err != nil {
@@ -290,7 +294,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 			}
 			cur = append(cur, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(e.table), Item: item}})
 		}
-		if len(cur) == 2*playersPerTransaction {
+		if len(cur) == 2*scoring.PlayersPerTransaction {
 			txs, cur = append(txs, cur), nil
 		}
 	}
@@ -303,7 +307,7 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	g.SetLimit(scShards)
 	start := time.Now()
 	for _, items := range txs {
-		g.Go(func() error { return store.transact(ctx, items) })
+		g.Go(func() error { return store.db.Transact(ctx, items) })
 	}
 	if err := g.Wait(); err != nil {
 		tb.Fatalf("bare write: %v", err)
@@ -311,14 +315,14 @@ func scBareWrite(tb testing.TB, e *scEnv, ev domain.Event, entries []scEntry) (t
 	return time.Since(start), len(txs)
 }
 
-func scBareUpdate(tb testing.TB, table string, key map[string]types.AttributeValue, upd expression.UpdateBuilder) types.TransactWriteItem {
+func scBareUpdate(tb testing.TB, tableName string, key map[string]types.AttributeValue, upd expression.UpdateBuilder) types.TransactWriteItem {
 	tb.Helper()
 	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(table), Key: key, UpdateExpression: expr.Update(),
+		TableName: aws.String(tableName), Key: key, UpdateExpression: expr.Update(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 )
 
@@ -24,9 +26,9 @@ func TestFirstStandingTakesARenameThatOvertakesScoring(t *testing.T) {
 	f.lockAndResult(ev, 0, 0, 0)
 
 	eng := awsfaithful.New(t, awsfaithful.Config{})
-	s := New(eng.Client(t, CostOption), f.table, WithClock(f.clock.Now), WithScoreShards(testShards))
+	s := New(eng.Client(t, ddb.CostOption), f.table, WithClock(f.clock.Now), WithScoreShards(testShards))
 	var once sync.Once
-	stop := eng.OnTransaction(awsfaithful.Touches(userPK("p-ren"), standingSK(2030)), func(awsfaithful.Tx) {
+	stop := eng.OnTransaction(awsfaithful.Touches(table.UserPK("p-ren"), table.StandingSK(2030)), func(awsfaithful.Tx) {
 		once.Do(func() {
 			// Another process: straight to DynamoDB Local, not through the engine.
 			_, err := f.s.Register(ctx, "p-ren", "Renamed Mid-Scoring")

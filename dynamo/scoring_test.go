@@ -29,6 +29,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -57,7 +60,7 @@ type scEnv struct {
 
 func newScEnv(t testing.TB) *scEnv {
 	t.Helper()
-	client := dynamotest.Client(t, CostOption)
+	client := dynamotest.Client(t, ddb.CostOption)
 	e := &scEnv{t: t, client: client, table: dynamotest.TableName()}
 	e.before = New(client, e.table, WithClock(func() time.Time { return scBefore }), WithScoreShards(scShards))
 	e.after = e.storeOver(client)
@@ -69,14 +72,14 @@ func newScEnv(t testing.TB) *scEnv {
 
 // storeOver is a store over db (a fault-injecting wrapper, typically) on the env's table,
 // with the after clock.
-func (e *scEnv) storeOver(db API) *Store {
+func (e *scEnv) storeOver(db ddb.API) *Store {
 	return New(db, e.table, WithClock(func() time.Time { return scAfter }), WithScoreShards(scShards))
 }
 
 // getRaw reads an item consistently (nil if none).
 func (e *scEnv) getRaw(pk, sk string) map[string]types.AttributeValue {
 	e.t.Helper()
-	out, err := e.client.GetItem(scCtx(e.t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: pkKey(pk, sk), ConsistentRead: aws.Bool(true)})
+	out, err := e.client.GetItem(scCtx(e.t), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: table.Key(pk, sk), ConsistentRead: aws.Bool(true)})
 	scOK(e.t, err)
 	return out.Item
 }
@@ -208,16 +211,16 @@ func (e *scEnv) writeEntries(ev domain.Event, entries []scEntry) {
 // entryItem is en's prediction item for ev, counted, as a submit writes it.
 func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.AttributeValue {
 	e.t.Helper()
-	uid, eid := userID(en.User), eventID(ev.ID)
-	row := predictionRow{
-		keys:      keys{PK: userPK(uid), SK: eventSK(eid)},
-		indexKeys: indexKeys{GSIPK: eventShardPK(eid, shardOf(uid, scShards), scShards), GSISK: pendingSK(uid)},
-		Type:      typePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
-		EventID: ev.ID, EventName: ev.Name, EventStartsAt: formatTime(ev.StartsAt), Season: ev.Season(),
-		UpdatedAt: formatTime(scBefore),
+	uid, eid := table.UserID(en.User), table.EventID(ev.ID)
+	row := table.PredictionRow{
+		Keys:      table.Keys{PK: table.UserPK(uid), SK: table.EventSK(eid)},
+		IndexKeys: table.IndexKeys{GSIPK: table.EventShardPK(eid, uid.Shard(scShards), scShards), GSISK: table.PendingSK(uid)},
+		Type:      table.TypePrediction, UserID: en.User, UserName: scName(en.User), UserNameVersion: 1,
+		EventID: ev.ID, EventName: ev.Name, EventStartsAt: table.FormatTime(ev.StartsAt), Season: ev.Season(),
+		UpdatedAt: table.FormatTime(scBefore),
 	}
 	for _, p := range en.picks(ev) {
-		row.Picks = append(row.Picks, pickRow{MatchID: p.MatchID, Team: p.Team})
+		row.Picks = append(row.Picks, table.PickRow{MatchID: p.MatchID, Team: p.Team})
 	}
 	item, err := attributevalue.MarshalMap(row)
 	if err != nil {
@@ -227,15 +230,15 @@ func (e *scEnv) entryItem(ev domain.Event, en scEntry) map[string]types.Attribut
 }
 
 // scBatches is how many scoring batches entries take: per shard, pages of
-// playersPerTransaction.
+// scoring.PlayersPerTransaction.
 func scBatches(entries []scEntry) int {
 	perShard := map[int]int{}
 	for _, en := range entries {
-		perShard[shardOf(userID(en.User), scShards)]++
+		perShard[table.UserID(en.User).Shard(scShards)]++
 	}
 	n := 0
 	for _, k := range perShard {
-		n += (k + playersPerTransaction - 1) / playersPerTransaction
+		n += (k + scoring.PlayersPerTransaction - 1) / scoring.PlayersPerTransaction
 	}
 	return n
 }
@@ -344,15 +347,15 @@ func scExpect(events ...scScoredEvent) map[string]scTotal {
 // scSnapshot is the whole table, read with a consistent Scan.
 type scSnapshot struct {
 	items       []map[string]types.AttributeValue
-	events      map[string]eventRow      // by event id
-	predictions map[string]predictionRow // by user/event
-	standings   map[string]standingRow   // by user (season 2025 only in these tests)
-	matchPos    map[string]int           // card position by match id
+	events      map[string]table.EventRow      // by event id
+	predictions map[string]table.PredictionRow // by user/event
+	standings   map[string]table.StandingRow   // by user (season 2025 only in these tests)
+	matchPos    map[string]int                 // card position by match id
 }
 
 func (e *scEnv) snapshot() scSnapshot {
 	e.t.Helper()
-	s := scSnapshot{events: map[string]eventRow{}, predictions: map[string]predictionRow{}, standings: map[string]standingRow{}, matchPos: map[string]int{}}
+	s := scSnapshot{events: map[string]table.EventRow{}, predictions: map[string]table.PredictionRow{}, standings: map[string]table.StandingRow{}, matchPos: map[string]int{}}
 	in := &dynamodb.ScanInput{TableName: aws.String(e.table), ConsistentRead: aws.Bool(true)}
 	for {
 		out, err := e.client.Scan(scCtx(e.t), in)
@@ -362,11 +365,11 @@ func (e *scEnv) snapshot() scSnapshot {
 		for _, item := range out.Items {
 			// Audit entries record calls (when, by whom), not state: a run cut off and
 			// resumed makes other calls than one that was not, with the same result.
-			if itemType(item) == typeAudit {
+			if table.ItemType(item) == table.TypeAudit {
 				continue
 			}
 			// Likewise a checkpoint's By: which attempt wrote it last.
-			if itemType(item) == typeCheckpoint {
+			if table.ItemType(item) == table.TypeCheckpoint {
 				delete(item, "by")
 			}
 			s.items = append(s.items, item)
@@ -378,28 +381,28 @@ func (e *scEnv) snapshot() scSnapshot {
 	}
 	sort.Slice(s.items, func(i, j int) bool {
 		a, b := s.items[i], s.items[j]
-		if pa, pb := itemString(a, attrPK), itemString(b, attrPK); pa != pb {
+		if pa, pb := table.ItemString(a, table.AttrPK), table.ItemString(b, table.AttrPK); pa != pb {
 			return pa < pb
 		}
-		return itemString(a, attrSK) < itemString(b, attrSK)
+		return table.ItemString(a, table.AttrSK) < table.ItemString(b, table.AttrSK)
 	})
 	for _, item := range s.items {
 		var err error
-		switch itemType(item) {
-		case typeEvent:
-			var row eventRow
+		switch table.ItemType(item) {
+		case table.TypeEvent:
+			var row table.EventRow
 			err = attributevalue.UnmarshalMap(item, &row)
 			s.events[row.ID] = row
-		case typeMatch:
-			var row matchRow
+		case table.TypeMatch:
+			var row table.MatchRow
 			err = attributevalue.UnmarshalMap(item, &row)
 			s.matchPos[row.ID] = row.Position
-		case typePrediction:
-			var row predictionRow
+		case table.TypePrediction:
+			var row table.PredictionRow
 			err = attributevalue.UnmarshalMap(item, &row)
 			s.predictions[row.UserID+"/"+row.EventID] = row
-		case typeStanding:
-			var row standingRow
+		case table.TypeStanding:
+			var row table.StandingRow
 			err = attributevalue.UnmarshalMap(item, &row)
 			if row.Season != scSeason {
 				e.t.Fatalf("standing of season %d: these tests only use %d", row.Season, scSeason)
@@ -421,12 +424,12 @@ func (s scSnapshot) checkSums(t testing.TB) {
 	sums := map[string]scTotal{}
 	for _, p := range s.predictions {
 		if p.Points == nil {
-			if !strings.HasPrefix(p.GSISK, prefixPending) {
+			if !strings.HasPrefix(p.GSISK, table.PendingKeyPrefix) {
 				t.Errorf("unscored prediction %s/%s has GSI_SK %q", p.UserID, p.EventID, p.GSISK)
 			}
 			continue
 		}
-		if sk, _ := scoreSK(*p.Points, userID(p.UserID)); p.GSISK != sk {
+		if sk, _ := table.ScoreSK(*p.Points, table.UserID(p.UserID)); p.GSISK != sk {
 			t.Errorf("prediction %s/%s: GSI_SK %q, want %q", p.UserID, p.EventID, p.GSISK, sk)
 		}
 		if p.Correct == nil || *p.Correct != len(p.CorrectIDs) {
@@ -447,7 +450,7 @@ func (s scSnapshot) checkSums(t testing.TB) {
 		if got := (scTotal{st.Points, st.Correct, st.EventsPlayed}); got != want {
 			t.Errorf("standing of %s = %+v, want the sum of its scored predictions %+v", user, got, want)
 		}
-		if sk, _ := scoreSK(st.Points, userID(user)); st.GSISK != sk {
+		if sk, _ := table.ScoreSK(st.Points, table.UserID(user)); st.GSISK != sk {
 			t.Errorf("standing of %s: GSI_SK %q, want %q", user, st.GSISK, sk)
 		}
 	}
@@ -546,7 +549,7 @@ func scScoreRun(t testing.TB, s *Store, id string, dryRun bool) domain.ScoreRepo
 
 // scFaultAPI wraps a client to inject faults into TransactWriteItems.
 type scFaultAPI struct {
-	API
+	ddb.API
 	// before, if set, runs once, before the first TransactWriteItems goes through (other
 	// callers wait for it); beforeTx is before with that transaction's input.
 	before   func(ctx context.Context)
@@ -578,12 +581,12 @@ func transactKey(it types.TransactWriteItem) string {
 	case it.ConditionCheck != nil:
 		key = it.ConditionCheck.Key
 	}
-	return itemString(key, attrPK)
+	return table.ItemString(key, table.AttrPK)
 }
 
 var errScInjected = errors.New("injected fault: connection reset")
 
-func newScFaultAPI(db API) *scFaultAPI { return &scFaultAPI{API: db, failAfter: -1} }
+func newScFaultAPI(db ddb.API) *scFaultAPI { return &scFaultAPI{API: db, failAfter: -1} }
 
 func (f *scFaultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	f.once.Do(func() {
@@ -609,8 +612,8 @@ func (f *scFaultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 	if err == nil {
 		f.mu.Lock()
 		for _, it := range in.TransactItems {
-			if strings.HasPrefix(transactKey(it), prefixUser) && it.ConditionCheck == nil &&
-				(it.Update == nil || itemString(it.Update.Key, attrSK) != leagueCountSK) {
+			if strings.HasPrefix(transactKey(it), table.UserKeyPrefix) && it.ConditionCheck == nil &&
+				(it.Update == nil || table.ItemString(it.Update.Key, table.AttrSK) != table.LeagueCountSK) {
 				f.written++
 			}
 		}
@@ -801,7 +804,7 @@ func TestScoreEventIdempotent(t *testing.T) {
 	first.checkTotals(t, scExpect(scored...))
 
 	for _, se := range scored {
-		ctx, cost := WithCost(scCtx(t))
+		ctx, cost := ddb.WithCost(scCtx(t))
 		rep, err := e.after.ScoreEvent(ctx, se.ev.ID, false)
 		scOK(t, err)
 		if want := (domain.ScoreReport{EventID: se.ev.ID, Complete: true, ScoredMatches: 5, Final: true}); rep != want {
@@ -1072,7 +1075,7 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 	// 120 players of one shard (a batch holds one shard's players): pages of 48, 48 and 24.
 	var entries []scEntry
 	for _, en := range scGenEntries(4000, scTeamCounts(ev), 5) {
-		if shardOf(userID(en.User), scShards) == 0 && len(entries) < 120 {
+		if table.UserID(en.User).Shard(scShards) == 0 && len(entries) < 120 {
 			entries = append(entries, en)
 		}
 	}
@@ -1080,7 +1083,7 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 	ev = e.setResults(ev, scResults())
 
 	rec := newScFaultAPI(e.client)
-	ctx, cost := WithCost(scCtx(t))
+	ctx, cost := ddb.WithCost(scCtx(t))
 	rep, err := e.storeOver(rec).ScoreEvent(ctx, ev.ID, false)
 	scOK(t, err)
 	// Every player gets their first standing of the season: 3 items each (prediction,
@@ -1090,11 +1093,11 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 		t.Errorf("%d transactions for 120 players, want 5", rep.Transactions)
 	}
 	snap := cost.Snapshot()
-	if snap.MaxTransactionItems > maxTransactItems || snap.MaxTransactionItems < 2*playersPerTransaction {
-		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*playersPerTransaction, maxTransactItems)
+	if snap.MaxTransactionItems > ddb.MaxTransactItems || snap.MaxTransactionItems < 2*scoring.PlayersPerTransaction {
+		t.Errorf("largest transaction had %d items, want %d (full batches, never over %d)", snap.MaxTransactionItems, 2*scoring.PlayersPerTransaction, ddb.MaxTransactItems)
 	}
 	for _, n := range rec.sizes {
-		if n > maxTransactItems {
+		if n > ddb.MaxTransactItems {
 			t.Errorf("a transaction of %d items was sent", n)
 		}
 	}
@@ -1102,20 +1105,20 @@ func TestScoreEventTransactionLimit(t *testing.T) {
 
 	t.Run("TransactRefuses101Items", func(t *testing.T) {
 		rec := newScFaultAPI(e.client)
-		items := make([]types.TransactWriteItem, maxTransactItems+1)
+		items := make([]types.TransactWriteItem, ddb.MaxTransactItems+1)
 		for i := range items {
 			items[i] = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(e.table), Key: pkKey(fmt.Sprintf("X#%d", i), "X"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
+				TableName: aws.String(e.table), Key: table.Key(fmt.Sprintf("X#%d", i), "X"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 			}}
 		}
-		err := e.storeOver(rec).transact(scCtx(t), items)
+		err := e.storeOver(rec).db.Transact(scCtx(t), items)
 		if err == nil || !strings.Contains(err.Error(), "exceeds") {
 			t.Fatalf("transact(101 items) = %v, want a refusal", err)
 		}
 		if len(rec.sizes) != 0 {
 			t.Errorf("a 101-item request reached the client")
 		}
-		if err := e.storeOver(rec).transact(scCtx(t), items[:maxTransactItems]); err != nil {
+		if err := e.storeOver(rec).db.Transact(scCtx(t), items[:ddb.MaxTransactItems]); err != nil {
 			t.Errorf("transact(100 items) = %v", err)
 		}
 	})
@@ -1199,7 +1202,7 @@ func TestScoreEventDryRunWritesNothing(t *testing.T) {
 	e.setResults(ev, scResults())
 
 	before := e.snapshot()
-	ctx, cost := WithCost(scCtx(t))
+	ctx, cost := ddb.WithCost(scCtx(t))
 	dry, err := e.after.ScoreEvent(ctx, ev.ID, true)
 	scOK(t, err)
 	if want := (domain.ScoreReport{EventID: ev.ID, DryRun: true, PredictionsScored: 60, StandingsChanged: 60, Transactions: scBatches(entries), Remaining: 60, ScoredMatches: 5, Final: true}); dry != want {
@@ -1238,12 +1241,12 @@ func TestScoreEventScoredOnlyWhenEveryPredictionIs(t *testing.T) {
 	faulty.beforeTx = func(_ context.Context, in *dynamodb.TransactWriteItemsInput) {
 		sh := -1
 		for _, it := range in.TransactItems {
-			if k := transactKey(it); strings.HasPrefix(k, prefixUser) {
-				sh = shardOf(userID(strings.TrimPrefix(k, prefixUser)), scShards)
+			if k := transactKey(it); strings.HasPrefix(k, table.UserKeyPrefix) {
+				sh = table.UserID(strings.TrimPrefix(k, table.UserKeyPrefix)).Shard(scShards)
 				break
 			}
 		}
-		for i := 0; sh >= 0 && shardOf(userID(late.User), scShards) != sh; i++ {
+		for i := 0; sh >= 0 && table.UserID(late.User).Shard(scShards) != sh; i++ {
 			late.User = fmt.Sprintf("zz-late-%d", i)
 		}
 		e.writeEntries(ev, []scEntry{late})
@@ -1371,7 +1374,7 @@ func TestScoreEventCardChangedWhileScoring(t *testing.T) {
 // scDupQueryAPI returns one prediction twice in the first Query page that has predictions,
 // as a paginated read on AWS can when a concurrent run moves a score key past its cursor.
 type scDupQueryAPI struct {
-	API
+	ddb.API
 	once sync.Once
 }
 
@@ -1381,7 +1384,7 @@ func (d *scDupQueryAPI) Query(ctx context.Context, in *dynamodb.QueryInput, opts
 		return out, err
 	}
 	for _, item := range out.Items {
-		if itemType(item) == typePrediction {
+		if table.ItemType(item) == table.TypePrediction {
 			d.once.Do(func() { out.Items = append(out.Items, item) })
 			break
 		}
@@ -1405,4 +1408,12 @@ func TestScoreEventReadsAPredictionTwice(t *testing.T) {
 	snap := e.snapshot()
 	snap.checkSums(t)
 	snap.checkTotals(t, scExpect(scScoredEvent{ev, entries}))
+}
+
+// nonNil is s, or an empty slice for nil.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -6,18 +6,19 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
-// WithScoreShards sets how many shards (keys.go) the events and seasons this store creates
-// get: 1 (the default) to MaxShards. Existing events and seasons keep their own.
+// WithScoreShards sets how many shards (see package table) the events and seasons this
+// store creates get: 1 (the default) to MaxShards. Existing events and seasons keep their
+// own.
 func WithScoreShards(n int) Option {
-	if n < 1 || n > MaxShards {
-		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, MaxShards))
+	if n < 1 || n > table.MaxShards {
+		panic(fmt.Sprintf("dynamo: WithScoreShards(%d): want 1 to %d", n, table.MaxShards))
 	}
 	return func(s *Store) { s.shards = n }
 }
@@ -49,31 +50,27 @@ func (k *knownShards) put(key string, n int) {
 	k.m[key] = n
 }
 
-func eventShardsKey(e eventID) string   { return "e|" + string(e) }
-func seasonShardsKey(season int) string { return "s|" + strconv.Itoa(season) }
-func cardSizeKey(e eventID) string      { return "c|" + string(e) }
-func (s *Store) noteEvent(row eventRow, matches int) {
-	s.known.put(eventShardsKey(eventID(row.ID)), row.Shards)
-	s.known.put(cardSizeKey(eventID(row.ID)), matches)
+func eventShardsKey(e table.EventID) string { return "e|" + string(e) }
+func seasonShardsKey(season int) string     { return "s|" + strconv.Itoa(season) }
+func cardSizeKey(e table.EventID) string    { return "c|" + string(e) }
+func (s *Store) noteEvent(row table.EventRow, matches int) {
+	s.known.put(eventShardsKey(table.EventID(row.ID)), row.Shards)
+	s.known.put(cardSizeKey(table.EventID(row.ID)), matches)
 }
 
 // eventShards returns event e's shard count: remembered, or read from its row (one
 // eventually consistent GetItem: the count never changes). NOT_FOUND if there is no such
 // event.
-func (s *Store) eventShards(ctx context.Context, e eventID) (int, error) {
+func (s *Store) eventShards(ctx context.Context, e table.EventID) (int, error) {
 	if n, ok := s.known.get(eventShardsKey(e)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: pkKey(eventsPK, eventSK(e))})
+	row, err := ddb.Get[table.EventRow](ctx, s.db, table.Key(table.EventsPartition, table.EventSK(e)), false)
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return 0, domain.Errorf(domain.CodeNotFound, "event %q not found", e)
-	}
-	var row eventRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return 0, fmt.Errorf("dynamo: get event %s: %w", e, err)
 	}
 	s.known.put(eventShardsKey(e), row.Shards)
 	return row.Shards, nil
@@ -87,16 +84,12 @@ func (s *Store) seasonShards(ctx context.Context, season int, consistent bool) (
 	if n, ok := s.known.get(seasonShardsKey(season)); ok {
 		return n, nil
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: seasonKey(season), ConsistentRead: aws.Bool(consistent)})
+	row, err := ddb.Get[table.SeasonRow](ctx, s.db, table.SeasonKey(season), consistent)
 	if err != nil {
 		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
-	if out.Item == nil {
+	if row == nil {
 		return 0, nil
-	}
-	var row seasonRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return 0, fmt.Errorf("dynamo: get season %d: %w", season, err)
 	}
 	s.known.put(seasonShardsKey(season), row.Shards)
 	return row.Shards, nil
@@ -108,7 +101,7 @@ func (s *Store) ensureSeason(ctx context.Context, season int) error {
 	if _, ok := s.known.get(seasonShardsKey(season)); ok {
 		return nil
 	}
-	put, err := s.put(newSeasonRow(season, s.shards), false)
+	put, err := s.db.Put(table.NewSeasonRow(season, s.shards), table.NotExists())
 	if err != nil {
 		return fmt.Errorf("dynamo: create season %d: %w", season, err)
 	}
@@ -116,7 +109,7 @@ func (s *Store) ensureSeason(ctx context.Context, season int) error {
 		TableName: put.Put.TableName, Item: put.Put.Item,
 		ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
 	})
-	if err != nil && !isConditionFailed(err) {
+	if err != nil && !ddb.IsConditionFailed(err) {
 		return fmt.Errorf("dynamo: create season %d: %w", season, err)
 	}
 	return nil

@@ -13,12 +13,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // Ranked lists (a leaderboard, a season's standings) are written across the event's or the
-// season's shards (keys.go), each sorted by its score keys (SCORE#<inv>#<uid>: points high
-// to low, ties by user id). A page is read as one Query per shard, all at once, merged by
-// score key: as many calls as shards whatever the page (one round trip), and exact. Each
+// season's shards (package table), each sorted by its score keys (SCORE#<inv>#<uid>: points
+// high to low, ties by user id). A page is read as one Query per shard, all at once, merged
+// by score key: as many calls as shards whatever the page (one round trip), and exact. Each
 // shard is asked for as many rows as the whole page needs (first+1, so that the merge knows
 // whether a next page exists): any one shard may hold the whole page. With one shard it is
 // one Query.
@@ -38,23 +40,23 @@ type scoredItem struct {
 // top) from the index partitions pks, in score-key order. One Query per partition, run at
 // once; each reads at most n score rows and stops at the first key that is not a score key
 // (unscored predictions sort after the scored ones). z (may be nil) weighs what was read.
-func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, attrs []string, z *sized) ([]map[string]types.AttributeValue, error) {
+func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int, attrs []string, z *ddb.Sized) ([]map[string]types.AttributeValue, error) {
 	perShard := make([][]scoredItem, len(pks))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, pk := range pks {
 		g.Go(func() error {
-			scores := expression.Key(attrGSISK).Between(expression.Value(prefixScore), expression.Value(scoreUpper))
+			scores := expression.Key(table.AttrGSISK).Between(expression.Value(table.ScoreFirst), expression.Value(table.ScoreLast))
 			if after != "" {
-				scores = expression.Key(attrGSISK).GreaterThan(expression.Value(after))
+				scores = expression.Key(table.AttrGSISK).GreaterThan(expression.Value(after))
 			}
-			q, err := s.newQuery(IndexName, expression.Key(attrGSIPK).Equal(expression.Value(pk)).And(scores), n, true, attrs...)
+			q, err := s.db.NewQuery(table.IndexName, expression.Key(table.AttrGSIPK).Equal(expression.Value(pk)).And(scores), n, true, attrs...)
 			if err != nil {
 				return err
 			}
 			var rows []scoredItem
-			err = s.queryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-				sk, _ := item[attrGSISK].(*types.AttributeValueMemberS)
-				if sk == nil || !strings.HasPrefix(sk.Value, prefixScore) {
+			err = s.db.QueryEach(gctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+				sk, _ := item[table.AttrGSISK].(*types.AttributeValueMemberS)
+				if sk == nil || !strings.HasPrefix(sk.Value, table.ScoreFirst) {
 					return false, nil
 				}
 				rows = append(rows, scoredItem{sk.Value, item})
@@ -71,7 +73,7 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 	slices.SortFunc(all, func(a, b scoredItem) int { return strings.Compare(a.sk, b.sk) })
 	out := make([]map[string]types.AttributeValue, 0, min(n, len(all)))
 	for _, r := range all[:min(n, len(all))] {
-		z.add(r.item)
+		z.Add(r.item)
 		out = append(out, r.item)
 	}
 	return out, nil
@@ -79,36 +81,30 @@ func (s *Store) shardPage(ctx context.Context, pks []string, after string, n int
 
 // cursorPosition returns the score key a ranked list's cursor points at, and the rank state
 // to go on from; a nil cursor is the top of the list.
-func cursorPosition(c *cursor) (string, domain.Ranker, error) {
+func cursorPosition(c *table.Cursor) (string, domain.Ranker, error) {
 	if c == nil {
 		return "", domain.Ranker{}, nil
 	}
-	sk, err := scoreSK(c.Points, userID(c.ID))
+	sk, err := table.ScoreSK(c.Points, table.UserID(c.ID))
 	if err != nil {
-		return "", domain.Ranker{}, errBadCursor
+		return "", domain.Ranker{}, table.ErrBadCursor
 	}
-	return sk, c.ranker(), nil
+	return sk, c.Ranker(), nil
 }
-
-// leaderboardRowAttrs are what a leaderboard row without its picks is read with
-// (shardPage's merge, predictionRow.decode and toDomain, leaderboardPage): a prediction's
-// picks and correctIds are most of its size, and DynamoDB sends only what is projected (it
-// bills the whole item either way).
-var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}
 
 // leaderboardShards returns the page of first rows of event eid's leaderboard (the event
 // has shards shards) after cursor c (nil: the first page): one Query per shard. Without
-// picks the rows are read without them (leaderboardRowAttrs): their Picks are empty.
-func (s *Store) leaderboardShards(ctx context.Context, eid eventID, shards, first int, c *cursor, picks bool, z *sized) (domain.Page[domain.Prediction], error) {
+// picks the rows are read without them (table.LeaderboardRowAttrs): their Picks are empty.
+func (s *Store) leaderboardShards(ctx context.Context, eid table.EventID, shards, first int, c *table.Cursor, picks bool, z *ddb.Sized) (domain.Page[domain.Prediction], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
 	var attrs []string
 	if !picks {
-		attrs = leaderboardRowAttrs
+		attrs = table.LeaderboardRowAttrs()
 	}
-	items, err := s.shardPage(ctx, eventShardPKs(eid, shards), after, first+1, attrs, z)
+	items, err := s.shardPage(ctx, table.EventShardPKs(eid, shards), after, first+1, attrs, z)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 	}
@@ -117,12 +113,12 @@ func (s *Store) leaderboardShards(ctx context.Context, eid eventID, shards, firs
 
 // standingsShards returns the page of first rows of a season's standings (the season has
 // shards shards) after cursor c (nil: the first page), ranked: one Query per shard.
-func (s *Store) standingsShards(ctx context.Context, season, shards, first int, c *cursor, z *sized) (domain.Page[domain.Standing], error) {
+func (s *Store) standingsShards(ctx context.Context, season, shards, first int, c *table.Cursor, z *ddb.Sized) (domain.Page[domain.Standing], error) {
 	after, r, err := cursorPosition(c)
 	if err != nil {
 		return domain.Page[domain.Standing]{}, err
 	}
-	items, err := s.shardPage(ctx, seasonShardPKs(season, shards), after, first+1, nil, z)
+	items, err := s.shardPage(ctx, table.SeasonShardPKs(season, shards), after, first+1, nil, z)
 	if err != nil {
 		return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 	}
@@ -139,15 +135,15 @@ func (s *Store) standingsPage(season, shards int, items []map[string]types.Attri
 			page.HasNext = true
 			break
 		}
-		var row standingRow
+		var row table.StandingRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return domain.Page[domain.Standing]{}, fmt.Errorf("dynamo: standings %d: %w", season, err)
 		}
-		st := row.toDomain()
+		st := row.ToDomain()
 		rank := r.Next(st.Points)
 		st.Rank = &rank
 		page.Items = append(page.Items, st)
-		page.Cursors = append(page.Cursors, s.cursors.encode(cursor{Kind: cursorStandings, Owner: owner, ID: row.UserID,
+		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorStandings, Owner: owner, ID: row.UserID,
 			Points: r.Points, Index: r.Index, Rank: r.Rank, Shards: shards}))
 	}
 	return page, nil

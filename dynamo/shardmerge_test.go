@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // ranked is one row of a ranked list as the test expects it.
@@ -49,14 +52,14 @@ func TestShardPages(t *testing.T) {
 func testShardPages(t *testing.T, shards int) {
 	f := newFixtureShards(t, shards)
 	ev := f.createEvent("2030-03-10-shard-show", 20, standardCard())
-	eid := eventID(ev.ID)
+	eid := table.EventID(ev.ID)
 	rng := rand.New(rand.NewPCG(12, 12))
 
 	// 300 players: points from a small range (many ties, ties across shards), a few
 	// unscored; and 40 players whose ids all fall in shard 3 holding the top scores (one
 	// shard holds more than a page).
 	var items []map[string]types.AttributeValue
-	var board, table []ranked
+	var board, standings []ranked
 	add := func(user string, points int, scored bool) {
 		var p *int
 		if scored {
@@ -65,19 +68,19 @@ func testShardPages(t *testing.T, shards int) {
 		}
 		items = append(items, predictionItem(t, f.shards, user, ev, p, 0))
 		items = append(items, standingItem(t, f.shards, user, 2030, points, 0))
-		table = append(table, ranked{user: user, points: points})
+		standings = append(standings, ranked{user: user, points: points})
 	}
 	for i := range 300 {
 		add(fmt.Sprintf("p-%03d", i), rng.IntN(12), i%29 != 0)
 	}
 	for i, n := 0, 0; n < 40; i++ {
-		if u := fmt.Sprintf("top-%d", i); shardOf(userID(u), shards) == 3%shards {
+		if u := fmt.Sprintf("top-%d", i); table.UserID(u).Shard(shards) == 3%shards {
 			add(u, 50+n%7, true)
 			n++
 		}
 	}
 	f.putRaw(items)
-	board, table = expectRanks(board), expectRanks(table)
+	board, standings = expectRanks(board), expectRanks(standings)
 
 	type page struct {
 		rows    []ranked
@@ -89,7 +92,7 @@ func testShardPages(t *testing.T, shards int) {
 			var got []ranked
 			after := ""
 			for n := 0; ; n++ {
-				ctx, cost := WithCost(ctxT(t))
+				ctx, cost := ddb.WithCost(ctxT(t))
 				p := read(ctx, first, after)
 				if c := cost.Snapshot().Calls; c != shards {
 					t.Fatalf("first %d, page %d: %d calls, want %d (one Query per shard)", first, n+1, c, shards)
@@ -111,9 +114,9 @@ func testShardPages(t *testing.T, shards int) {
 
 	t.Run("Leaderboard", func(t *testing.T) {
 		check(t, board, func(ctx context.Context, first int, after string) page {
-			var c *cursor
+			var c *table.Cursor
 			if after != "" {
-				d, err := f.s.cursors.decode(after, cursorLeaderboard, ev.ID)
+				d, err := f.s.cursors.Decode(after, table.CursorLeaderboard, ev.ID)
 				mustOK(t, err)
 				c = &d
 			}
@@ -127,10 +130,10 @@ func testShardPages(t *testing.T, shards int) {
 		})
 	})
 	t.Run("Standings", func(t *testing.T) {
-		check(t, table, func(ctx context.Context, first int, after string) page {
-			var c *cursor
+		check(t, standings, func(ctx context.Context, first int, after string) page {
+			var c *table.Cursor
 			if after != "" {
-				d, err := f.s.cursors.decode(after, cursorStandings, "2030")
+				d, err := f.s.cursors.Decode(after, table.CursorStandings, "2030")
 				mustOK(t, err)
 				c = &d
 			}
@@ -144,7 +147,7 @@ func testShardPages(t *testing.T, shards int) {
 		})
 	})
 	t.Run("EmptyList", func(t *testing.T) {
-		ctx, cost := WithCost(ctxT(t))
+		ctx, cost := ddb.WithCost(ctxT(t))
 		p, err := f.s.standingsShards(ctx, 2031, shards, 50, nil, nil)
 		mustOK(t, err)
 		if len(p.Items) != 0 || p.HasNext || cost.Snapshot().Calls != shards {

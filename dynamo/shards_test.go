@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -40,8 +42,8 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 		ev     domain.Event
 		shards int
 	}{{small, 1}, {big, 16}, {next, 16}} {
-		if row := eventRowOf(t, f.db, f.table, c.ev.ID); row.Shards != c.shards || row.LockCopies != lockCopies(c.shards) {
-			t.Errorf("%s: %d shards, %d lock copies; want %d, %d", c.ev.ID, row.Shards, row.LockCopies, c.shards, lockCopies(c.shards))
+		if row := eventRowOf(t, f.db, f.table, c.ev.ID); row.Shards != c.shards || row.LockCopies != table.LockCopies(c.shards) {
+			t.Errorf("%s: %d shards, %d lock copies; want %d, %d", c.ev.ID, row.Shards, row.LockCopies, c.shards, table.LockCopies(c.shards))
 		}
 	}
 	for season, want := range map[int]int{2030: 1, 2031: 16} {
@@ -141,7 +143,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 		t.Helper()
 		var got []row
 		var calls []int
-		cctx, cost := WithCost(ctx)
+		cctx, cost := ddb.WithCost(ctx)
 		_, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, 13, true)
 		mustOK(t, err)
 		for {
@@ -152,7 +154,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 			if !page.HasNext {
 				return got, calls
 			}
-			cctx, cost = WithCost(ctx)
+			cctx, cost = ddb.WithCost(ctx)
 			page, err = s.Leaderboard(cctx, ev.ID, 13, page.EndCursor(), true)
 			mustOK(t, err)
 		}
@@ -211,7 +213,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 			var calls []int
 			after := ""
 			for {
-				cctx, cost := WithCost(ctx)
+				cctx, cost := ddb.WithCost(ctx)
 				page, err := s.Standings(cctx, c.season, 17, after)
 				mustOK(t, err)
 				calls = append(calls, cost.Snapshot().Calls)
@@ -255,13 +257,13 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	ctx := ctxT(t)
 	f.clock.Set(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	ev := f.createEvent("2030-02-10-seed-layout", 20, standardCard())
-	cctx, cost := WithCost(ctx)
+	cctx, cost := ddb.WithCost(ctx)
 	_, err := f.s.SubmitPrediction(cctx, domain.UserRef{ID: "sub", Name: "Sub"}, ev.ID, picks(ev, 0, 0, 0))
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Operations["TransactWriteItems"] != 1 || snap.MaxTransactionItems != 3 {
 		t.Errorf("a submit: %v, largest transaction %d items; want one of 3 (the lock item, the prediction, the profile)", snap.Operations, snap.MaxTransactionItems)
 	}
-	if n := f.countPartition(lockPK(eventID(ev.ID), 0), lockSK); n != 1 || f.getRaw(lockPK(eventID(ev.ID), 1), lockSK) != nil {
+	if n := f.countPartition(table.LockPK(table.EventID(ev.ID), 0), table.LockSK); n != 1 || f.getRaw(table.LockPK(table.EventID(ev.ID), 1), table.LockSK) != nil {
 		t.Errorf("%d lock items at copy 0, and one at copy 1: want one lock item in all", n)
 	}
 	f.seedPredictions(ev, 0, 300, nil)
@@ -270,19 +272,19 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	f.score(ev)
 
 	s := f.storeOver(f.db) // nothing known
-	cctx, cost = WithCost(ctx)
+	cctx, cost = ddb.WithCost(ctx)
 	e, page, err := s.GetEventWithLeaderboard(cctx, ev.ID, 50, false)
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Calls != 1 || snap.Operations["Query"] != 1 || len(e.Matches) != 3 || len(page.Items) != 50 || !page.HasNext {
 		t.Errorf("the scored event with its top 50: %d calls %v, %d matches, %d rows", snap.Calls, snap.Operations, len(e.Matches), len(page.Items))
 	}
-	cctx, cost = WithCost(ctx)
+	cctx, cost = ddb.WithCost(ctx)
 	st, err := s.Standings(cctx, 2030, 50, "")
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Calls != 1 || len(st.Items) != 50 {
 		t.Errorf("a standings page: %d calls, %d rows; want one Query", snap.Calls, len(st.Items))
 	}
-	if got := f.countGSI(eventPK(eventID(ev.ID)), prefixScore); got != 301 {
+	if got := f.countGSI(table.EventPK(table.EventID(ev.ID)), table.ScoreFirst); got != 301 {
 		t.Errorf("the event's index partition holds %d scored predictions, want 301 (they follow the card there)", got)
 	}
 }
@@ -308,7 +310,7 @@ func TestScoringPacesItself(t *testing.T) {
 			f.clock.Set(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC))
 			f.lockAndResult(ev, 0, 1, 0)
 			eng := awsfaithful.New(t, awsfaithful.Config{Capacity: capacity.Uniform(capacity.Rate{Read: 3000, Write: 100})})
-			s := f.storeOver(eng.Client(t, CostOption, RetryOption, dynamotest.PatientAttempts), WithPartitionThroughput(c.pace, 3000))
+			s := f.storeOver(eng.Client(t, ddb.CostOption, ddb.RetryOption, dynamotest.PatientAttempts), WithPartitionThroughput(c.pace, 3000))
 			for calls := 0; ; calls++ {
 				r, err := s.ScoreEvent(ctx, ev.ID, false)
 				if domain.ErrorCode(err) == domain.CodeUnavailable && c.throttled && calls < 20 {

@@ -2,213 +2,39 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
 )
 
-// maxAttempts bounds optimistic-concurrency retries of one operation.
-const maxAttempts = 8
-
-// getUserRow reads a user item, strongly consistent when it decides a write; nil if the user
-// never registered.
-func (s *Store) getUserRow(ctx context.Context, uid userID, consistent bool) (*userRow, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK), ConsistentRead: aws.Bool(consistent),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
-	}
-	if out.Item == nil {
-		return nil, nil
-	}
-	var row userRow
-	if err := attributevalue.UnmarshalMap(out.Item, &row); err != nil {
-		return nil, fmt.Errorf("dynamo: get user %s: %w", uid, err)
-	}
-	return &row, nil
-}
-
-func (s *Store) newUserRow(uid userID, name string) userRow {
-	return userRow{
-		keys: keys{PK: userPK(uid), SK: userSK}, Type: typeUser, ID: string(uid),
-		Name: name, NameVersion: 1, CreatedAt: formatTime(s.now()),
-	}
-}
+// The use cases of players' accounts are package users'; the store calls them.
 
 // Register creates the caller's profile or renames it, then brings the name up to date on
-// every prediction and standing of the user, in transactions of at most 100 items, and on
-// their league rows (renameInLeagues: one transaction). A rename
-// cut off halfway is finished by the next Register of the same user.
+// every copy of it (predictions, standings, league rows); a rename cut off halfway is
+// finished by the next Register of the same user (see users.Accounts.Register). Returns
+// BAD_USER_INPUT for a bad id or name.
 func (s *Store) Register(ctx context.Context, id, name string) (domain.User, error) {
-	uid, err := parseUserID(id)
-	if err != nil {
-		return domain.User{}, err
-	}
-	if name, err = domain.CleanPlayerName(name); err != nil {
-		return domain.User{}, err
-	}
-	defer s.forgetPlayerPages(false) // the name is on leaderboard and standings rows
-	row, err := s.setUserName(ctx, uid, name, nil)
-	if err != nil {
-		return domain.User{}, err
-	}
-	standings, err := s.propagateName(ctx, uid, row)
-	if err != nil {
-		return domain.User{}, err
-	}
-	return domain.User{ID: id, Name: row.Name, Standings: standings}, nil
+	return s.accounts.Register(ctx, id, name)
 }
 
-// setUserName writes the user item with name, bumping nameVersion on a change. With audit
-// (a moderation rename: RenamePlayer), the user must exist (else NOT_FOUND) and a change is
-// one transaction of the update and audit(the old name).
-func (s *Store) setUserName(ctx context.Context, uid userID, name string, audit func(old string) (types.TransactWriteItem, error)) (userRow, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, err := s.getUserRow(ctx, uid, true)
-		if err != nil {
-			return userRow{}, err
-		}
-		if cur == nil && audit != nil {
-			return userRow{}, domain.Errorf(domain.CodeNotFound, "player %q has no profile", uid)
-		}
-		if cur == nil {
-			row := s.newUserRow(uid, name)
-			put, err := s.put(row, false)
-			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
-			}
-			_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-				TableName: put.Put.TableName, Item: put.Put.Item,
-				ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
-			})
-			if isConditionFailed(err) {
-				continue
-			}
-			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: register %s: %w", uid, err)
-			}
-			return row, nil
-		}
-		if cur.Name == name {
-			return *cur, nil
-		}
-		expr, err := expression.NewBuilder().
-			WithUpdate(expression.Set(expression.Name("name"), expression.Value(name)).
-				Set(expression.Name("nameVersion"), expression.Value(cur.NameVersion+1))).
-			WithCondition(expression.Name("nameVersion").Equal(expression.Value(cur.NameVersion))).Build()
-		if err != nil {
-			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		if audit != nil {
-			entry, err := audit(cur.Name)
-			if err != nil {
-				return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-			}
-			err = s.transactRetry(ctx, []types.TransactWriteItem{{Update: &types.Update{
-				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
-				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-			}}, entry})
-			if _, cancelled := cancellationReasons(err); cancelled {
-				continue
-			}
-		} else {
-			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: pkKey(userPK(uid), userSK),
-				UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-				ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-			})
-			if isConditionFailed(err) {
-				continue
-			}
-		}
-		if err != nil {
-			return userRow{}, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		cur.Name, cur.NameVersion = name, cur.NameVersion+1
-		return *cur, nil
-	}
-	return userRow{}, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
+// GetProfile returns a user's profile alone (id and name; no standings, no predictions):
+// one eventually consistent GetItem of the profile item, for a selection that asks for
+// nothing else (`me { id name }`). NOT_FOUND if the user never registered, as GetUser.
+func (s *Store) GetProfile(ctx context.Context, id string) (domain.User, error) {
+	return s.accounts.Profile(ctx, id)
 }
 
-// propagateName copies user's name onto every item of their partition whose copy is older,
-// until a read finds none; it returns the user's standings as last read.
-func (s *Store) propagateName(ctx context.Context, uid userID, user userRow) ([]domain.Standing, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		q, err := s.newQuery("", expression.Key(attrPK).Equal(expression.Value(userPK(uid))), 0, false)
-		if err != nil {
-			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		q.ConsistentRead = aws.Bool(true)
-		var (
-			stale   []keys
-			leagues []membershipRow // league rows with an older name (leagues.go)
-		)
-		standings := []domain.Standing{}
-		err = s.queryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-			t := itemType(item)
-			if t == typeMembership {
-				var m membershipRow
-				err := attributevalue.UnmarshalMap(item, &m)
-				if err == nil && m.UserNameVersion < user.NameVersion {
-					leagues = append(leagues, m)
-				}
-				return err == nil, err
-			}
-			if t != typePrediction && t != typeStanding {
-				return true, nil
-			}
-			var row struct {
-				keys
-				UserNameVersion int `dynamodbav:"userNameVersion"`
-			}
-			if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-				return false, err
-			}
-			if row.UserNameVersion < user.NameVersion {
-				stale = append(stale, row.keys)
-			}
-			if t == typeStanding {
-				var st standingRow
-				if err := attributevalue.UnmarshalMap(item, &st); err != nil {
-					return false, err
-				}
-				st.UserName = user.Name
-				standings = append(standings, st.toDomain())
-			}
-			return true, nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		if len(stale) == 0 && len(leagues) == 0 {
-			return standings, nil
-		}
-		if len(leagues) > 0 {
-			err := s.renameInLeagues(ctx, uid, user, leagues)
-			if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
-				return nil, fmt.Errorf("dynamo: rename %s in leagues: %w", uid, err)
-			}
-		}
-		expr, err := expression.NewBuilder().
-			WithUpdate(expression.Set(expression.Name("userName"), expression.Value(user.Name)).
-				Set(expression.Name("userNameVersion"), expression.Value(user.NameVersion))).
-			WithCondition(expression.Name("userNameVersion").LessThan(expression.Value(user.NameVersion))).Build()
-		if err != nil {
-			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		err = s.updateEach(ctx, stale, expr)
-		if _, cancelled := cancellationReasons(err); err != nil && !cancelled {
-			return nil, fmt.Errorf("dynamo: rename %s: %w", uid, err)
-		}
-		// Done, or something changed under us: read again until nothing is stale.
-	}
-	return nil, domain.Errorf(domain.CodeConflict, "the profile kept changing; try again")
+// RenamePlayer renames a player's profile (admins: the resolver checks) as Register does,
+// with an audit entry (see users.Accounts.RenamePlayer). Renaming to the same name writes
+// nothing. Returns BAD_USER_INPUT for a bad id or name and NOT_FOUND for a player without
+// a profile.
+func (s *Store) RenamePlayer(ctx context.Context, id, name string) (domain.User, error) {
+	return s.accounts.Rename(ctx, id, name)
+}
+
+// DeleteUser deletes a player's account: it leaves their leagues, deletes each prediction
+// and standing with what counts it, rebuilds the rank tables it touched and deletes the
+// profile; scored results of others do not change, and a call cut off halfway is finished
+// by the next (see users.Accounts.DeleteUser).
+func (s *Store) DeleteUser(ctx context.Context, user string) error {
+	return s.accounts.Delete(ctx, user)
 }

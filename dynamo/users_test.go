@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // nameCopies returns (name, version) of every prediction and standing in user's partition.
@@ -19,14 +20,14 @@ func (f *fixture) nameCopies(user string) map[string]string {
 	out, err := f.db.Query(ctxT(f.t), &dynamodb.QueryInput{
 		TableName: aws.String(f.table), ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(userPK(userID(user)))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.StringValue(table.UserPK(table.UserID(user)))},
 	})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	copies := map[string]string{}
 	for _, item := range out.Items {
-		if t := itemType(item); t != typePrediction && t != typeStanding {
+		if t := table.ItemType(item); t != table.TypePrediction && t != table.TypeStanding {
 			continue
 		}
 		var row struct {
@@ -47,10 +48,10 @@ func (f *fixture) nameCopies(user string) map[string]string {
 func (f *fixture) setNameCopy(user, sk, name string, version int) {
 	f.t.Helper()
 	_, err := f.db.UpdateItem(ctxT(f.t), &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.table), Key: pkKey(userPK(userID(user)), sk),
+		TableName: aws.String(f.table), Key: table.Key(table.UserPK(table.UserID(user)), sk),
 		UpdateExpression: aws.String("SET userName = :n, userNameVersion = :v"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": str(name), ":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)},
+			":n": table.StringValue(name), ":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)},
 		},
 	})
 	if err != nil {
@@ -120,35 +121,35 @@ func TestRegister(t *testing.T) {
 		if again.Name != "Rhea" {
 			t.Errorf("re-register %+v", again)
 		}
-		if row := f.getRaw(userPK("r-create"), userSK); itemString(row, "name") != "Rhea" {
+		if row := f.getRaw(table.UserPK("r-create"), table.UserSK); table.ItemString(row, "name") != "Rhea" {
 			t.Errorf("user item %v", row)
 		}
 	})
 
 	t.Run("RenamePropagatesToPredictionsAndStandings", func(t *testing.T) {
 		t.Parallel()
-		u, err := s.Register(ctx, "r-rename", "New Name")
+		u, err := s.Register(ctx, "r-rename", "scoring.New Name")
 		mustOK(t, err)
-		if u.Name != "New Name" || len(u.Standings) != 1 || u.Standings[0].User.Name != "New Name" || u.Standings[0].Points != 15 {
+		if u.Name != "scoring.New Name" || len(u.Standings) != 1 || u.Standings[0].User.Name != "scoring.New Name" || u.Standings[0].Points != 15 {
 			t.Errorf("returned user %+v", u)
 		}
-		allCopies(t, "r-rename", "New Name", 2)
+		allCopies(t, "r-rename", "scoring.New Name", 2)
 		p, err := s.GetPrediction(ctx, "r-rename", open.ID, true)
 		mustOK(t, err)
-		if p.User.Name != "New Name" {
+		if p.User.Name != "scoring.New Name" {
 			t.Errorf("prediction name %q", p.User.Name)
 		}
 		st, err := s.Standings(ctx, 2030, 10, "")
 		mustOK(t, err)
 		for _, row := range st.Items {
-			if row.User.ID == "r-rename" && row.User.Name != "New Name" {
+			if row.User.ID == "r-rename" && row.User.Name != "scoring.New Name" {
 				t.Errorf("standing name %q", row.User.Name)
 			}
 		}
 		_, lb, err := s.GetEventWithLeaderboard(ctx, scored.ID, 10, true)
 		mustOK(t, err)
 		for _, row := range lb.Items {
-			if row.User.ID == "r-rename" && row.User.Name != "New Name" {
+			if row.User.ID == "r-rename" && row.User.Name != "scoring.New Name" {
 				t.Errorf("leaderboard name %q", row.User.Name)
 			}
 		}
@@ -161,8 +162,8 @@ func TestRegister(t *testing.T) {
 		mustOK(t, err)
 		allCopies(t, "r-cut", "Cut Name", 2)
 		// The user item holds version 2; two copies never got there.
-		f.setNameCopy("r-cut", eventSK(eventID(open.ID)), "Old r-cut", 1)
-		f.setNameCopy("r-cut", standingSK(2030), "Old r-cut", 1)
+		f.setNameCopy("r-cut", table.EventSK(table.EventID(open.ID)), "Old r-cut", 1)
+		f.setNameCopy("r-cut", table.StandingSK(2030), "Old r-cut", 1)
 		u, err := s.Register(ctx, "r-cut", "Cut Name")
 		mustOK(t, err)
 		allCopies(t, "r-cut", "Cut Name", 2)
@@ -176,7 +177,7 @@ func TestRegister(t *testing.T) {
 		f := f.on(t)
 		_, err := s.Register(ctx, "r-newer", "Second")
 		mustOK(t, err)
-		f.setNameCopy("r-newer", eventSK(eventID(scored.ID)), "Old r-newer", 1)
+		f.setNameCopy("r-newer", table.EventSK(table.EventID(scored.ID)), "Old r-newer", 1)
 		_, err = s.Register(ctx, "r-newer", "Third")
 		mustOK(t, err)
 		allCopies(t, "r-newer", "Third", 3)

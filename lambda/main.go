@@ -37,6 +37,7 @@ import (
 
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/server"
 )
 
@@ -72,7 +73,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		return nil, err
 	}
 	log := slog.New(requestIDHandler{slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel})})
-	client, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint)
+	client, err := ddb.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		return nil, err
 	}

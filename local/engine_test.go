@@ -20,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/testlog"
@@ -287,14 +289,14 @@ func TestOlderLayoutIsRefusedWithFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(eng.Stop)
-	client, err := dynamo.NewClient(t.Context(), eng.Endpoint)
+	client, err := ddb.NewClient(t.Context(), eng.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := dynamo.New(client, "pickem").EnsureTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	old := dynamo.EventItemKey("2020-01-01-old-show")
+	old := table.EventItemKey("2020-01-01-old-show")
 	old["type"] = &types.AttributeValueMemberS{Value: "event"}
 	old["id"] = &types.AttributeValueMemberS{Value: "2020-01-01-old-show"}
 	if _, err := client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String("pickem"), Item: old}); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/demo"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/playground"
@@ -132,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		}()
 		endpoint, engineExited = eng.Endpoint, eng.Done()
 	}
-	client, err := dynamo.NewClient(ctx, endpoint)
+	client, err := ddb.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ const signInHint = "Signed out you can read events, leaderboards, standings and 
 
 // seedDemo loads the demo data into table if it holds nothing at all.
 func seedDemo(ctx context.Context, client *dynamodb.Client, table string, shards int, log *slog.Logger) error {
-	empty, err := dynamo.TableEmpty(ctx, client, table)
+	empty, err := ddb.TableEmpty(ctx, client, table)
 	if err != nil {
 		return err
 	}

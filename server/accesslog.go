@@ -13,7 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/pickem/api/auth"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // The access log: one line per request, at info, written when the response is done:
@@ -48,7 +48,7 @@ func infoFrom(ctx context.Context) *requestInfo {
 func accessLog(log *slog.Logger, extra func(*http.Request) []slog.Attr, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ctx, cost := dynamo.WithCost(r.Context())
+		ctx, cost := ddb.WithCost(r.Context())
 		ri := &requestInfo{caller: "anonymous"}
 		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
 		sw := &statusWriter{ResponseWriter: w}

@@ -13,20 +13,21 @@ import (
 
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 // DefaultMaxDynamoDBCalls is the most DynamoDB calls one request may plan (FieldCosts),
 // sized for the largest counts an event, a season or a league can have: the frontend's
 // screens plan at most 3 (the event card with the caller's picks and their rank, the
 // profile with its ranks, submitPrediction) beside the ranked lists; a leaderboard or
-// standings page is one Query per shard, at most dynamo.MaxShards in parallel, and a
+// standings page is one Query per shard, at most table.MaxShards in parallel, and a
 // league's standings 1 + leagueBatches. The largest operation is the admin's updateEvent
 // renaming an event of MaxShards shards with predictions, 4 + 2×dynamo.MaxLockCopyBatches
 // + MaxShards (its lock copies read and synced, 100 a call, then one Query per shard to
 // find the predictions' name copies); plus one. Every screen is one request, and a client
 // that wants more sends more requests, each paying API Gateway's throttle; two ranked pages
 // of events of many shards do not fit in one request.
-const DefaultMaxDynamoDBCalls = 5 + 2*dynamo.MaxLockCopyBatches + dynamo.MaxShards
+const DefaultMaxDynamoDBCalls = 5 + 2*dynamo.MaxLockCopyBatches + table.MaxShards
 
 // plannedCallsStat is the operation stats key of the calls the budget planned.
 const plannedCallsStat = "PickemPlannedCalls"
@@ -70,16 +71,16 @@ var FieldCosts = []FieldCost{
 	{Field: "Query.events", Calls: 1, Note: "1 Query (main `PK = EVENT`)"},
 	{Field: "Query.event", Calls: 1, Note: "1 Query (GSI `EVENT#<id>`): the card, none when the read cache has it; when the index lags behind a card change, GetItem ∥ Query of the table more"},
 	{Field: "Query.prediction", Calls: 2, Note: "1 GetItem; with `rank` selected, a scored prediction's rank: 1 BatchGetItem of its event's rank table, none when the read cache has it; another player's unscored prediction: 1 consistent GetItem of the event's row instead (has it locked?)"},
-	{Field: "Query.standings", Calls: 1 + dynamo.MaxShards, Note: "a season of one shard: 1 Query (GSI `STANDINGS#<season>`: the season's item, then the page); of more: 1 Query per shard, in parallel (`STANDINGS#<season>#<ss>`), merged, and the first time a process reads the season, the season's Query before them; the first page none when the read cache has it"},
+	{Field: "Query.standings", Calls: 1 + table.MaxShards, Note: "a season of one shard: 1 Query (GSI `STANDINGS#<season>`: the season's item, then the page); of more: 1 Query per shard, in parallel (`STANDINGS#<season>#<ss>`), merged, and the first time a process reads the season, the season's Query before them; the first page none when the read cache has it"},
 	{Field: "Query.user", Calls: 3, Note: "without `standings` or `predictions` selected, 1 GetItem of the profile item; otherwise 1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips predictions of events still open (1 Query more per `first` + 6 of them); ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache, and on another player's profile, in the same consistent BatchGetItem, the rows of the unscored predictions' events dated today or later (have they locked?)"},
 	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
-	{Field: "Event.leaderboard", Calls: 1 + dynamo.MaxShards, FreeUnder: []string{"Query.event"}, FreeCalls: dynamo.MaxShards, ZeroUnder: []string{"EventEdge.node"},
+	{Field: "Event.leaderboard", Calls: 1 + table.MaxShards, FreeUnder: []string{"Query.event"}, FreeCalls: table.MaxShards, ZeroUnder: []string{"EventEdge.node"},
 		Note: "an event of one shard: under `event(id)` none (the card's Query reads the top of the leaderboard with it: GSI `EVENT#<id>` from `CARD#` to the last score), after a cursor 1 Query; of more: 1 Query per shard, all at once (`EVENT#<id>#<ss>`), merged, the rows without their picks unless `picks` is selected (same capacity, a fraction of the bytes), under `event(id)` at the same time as the card's Query once the process knows the event; the first page none when the read cache has it, or has the card of an event without a leaderboard; the same first page again is free; refused on `events` rows"},
 	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem (with the events' rows, as `user`)"},
 	{Field: "Mutation.register", Calls: 7, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left; of a player in leagues: 1 BatchGetItem (the leagues they own) and 1 TransactWriteItems (their league rows) more"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
 	{Field: "Mutation.createEvent", Calls: 2 + dynamo.MaxLockCopyBatches, Note: "PutItem of its season's item (unless the process knows it: a season's first event gives it its shard count), TransactWriteItems (the event, its card and, when they fit, its lock copies: one at one shard); otherwise TransactWriteItems of its lock copies, 100 a transaction (256 copies at 16 shards: 3)"},
-	{Field: "Mutation.updateEvent", Calls: dynamo.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each); a new name or start: 1 Query per shard and 1 TransactWriteItems per 99 predictions"},
+	{Field: "Mutation.updateEvent", Calls: table.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each); a new name or start: 1 Query per shard and 1 TransactWriteItems per 99 predictions"},
 	{Field: "Mutation.addMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "GetItem ∥ Query, BatchGetItems of the lock copies (100 keys each), TransactWriteItems, TransactWriteItems of the lock copies (100 each)"},
 	{Field: "Mutation.updateMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Mutation.removeMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},

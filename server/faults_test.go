@@ -22,6 +22,8 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/awsfaithful"
 	"github.com/pickem/api/internal/capacity"
 	"github.com/pickem/api/internal/dynamotest"
@@ -34,7 +36,7 @@ import (
 var faultDeadline = flag.Duration("fault-deadline", 3*time.Second, "request deadline of TestUnderEveryFault")
 
 // faultEnv is the API over the AWS-faithful engine, behind toxiproxy, with the production
-// client settings (dynamo.RetryOption).
+// client settings (ddb.RetryOption).
 type faultEnv struct {
 	*env
 	eng    *awsfaithful.Engine
@@ -50,7 +52,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	engClock := testclock.New(t0)
 	eng := awsfaithful.New(t, awsfaithful.Config{Now: engClock.Now, Capacity: capacity.Uniform(capacity.AWS)})
 	netw := awsfaithful.NewNetwork(t, eng.Endpoint())
-	db := dynamotest.Client(t, dynamo.CostOption, dynamo.RetryOption, func(o *dynamodb.Options) {
+	db := dynamotest.Client(t, ddb.CostOption, ddb.RetryOption, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(netw.Endpoint())
 	})
 	t.Cleanup(func() { db.Options().HTTPClient.(*http.Client).CloseIdleConnections() })
@@ -182,15 +184,15 @@ func starve(match func(capacity.Partition) bool, reads, writes bool) func(capaci
 
 var faultCases = []faultCase{
 	{"ThrottledTablePartition", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index == "" && strings.HasPrefix(p.Key, "USER#") }, true, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index == "" && strings.HasPrefix(p.Key, table.UserKeyPrefix) }, true, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"ThrottledIndexPartition", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == "EVENT#"+f.ev.ID }, true, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == table.EventIndexPartition(f.ev.ID) }, true, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"ThrottledIndexWrites", func(t *testing.T, f *faultEnv) func() {
-		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == "EVENT#"+f.ev.ID }, false, true))
+		f.eng.SetCapacity(starve(func(p capacity.Partition) bool { return p.Index != "" && p.Key == table.EventIndexPartition(f.ev.ID) }, false, true))
 		return func() { f.eng.SetCapacity(capacity.Uniform(capacity.AWS)) }
 	}},
 	{"TransactionConflict", func(t *testing.T, f *faultEnv) func() {
@@ -200,14 +202,14 @@ var faultCases = []faultCase{
 		return f.holdEvent(t, 300*time.Millisecond)
 	}},
 	{"LatencyOverAttemptTimeout", func(t *testing.T, f *faultEnv) func() {
-		if err := f.net.Latency(dynamo.AttemptTimeout + 500*time.Millisecond); err != nil {
+		if err := f.net.Latency(ddb.AttemptTimeout + 500*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		return f.net.Clear
 	}},
 	{"LostWriteAnswer", func(t *testing.T, f *faultEnv) func() {
 		// The transaction is applied; its answer comes back after the attempt timeout.
-		return f.eng.DelayAnswers(func(op string) bool { return op == "TransactWriteItems" }, dynamo.AttemptTimeout+500*time.Millisecond)
+		return f.eng.DelayAnswers(func(op string) bool { return op == "TransactWriteItems" }, ddb.AttemptTimeout+500*time.Millisecond)
 	}},
 	{"ConnectionReset", func(t *testing.T, f *faultEnv) func() {
 		if err := f.net.ResetPeer(); err != nil {
@@ -228,10 +230,10 @@ var faultCases = []faultCase{
 // function is called, or for release if that is not 0.
 func (f *faultEnv) holdEvent(t *testing.T, release time.Duration) func() {
 	t.Helper()
-	pk, sk := dynamo.LockCopyKey(f.ev.ID, "player-q", 1)
+	pk, sk := table.LockCopyKey(f.ev.ID, "player-q", 1)
 	holder := "player-r"
 	for i := 0; ; i++ {
-		if p, _ := dynamo.LockCopyKey(f.ev.ID, holder, 1); p == pk {
+		if p, _ := table.LockCopyKey(f.ev.ID, holder, 1); p == pk {
 			break
 		}
 		holder = fmt.Sprintf("player-r%d", i)

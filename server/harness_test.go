@@ -16,6 +16,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testclock"
 	"github.com/pickem/api/server"
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 func newEnvShards(t *testing.T, shards int, opts ...envOption) *env {
 	t.Helper()
 	calls := &atomic.Int64{}
-	db := dynamotest.Client(t, dynamo.CostOption, countCalls(calls))
+	db := dynamotest.Client(t, ddb.CostOption, countCalls(calls))
 	clock := testclock.New(t0)
 	store := dynamo.New(db, dynamotest.TableName(), dynamo.WithClock(clock.Now), dynamo.WithScoreShards(shards))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/hostile"
 	"github.com/pickem/api/server"
 )
@@ -63,7 +64,7 @@ func TestHostileRow1Aliases(t *testing.T) {
 		b.WriteString(" }")
 		return hostile.Request{Query: b.String(), Variables: map[string]any{"e": hostile.EventID}}
 	}
-	events := server.DefaultMaxDynamoDBCalls - (1 + dynamo.MaxShards)
+	events := server.DefaultMaxDynamoDBCalls - (1 + table.MaxShards)
 	t.Run("OverTheBudget", func(t *testing.T) {
 		before := e.calls.Load()
 		r := refused(t, e, before, e.postJSON(t, "", budget(events+1)), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
@@ -313,7 +314,7 @@ func TestHostileClientLeft(t *testing.T) {
 // with events and seasons of the most shards (and so lock copies) production allows.
 func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 	t.Parallel()
-	e := newEnvShards(t, dynamo.MaxShards) // what production plans
+	e := newEnvShards(t, table.MaxShards) // what production plans
 	f := newScoredFixture(t, e, "Budget Bash")
 	tok := f.tokens[f.players[0]]
 	type costExt struct {
@@ -327,12 +328,12 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		planned int
 	}{
 		"Events":                 {`{ events(first: 5) { edges { cursor } } }`, nil, 1},
-		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1 + dynamo.MaxShards},
+		"EventWithLeaderboard":   {eventOp, map[string]any{"id": f.ev.ID, "first": 2}, 1 + table.MaxShards},
 		"EventAndPrediction":     {`query($id: ID!) { event(id: $id) { id } prediction(eventId: $id) { points } }`, map[string]any{"id": f.ev.ID}, 3},
-		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 2 + dynamo.MaxShards},
-		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1 + dynamo.MaxShards},
+		"LeaderboardAfter":       {`query($id: ID!, $after: String) { event(id: $id) { leaderboard(first: 2, after: $after) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID, "after": after}, 2 + table.MaxShards},
+		"TwoSameLeaderboards":    {`query($id: ID!) { event(id: $id) { a: leaderboard(first: 2) { edges { cursor } } b: leaderboard(first: 2) { edges { cursor } } } }`, map[string]any{"id": f.ev.ID}, 1 + table.MaxShards},
 		"ProfileWithPredictions": {`query($u: ID!) { user(id: $u) { name predictions(first: 2) { edges { cursor } } } }`, map[string]any{"u": f.players[1]}, 3},
-		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 4 + dynamo.MaxShards},
+		"MeAndStandings":         {`{ me { id predictions { edges { cursor } } } standings(season: 2030) { edges { cursor } } }`, nil, 4 + table.MaxShards},
 		"MergedAliases":          {`query($id: ID!) { event(id: $id) { id } event(id: $id) { name } }`, map[string]any{"id": f.ev.ID}, 1},
 		"SkippedField":           {`query($id: ID!) { event(id: $id) { id } standings(season: 2030) @skip(if: true) { edges { cursor } } }`, map[string]any{"id": f.ev.ID}, 1},
 		"ListRowLeaderboard":     {`{ events(first: 2) { edges { node { id } } } }`, nil, 1},
@@ -355,7 +356,7 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 		before := e.calls.Load()
 		q := `query($id: ID!) { event(id: $id) { a: leaderboard(first: 1) { pageInfo { endCursor } } b: leaderboard(first: 2) { edges { cursor } } } }`
 		r := refused(t, e, before, e.postJSON(t, tok, hostile.Request{Query: q, Variables: map[string]any{"id": f.ev.ID}}), http.StatusUnprocessableEntity, server.CodeLimitExceeded)
-		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(2+2*dynamo.MaxShards) {
+		if limitOf(r) != "dynamodbCalls" || r.Errors[0].Extensions["requested"] != float64(2+2*table.MaxShards) {
 			t.Fatalf("errors %+v", r.Errors)
 		}
 	})
@@ -372,7 +373,7 @@ func TestDynamoDBBudgetPlansAtLeastWhatRuns(t *testing.T) {
 			{"SubmitPrediction", tok, `mutation($e: ID!, $m: ID!) { submitPrediction(eventId: $e, picks: [{matchId: $m, team: 1}]) { eventId } }`,
 				map[string]any{"e": up.ID, "m": up.Matches[0].ID}, 3},
 			{"CreateEvent", admin, `mutation { createEvent(input: {name: "Budget Bonanza", startsAt: "2030-09-09T20:00:00Z"}) { id } }`, nil, 2 + dynamo.MaxLockCopyBatches},
-			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, dynamo.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches},
+			{"UpdateEventRename", admin, `mutation($e: ID!) { updateEvent(id: $e, input: {name: "Budget Renamed"}) { id } }`, map[string]any{"e": up.ID}, table.MaxShards + 4 + 2*dynamo.MaxLockCopyBatches},
 			{"AddMatch", admin, `mutation($e: ID!) { addMatch(eventId: $e, input: {name: "Added", points: 5, teams: [{members: ["A"]}, {members: ["B"]}]}) { id } }`, map[string]any{"e": up.ID}, 3 + 2*dynamo.MaxLockCopyBatches},
 		} {
 			t.Run(c.name, func(t *testing.T) {

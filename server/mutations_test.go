@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 )
 
 const (
@@ -747,7 +747,7 @@ func TestMutationSetResult(t *testing.T) {
 func shardsOf[V any](players map[string]V) int {
 	shards := map[int]bool{}
 	for id := range players {
-		shards[dynamo.ShardOf(id, 1)] = true
+		shards[table.ShardOf(id, 1)] = true
 	}
 	return len(shards)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // TestWriteResponseMatchesWriteJSON: writeResponse writes exactly what writeJSON
@@ -31,7 +31,7 @@ func TestWriteResponseMatchesWriteJSON(t *testing.T) {
 	}
 	pathErr := &gqlerror.Error{Message: `bad <input> & "more"`, Path: ast.Path{ast.PathName("events"), ast.PathIndex(0)},
 		Extensions: map[string]any{"code": "BAD_USER_INPUT"}}
-	cost := &dynamo.CostSnapshot{Calls: 2, Operations: map[string]int{"Query": 1, "GetItem": 1}}
+	cost := &ddb.CostSnapshot{Calls: 2, Operations: map[string]int{"Query": 1, "GetItem": 1}}
 	long := &gqlerror.Error{Message: `"` + strings.Repeat("x", 300) + `" is too long`}
 	cases := map[string]*graphql.Response{
 		"DataOnly":            {Data: json.RawMessage(data)},

@@ -23,7 +23,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/graph"
 	"github.com/pickem/api/resolvers"
 )
@@ -178,7 +178,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 	if cfg.CostExtension {
 		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 			resp := next(ctx)
-			if c := dynamo.CostFromContext(ctx); c != nil && resp != nil {
+			if c := ddb.CostFromContext(ctx); c != nil && resp != nil {
 				if resp.Extensions == nil {
 					resp.Extensions = map[string]any{}
 				}
@@ -193,7 +193,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 // costReport is extensions.dynamodb: what the request cost, and what the budget planned
 // (FieldCosts; -1 when the request was refused before planning).
 type costReport struct {
-	dynamo.CostSnapshot
+	ddb.CostSnapshot
 	PlannedCalls int `json:"plannedCalls"`
 }
 
@@ -266,8 +266,8 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		ctx := r.Context()
-		if dynamo.CostFromContext(ctx) == nil { // New's access log counts them already
-			ctx, _ = dynamo.WithCost(ctx)
+		if ddb.CostFromContext(ctx) == nil { // New's access log counts them already
+			ctx, _ = ddb.WithCost(ctx)
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
+	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -171,7 +172,7 @@ func (j *JobModel) page(i int, bytes float64) int {
 	g := j.Reads[i]
 	c := g.Proto
 	total := callBytes(c)
-	var as dynamo.TraceAccesses
+	var as trace.TraceAccesses
 	for _, a := range c.Accesses {
 		share := 1.0
 		if total > 0 {
@@ -551,7 +552,7 @@ func (s *Soundness) checkJob(d Design) {
 	// Measured: units finishing at different times (a few players per shard at the small
 	// sizes) may show fewer at once than the code runs, never more.
 	row("units of work at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= nu(d.Small) ||
-		max(ja.Workers, jb.Workers) <= dynamo.MaxShards, "constant")
+		max(ja.Workers, jb.Workers) <= table.MaxShards, "constant")
 	ca, cb := jobCalls(d.Small), jobCalls(d.Large)
 	closeUnits := func(r *Recording, c jobCall) float64 { return templateUnits(r.Calls, c.closeCalls) }
 	ea, eb := closeUnits(d.Small, ca[len(ca)-1]), closeUnits(d.Large, cb[len(cb)-1])

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -33,7 +33,7 @@ func limited() Params { return Params{Latency: DefaultLatency, Seed: 1, Limits: 
 
 // put is a PutItem of a 1 KB item in a shared partition.
 func put(pk, sk string) Call {
-	return Call{Op: "PutItem", Accesses: dynamo.TraceAccesses{{PK: pk, SK: sk, Kind: "put", Bytes: 1000, WCU: capacity.WriteUnits(1000)}}}
+	return Call{Op: "PutItem", Accesses: trace.TraceAccesses{{PK: pk, SK: sk, Kind: "put", Bytes: 1000, WCU: capacity.WriteUnits(1000)}}}
 }
 
 func TestPartitionThrottlesAbove1000WCUInOneSecond(t *testing.T) {
@@ -62,7 +62,7 @@ func TestIndexThrottlesTheTableWriteThatFeedsIt(t *testing.T) {
 	// Writes to 1,001 distinct table partitions, all feeding one index partition.
 	var calls []Call
 	for i := 0; i < 1001; i++ {
-		calls = append(calls, Call{Op: "PutItem", Accesses: dynamo.TraceAccesses{
+		calls = append(calls, Call{Op: "PutItem", Accesses: trace.TraceAccesses{
 			{PK: "USER#{p1}", SK: "EVENT#e", Kind: "put", Bytes: 500, WCU: 1},
 			{Index: "GSI", PK: "EVENT#e", SK: "UNSCORED#{p1}", Kind: "put", Bytes: 500, WCU: 1},
 		}})
@@ -87,7 +87,7 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 		t.Errorf("units %g + %g, want 1 (old entry < 1 KB) + 2 (new entry > 1 KB)", ws[0].Units, ws[1].Units)
 	}
 	// The model charges both to the index partition, at standard cost in a transaction.
-	c := compile(Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{
+	c := compile(Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
 		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 1100, WCU: capacity.Transaction * capacity.WriteUnits(1100)},
 		{Index: "GSI", PK: "EVENT#e", SK: ws[0].Key.Sort, Kind: ws[0].Kind, Txn: true, Bytes: ws[0].Size, WCU: ws[0].Units},
 		{Index: "GSI", PK: "EVENT#e", SK: ws[1].Key.Sort, Kind: ws[1].Kind, Txn: true, Bytes: ws[1].Size, WCU: ws[1].Units},
@@ -102,7 +102,7 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 
 func TestConcurrentTransactionsOnOneItemConflict(t *testing.T) {
 	tx := func(pk string) Call {
-		return Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{
+		return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
 			{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2},
 			{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2},
 		}}
@@ -123,7 +123,7 @@ func TestConcurrentTransactionsOnOneItemConflict(t *testing.T) {
 	}
 	// Players' own items never conflict with each other.
 	own := func(pk string) Call {
-		return Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2}}}
+		return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2}}}
 	}
 	if r := Run(job(1, own("USER#{p1}"), own("USER#{p1}")), LoadScore, limited()); r.Conflicts != 0 {
 		t.Errorf("own items: %d conflicts, want 0", r.Conflicts)
@@ -131,7 +131,7 @@ func TestConcurrentTransactionsOnOneItemConflict(t *testing.T) {
 }
 
 func TestStoreRetriesAConflictAsProbed(t *testing.T) {
-	tx := Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2}}}
+	tx := Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2}}}
 	w := job(2, tx)
 	w.Rec.StoreRetries = []StoreRetry{{Load: LoadScore, Op: "TransactWriteItems", Error: ErrTxConflict, Attempts: 3, GapsMs: []float64{50, 50}}}
 	r := Run(w, LoadScore, limited())
@@ -141,7 +141,7 @@ func TestStoreRetriesAConflictAsProbed(t *testing.T) {
 }
 
 func TestFrontDoorStageThrottle(t *testing.T) {
-	w := &Workload{Players: 1000, Calls: []Call{{Op: "GetItem", Accesses: dynamo.TraceAccesses{{PK: "USER#{p1}", SK: "USER", Kind: "read", Items: 1, Bytes: 100, RCU: 1}}}},
+	w := &Workload{Players: 1000, Calls: []Call{{Op: "GetItem", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "USER", Kind: "read", Items: 1, Bytes: 100, RCU: 1}}}},
 		Requests: map[string][]Template{LoadCard: {{Count: 1, Stages: [][]int{{0}}}}},
 		Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{Stage: Throttle{Rate: 10, Burst: 20}, TimeoutSeconds: 10}}}
 	r := Run(w, LoadCard, limited())
@@ -171,8 +171,8 @@ func TestProfileShares(t *testing.T) {
 // scoringJob is a job of units work units (each one transaction on a player's partition),
 // workers at once, whose every scoreEvent call first reads mb MB of a shared partition.
 func scoringJob(units, workers int, mb float64) *Workload {
-	read := Call{Op: "Query", Accesses: dynamo.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 1000, Bytes: 1 << 20, RCU: 128}}}
-	unit := Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 800, WCU: 2}}}
+	read := Call{Op: "Query", Accesses: trace.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 1000, Bytes: 1 << 20, RCU: 128}}}
+	unit := Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 800, WCU: 2}}}
 	w := &Workload{Players: 1000, Calls: []Call{read, unit}, Rec: &Recording{SDK: SDKRetry{MaxAttempts: 1},
 		FrontDoor: FrontDoor{TimeoutSeconds: 29, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
 	j := &JobModel{Workers: workers, w: w, pages: map[[2]int]int{}, Work: []Template{{Count: 1, Stages: [][]int{{1}}}},
@@ -214,7 +214,7 @@ func TestScoringNeverFinishesWhenItsReadOutlastsTheTimeout(t *testing.T) {
 // lockTx is a submit's transaction as the sharded layout records it: the player's lock copy
 // (shard 5 of 64) updated, their prediction put, its index entry in shard 5 of 16.
 func lockTx() Call {
-	return Call{Op: "TransactWriteItems", Accesses: dynamo.TraceAccesses{
+	return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
 		{PK: "EVENT#e#{05%64}", SK: "LOCK", Kind: "update", Txn: true, Bytes: 250, WCU: 2},
 		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 800, WCU: 2},
 		{Index: "GSI", PK: "EVENT#e#{05%16}", SK: "UNSCORED#{p1}", Kind: "put", Txn: true, Bytes: 800, WCU: 1},
@@ -270,8 +270,8 @@ func TestConcurrentTransactionsConflictOnlyOnTheSameLockCopy(t *testing.T) {
 }
 
 func TestReadCacheFillsOncePerInstancePerTTL(t *testing.T) {
-	card := Call{Op: "Query", Cache: "card|e", Accesses: dynamo.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 10, Bytes: 3000, RCU: 0.5}}}
-	mine := Call{Op: "GetItem", Accesses: dynamo.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 0.5}}}
+	card := Call{Op: "Query", Cache: "card|e", Accesses: trace.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 10, Bytes: 3000, RCU: 0.5}}}
+	mine := Call{Op: "GetItem", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 0.5}}}
 	w := func(ttl float64) *Workload {
 		return &Workload{Players: 100_000, Calls: []Call{card, mine},
 			Requests: map[string][]Template{LoadCard: {{Count: 1, Stages: [][]int{{0, 1}}}}},

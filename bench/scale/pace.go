@@ -32,7 +32,7 @@ func paceWrites(c Call) []paceUse {
 		return nil
 	}
 	units := map[string]float64{}
-	// An item's index writes follow its table write (dynamo.Recorder); per index partition,
+	// An item's index writes follow its table write (trace.Recorder); per index partition,
 	// the old entry's size if the item's key there changed, else the entry's.
 	type entry struct {
 		deleted, written int // bytes; -1: none

@@ -7,7 +7,8 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -32,14 +33,14 @@ func TestPaceBucketReservesAsRateLimiter(t *testing.T) {
 // pacedTx is a scoring transaction as recorded: n players' predictions, each an index key
 // change in one event shard partition (the old entry oldBytes, the new one newBytes).
 func pacedTx(n, oldBytes, newBytes int) Call {
-	var as dynamo.TraceAccesses
+	var as trace.TraceAccesses
 	for range n {
 		as = append(as,
-			dynamo.TraceAccess{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: newBytes, WCU: capacity.Transaction * capacity.WriteUnits(newBytes)},
-			dynamo.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "UNSCORED#{p1}", Kind: "delete", Txn: true, Bytes: oldBytes, WCU: capacity.WriteUnits(oldBytes)},
-			dynamo.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "SCORE#{n}#{p1}", Kind: "put", Txn: true, Bytes: newBytes, WCU: capacity.WriteUnits(newBytes)})
+			trace.TraceAccess{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: newBytes, WCU: capacity.Transaction * capacity.WriteUnits(newBytes)},
+			trace.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "UNSCORED#{p1}", Kind: "delete", Txn: true, Bytes: oldBytes, WCU: capacity.WriteUnits(oldBytes)},
+			trace.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "SCORE#{n}#{p1}", Kind: "put", Txn: true, Bytes: newBytes, WCU: capacity.WriteUnits(newBytes)})
 	}
-	as = append(as, dynamo.TraceAccess{PK: "EVENT#e#00", SK: "SCORING", Kind: "update", Txn: true, Bytes: 800, WCU: 2})
+	as = append(as, trace.TraceAccess{PK: "EVENT#e#00", SK: "SCORING", Kind: "update", Txn: true, Bytes: 800, WCU: 2})
 	return Call{Op: "TransactWriteItems", Accesses: as}
 }
 
@@ -74,8 +75,8 @@ func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
 		t.Fatalf("not complete: %v", r.Errors)
 	}
 	busiest, where := r.MaxWCU()
-	if busiest > dynamo.PartitionWriteUnits || busiest < 0.9*dynamo.PartitionWriteUnits || where != "GSI EVENT#e#00" {
-		t.Errorf("busiest second %g WCU on %s, want just under %d on the index partition", busiest, where, dynamo.PartitionWriteUnits)
+	if busiest > scoring.PartitionWriteUnits || busiest < 0.9*scoring.PartitionWriteUnits || where != "GSI EVENT#e#00" {
+		t.Errorf("busiest second %g WCU on %s, want just under %d on the index partition", busiest, where, scoring.PartitionWriteUnits)
 	}
 	// 9,600 units at 750 a second after a burst of 250: about 12.5 s.
 	if want := (9600.0 - 250) / 750; math.Abs(r.Seconds-want) > 0.5 {
@@ -83,7 +84,7 @@ func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
 	}
 	// Without the pace the same job asks far more of the partition.
 	w.Rec.Pace = nil
-	if r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1}); r.Partitions[0].WCU < 2*dynamo.PartitionWriteUnits {
+	if r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1}); r.Partitions[0].WCU < 2*scoring.PartitionWriteUnits {
 		t.Errorf("unpaced: busiest second %g WCU, want well over the limit", r.Partitions[0].WCU)
 	}
 }
@@ -91,7 +92,7 @@ func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
 func TestPaceLetsThroughWhatItUnderestimates(t *testing.T) {
 	// New entries over 1 KB: 3 WCU a player where the code estimates 2.
 	r := Run(pacedJob(100, 819, 1201), LoadScore, Params{Latency: DefaultLatency, Seed: 1})
-	if busiest, _ := r.MaxWCU(); busiest <= dynamo.PartitionWriteUnits {
+	if busiest, _ := r.MaxWCU(); busiest <= scoring.PartitionWriteUnits {
 		t.Errorf("busiest second %g WCU: the model must charge what the writes take, not what the pace estimates", busiest)
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/testclock"
 	"github.com/pickem/api/server"
 )
@@ -88,8 +90,8 @@ type harness struct {
 	scoreMutation string
 }
 
-func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dynamo.API) (*harness, error) {
-	db, err := dynamo.NewClient(ctx, opts.Endpoint)
+func newHarness(ctx context.Context, opts RecordOptions, api func(ddb.API) ddb.API) (*harness, error) {
+	db, err := ddb.NewClient(ctx, opts.Endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +101,7 @@ func newHarness(ctx context.Context, opts RecordOptions, api func(dynamo.API) dy
 		h.log = io.Discard
 	}
 	_, _ = rand.Read(h.secret)
-	var storeAPI dynamo.API = db
+	var storeAPI ddb.API = db
 	if api != nil {
 		storeAPI = api(db)
 	}
@@ -140,18 +142,18 @@ type answer struct {
 
 // send sends one GraphQL request through the handler, recording its DynamoDB calls with
 // rec (nil: not recorded).
-func (h *harness) send(ctx context.Context, sc Screen, token string, vars map[string]any, rec *dynamo.Recorder) (answer, error) {
+func (h *harness) send(ctx context.Context, sc Screen, token string, vars map[string]any, rec *trace.Recorder) (answer, error) {
 	return h.sendTo(ctx, h.handler, sc, token, vars, rec)
 }
 
 // sendTo is send through handler.
-func (h *harness) sendTo(ctx context.Context, handler http.Handler, sc Screen, token string, vars map[string]any, rec *dynamo.Recorder) (answer, error) {
+func (h *harness) sendTo(ctx context.Context, handler http.Handler, sc Screen, token string, vars map[string]any, rec *trace.Recorder) (answer, error) {
 	body, err := json.Marshal(frontend.Request{Query: sc.Document, Variables: vars})
 	if err != nil {
 		return answer{}, err
 	}
 	if rec != nil {
-		ctx = dynamo.WithRecorder(ctx, rec)
+		ctx = trace.WithRecorder(ctx, rec)
 	}
 	req := httptest.NewRequestWithContext(ctx, sc.Method, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -306,7 +308,7 @@ func (h *harness) scoreDoc(ctx context.Context) string {
 // score runs the admin's scoring loop: scoreEvent until the report says complete (a report
 // without "complete" is complete), the calls going through handlers in turn. With rec, it
 // returns every invocation's calls.
-func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, rec *dynamo.Recorder) (invocations [][]dynamo.TraceCall, retried int, err error) {
+func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, rec *trace.Recorder) (invocations [][]trace.TraceCall, retried int, err error) {
 	doc := h.scoreDoc(ctx)
 	for len(invocations) < 100_000 {
 		handler := handlers[len(invocations)%len(handlers)]
@@ -314,7 +316,7 @@ func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, 
 		if err != nil {
 			return invocations, retried, err
 		}
-		var calls []dynamo.TraceCall
+		var calls []trace.TraceCall
 		if rec != nil {
 			calls = rec.Take()
 		}
@@ -387,13 +389,13 @@ func (h *harness) perPlayer(ctx context.Context, load string, players []int, var
 	lt := &LoadTrace{Errors: map[string]int{}}
 	var mu sync.Mutex
 	err := h.each(ctx, players, func(ctx context.Context, p int) error {
-		rec := dynamo.NewRecorder(h.db, h.table)
+		rec := trace.NewRecorder(h.db, h.table)
 		token := ""
 		if sc.SignedIn {
 			token = h.token(PlayerID(p), playerName(p), false)
 		}
 		var a answer
-		var traced []dynamo.TraceCall
+		var traced []trace.TraceCall
 		retried := 0
 		for {
 			var err error
@@ -476,7 +478,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		return nil, err
 	}
 	// Scored without a budget: how many work units the code runs at once.
-	prevJob := dynamo.NewRecorder(nil, h.table) // times only
+	prevJob := trace.NewRecorder(nil, h.table) // times only
 	prevCalls, _, err := h.score(ctx, []http.Handler{h.full}, prev, prevJob)
 	if err != nil {
 		return nil, err
@@ -516,7 +518,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if err := h.results(ctx, show); err != nil {
 		return nil, err
 	}
-	invocations, retried, err := h.score(ctx, []http.Handler{h.handler, h.wide}, show, dynamo.NewRecorder(h.db, h.table))
+	invocations, retried, err := h.score(ctx, []http.Handler{h.handler, h.wide}, show, trace.NewRecorder(h.db, h.table))
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -79,7 +80,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		if rec.Shards != testShards || !strings.Contains(fs, shards) || !strings.Contains(fs, copies) || strings.Contains(fs, "{%1}") {
 			t.Errorf("%d players: recorded at %d shards, sharded partitions %s: want %d shards, %s and %s (lock copies)", rec.Players, rec.Shards, fs, testShards, shards, copies)
 		}
-		if rec.Pace == nil || rec.Pace.WriteUnits != dynamo.PartitionWriteUnits {
+		if rec.Pace == nil || rec.Pace.WriteUnits != scoring.PartitionWriteUnits {
 			t.Errorf("%d players: pace %+v, want the code's", rec.Players, rec.Pace)
 		}
 		if rec.Units.Compared < 50 || rec.Units.Mismatched > 0 {
@@ -111,7 +112,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		paced[c.Family] = c.Estimated > 0
 	}
 	show := showStart.Format("2006-01-02") + "-scale-show"
-	if !paced["GSI "+familyKey(markShard(dynamo.EventShardPartitions(show, testShards)[0], testShards))] {
+	if !paced["GSI "+familyKey(markShard(table.EventShardPartitions(show, testShards)[0], testShards))] {
 		t.Errorf("no pace estimate on the event's index shards: %+v", paceChecks(w))
 	}
 	f := Evaluate(w, Params{Latency: DefaultLatency, Seed: 1}).Figures

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/bench"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -351,7 +351,7 @@ func (r *Report) Markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# One event, %s players: the partition-throughput model\n\n", num(float64(r.Players)))
 	p("Written by `make scale` (`go run ./bench/cmd/scale`) on %s, load average %s. ", r.Generated.UTC().Format("2006-01-02 15:04 UTC"), r.LoadAverage)
-	p("The model replays what the project's own code did on DynamoDB Local — every DynamoDB call, partition, item and unit, recorded through `dynamo.Recorder` — for %s players in virtual time, under AWS's limits. How it works, what it assumes and what it leaves out: [bench/README.md](../README.md#the-partition-throughput-model-make-scale).\n\n", num(float64(r.Players)))
+	p("The model replays what the project's own code did on DynamoDB Local — every DynamoDB call, partition, item and unit, recorded through `trace.Recorder` — for %s players in virtual time, under AWS's limits. How it works, what it assumes and what it leaves out: [bench/README.md](../README.md#the-partition-throughput-model-make-scale).\n\n", num(float64(r.Players)))
 	for _, d := range []*DesignReport{r.Before, r.After} {
 		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).", d.Name, recordingSource(d), num(float64(d.Design.Small.Players)),
 			num(float64(d.Design.Large.Players)), d.Design.Large.Commit, d.Design.Large.Fingerprint())
@@ -621,10 +621,10 @@ func (r *Report) inputs(b *strings.Builder) {
 		for k, v := range fd.Routes {
 			p("; route %s %g/s burst %d", k, v.Rate, v.Burst)
 		}
-		ix := fd.IndexRate(dynamo.IndexName)
+		ix := fd.IndexRate(table.IndexName)
 		p("; Lambda concurrency %d; function timeout %d s; table throughput %s RCU/s, %s WCU/s; index %s RCU/s, %s WCU/s. ", fd.Concurrency(), fd.TimeoutSeconds,
 			num(fd.TableRCU()), num(fd.TableWCU()), num(ix.Read), num(ix.Write))
-		p("SDK (dynamo.NewClient's retryer): %d attempts, backoff up to %v ms, retries %s. ", rec.SDK.MaxAttempts, rec.SDK.BackoffCapMs, retryableText(rec.SDK.Retryable))
+		p("SDK (ddb.NewClient's retryer): %d attempts, backoff up to %v ms, retries %s. ", rec.SDK.MaxAttempts, rec.SDK.BackoffCapMs, retryableText(rec.SDK.Retryable))
 		p("The store's own retries (fault probes: every call of one operation failing):\n\n| load | operation | error | store attempts | waits between them (ms) | the player gets |\n|---|---|---|---|---|---|\n")
 		for _, sr := range rec.StoreRetries {
 			att := fmt.Sprint(sr.Attempts)

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/ddb"
 )
 
 // Error classes the model raises, named by the code the SDK or the store sees.
@@ -30,7 +30,7 @@ const (
 	ErrConflict = "TransactionConflictException"
 )
 
-// SDKRetry is what dynamo.NewClient's retryer does, read from the client itself.
+// SDKRetry is what ddb.NewClient's retryer does, read from the client itself.
 type SDKRetry struct {
 	MaxAttempts int `json:"maxAttempts"`
 	// Retryable says which of the model's error classes the SDK retries.
@@ -104,7 +104,7 @@ const probeCap = 60
 
 // faultAPI fails every call of one operation with one error class.
 type faultAPI struct {
-	dynamo.API
+	ddb.API
 	mu       sync.Mutex
 	op, err  string
 	attempts []time.Time
@@ -193,7 +193,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 	fault := &faultAPI{}
 	popts := opts
 	popts.Players = 3
-	h, err := newHarness(ctx, popts, func(api dynamo.API) dynamo.API { fault.API = api; return fault })
+	h, err := newHarness(ctx, popts, func(api ddb.API) ddb.API { fault.API = api; return fault })
 	if err != nil {
 		return nil, err
 	}

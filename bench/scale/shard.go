@@ -11,7 +11,7 @@ import (
 // Shards. An event of K shards (dynamo/keys.go) spreads its lock copies (16·K, 1 at one
 // shard) and its predictions' index partitions over partitions chosen by a hash of the
 // player's id, and a season of K shards its standings. A recording keeps the shard numbers
-// each call used, marked "{NN%K}" (shard NN of K; abstractCall, from dynamo.KeyShards with
+// each call used, marked "{NN%K}" (shard NN of K; abstractCall, from table.KeyShards with
 // the recording's K), so that every shard stays the partition it is. The simulator gives
 // each request a shift d drawn at random, uniform as the hash spreads players, and every
 // marked number n of its calls becomes (n+d) mod K: one shift for all the families keeps

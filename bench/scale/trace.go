@@ -10,11 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/scoring"
+	"github.com/pickem/api/dynamo/table"
+	"github.com/pickem/api/dynamo/trace"
 )
 
 // Recording is what the project's code did, call by call, for every load at one number of
-// players: the store's DynamoDB calls as dynamo.Recorder traced them on DynamoDB Local,
+// players: the store's DynamoDB calls as trace.Recorder traced them on DynamoDB Local,
 // with player ids abstracted ("{p1}") so that the model can replay them for any number of
 // players. It also keeps what the code and the template said about retries and the front
 // door when it was recorded. A Recording is the unit committed as "before".
@@ -36,7 +38,7 @@ type Recording struct {
 	Loads map[string]*LoadTrace `json:"loads"`
 	// FrontDoor is deploy/template.yaml's API throttle, function and table settings.
 	FrontDoor FrontDoor `json:"frontDoor"`
-	// SDK is the retry behaviour of dynamo.NewClient's client.
+	// SDK is the retry behaviour of ddb.NewClient's client.
 	SDK SDKRetry `json:"sdk"`
 	// StoreRetries is how the store itself re-issues calls that failed with a throttle or
 	// a transaction conflict, measured by fault probes (retries.go).
@@ -56,14 +58,14 @@ type UnitCheck struct {
 // add compares the calls DynamoDB Local reports faithfully: single-item writes and reads
 // that found items. It leaves out transactions (DynamoDB Local neither doubles nor counts
 // index writes in them) and reads that found nothing (it reports 0, AWS the minimum).
-func (u *UnitCheck) add(calls []dynamo.TraceCall) {
+func (u *UnitCheck) add(calls []trace.TraceCall) {
 	for _, c := range calls {
 		if c.Error != "" || c.ReportedRCU == nil || c.ReportedWCU == nil || c.Op == "TransactWriteItems" {
 			continue
 		}
 		empty := len(c.Accesses) == 0
 		for _, a := range c.Accesses {
-			empty = empty || (a.Kind == dynamo.AccessRead && a.Items == 0)
+			empty = empty || (a.Kind == trace.AccessRead && a.Items == 0)
 		}
 		if empty {
 			continue
@@ -81,7 +83,7 @@ func (u *UnitCheck) add(calls []dynamo.TraceCall) {
 
 // Pace is the scoring pace of the recorded code: per partition, at most WriteUnits write
 // units and ReadUnits read units a second, from token buckets that lend WriteBurst and
-// ReadBurst units at once and refill at the units less the burst (dynamo.PartitionWriteUnits,
+// ReadBurst units at once and refill at the units less the burst (scoring.PartitionWriteUnits,
 // PaceWriteBurst, …).
 type Pace struct {
 	WriteUnits float64 `json:"writeUnits"`
@@ -92,25 +94,25 @@ type Pace struct {
 
 // codePace is the pace of the code being recorded.
 func codePace() *Pace {
-	return &Pace{WriteUnits: dynamo.PartitionWriteUnits, ReadUnits: dynamo.PartitionReadUnits,
-		WriteBurst: dynamo.PaceWriteBurst, ReadBurst: dynamo.PaceReadBurst}
+	return &Pace{WriteUnits: scoring.PartitionWriteUnits, ReadUnits: scoring.PartitionReadUnits,
+		WriteBurst: scoring.PaceWriteBurst, ReadBurst: scoring.PaceReadBurst}
 }
 
 // Call is one DynamoDB call with player ids replaced by "{p1}", "{p2}"… (numbered in the
 // order they appear in the call) and, in a player's own item keys, numbers of 6+ digits
 // by "{n}" (e.g. inverted scores).
 type Call struct {
-	Op         string               `json:"op"`
-	Consistent bool                 `json:"consistent,omitempty"`
-	Error      string               `json:"error,omitempty"`
-	Accesses   dynamo.TraceAccesses `json:"accesses"`
-	// Cache is the read-cache entry the call fills (dynamo.TraceCall.Cache): the model
+	Op         string              `json:"op"`
+	Consistent bool                `json:"consistent,omitempty"`
+	Error      string              `json:"error,omitempty"`
+	Accesses   trace.TraceAccesses `json:"accesses"`
+	// Cache is the read-cache entry the call fills (trace.TraceCall.Cache): the model
 	// makes it only when the request's function instance has no fresh copy (sim.go).
 	Cache string `json:"cache,omitempty"`
 }
 
-// Access is a dynamo.TraceAccess with player ids abstracted.
-type Access = dynamo.TraceAccess
+// Access is a trace.TraceAccess with player ids abstracted.
+type Access = trace.TraceAccess
 
 // playerPlaceholder starts a player's slot in abstracted keys.
 const playerPlaceholder = "{p"
@@ -124,7 +126,7 @@ func own(a Access) bool { return strings.Contains(a.PK, playerPlaceholder) }
 func ownItem(a Access) bool { return own(a) || strings.Contains(a.SK, playerPlaceholder) }
 
 // isWrite reports whether the access is a write (or a transaction's condition check).
-func isWrite(a Access) bool { return a.Kind != dynamo.AccessRead }
+func isWrite(a Access) bool { return a.Kind != trace.AccessRead }
 
 // RCU totals a call's read units.
 func (c Call) RCU() float64 { return c.Accesses.RCU() }
@@ -193,9 +195,9 @@ var (
 )
 
 // abstractCall replaces player ids in a traced call's keys, and marks shard numbers
-// (dynamo.KeyShards, for a table whose events and seasons have shards shards) as
+// (table.KeyShards, for a table whose events and seasons have shards shards) as
 // "{NN%K}": shard NN of K, which the model shifts (shard.go).
-func abstractCall(c dynamo.TraceCall, shards int) Call {
+func abstractCall(c trace.TraceCall, shards int) Call {
 	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error, Cache: c.Cache}
 	slots := map[string]int{}
 	slot := func(id string) string {
@@ -205,7 +207,7 @@ func abstractCall(c dynamo.TraceCall, shards int) Call {
 		return "{p" + strconv.Itoa(slots[id]) + "}"
 	}
 	for _, a := range c.Accesses {
-		pkShards, skShards := dynamo.KeyShards(a.PK, a.SK, shards), 0
+		pkShards, skShards := table.KeyShards(a.PK, a.SK, shards), 0
 		pk := playerIDPattern.ReplaceAllStringFunc(a.PK, slot)
 		sk := playerIDPattern.ReplaceAllStringFunc(a.SK, slot)
 		if pk != a.PK || sk != a.SK {
@@ -244,10 +246,10 @@ func (t *callTable) add(c Call) int {
 
 // stages groups a request's calls: a call starts a new stage when it began after every
 // call of the current stage had ended.
-func stages(calls []dynamo.TraceCall) [][]dynamo.TraceCall {
-	sorted := append([]dynamo.TraceCall(nil), calls...)
+func stages(calls []trace.TraceCall) [][]trace.TraceCall {
+	sorted := append([]trace.TraceCall(nil), calls...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
-	var out [][]dynamo.TraceCall
+	var out [][]trace.TraceCall
 	var end int64
 	for _, c := range sorted {
 		if len(out) == 0 || c.Start >= end {
@@ -261,7 +263,7 @@ func stages(calls []dynamo.TraceCall) [][]dynamo.TraceCall {
 }
 
 // templateOf returns a request's template (count 1).
-func (t *callTable) templateOf(calls []dynamo.TraceCall) Template {
+func (t *callTable) templateOf(calls []trace.TraceCall) Template {
 	tp := Template{Count: 1, Stages: [][]int{}}
 	for _, st := range stages(calls) {
 		var ids []int
@@ -287,7 +289,7 @@ func addTemplate(ts []Template, tp Template) []Template {
 }
 
 // touchesPlayer reports whether a traced call reads or writes a player's own partition.
-func touchesPlayer(c dynamo.TraceCall) bool {
+func touchesPlayer(c trace.TraceCall) bool {
 	for _, a := range c.Accesses {
 		if playerIDPattern.MatchString(a.PK) {
 			return true
@@ -298,8 +300,8 @@ func touchesPlayer(c dynamo.TraceCall) bool {
 
 // invocationOf splits one scoreEvent call's calls into Pre, Work and Post (see
 // InvocationTrace).
-func (t *callTable) invocationOf(calls []dynamo.TraceCall, budget time.Duration) InvocationTrace {
-	sorted := append([]dynamo.TraceCall(nil), calls...)
+func (t *callTable) invocationOf(calls []trace.TraceCall, budget time.Duration) InvocationTrace {
+	sorted := append([]trace.TraceCall(nil), calls...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
 	first, last := len(sorted), -1
 	for i, c := range sorted {
@@ -318,8 +320,8 @@ func (t *callTable) invocationOf(calls []dynamo.TraceCall, budget time.Duration)
 
 // workOverlap is the most calls touching players' partitions in flight at once: the
 // number of work units a scoring run does at once.
-func workOverlap(calls []dynamo.TraceCall) int {
-	var work []dynamo.TraceCall
+func workOverlap(calls []trace.TraceCall) int {
+	var work []trace.TraceCall
 	for _, c := range calls {
 		if touchesPlayer(c) {
 			work = append(work, c)
@@ -329,7 +331,7 @@ func workOverlap(calls []dynamo.TraceCall) int {
 }
 
 // maxOverlap is the most calls in flight at once.
-func maxOverlap(calls []dynamo.TraceCall) int {
+func maxOverlap(calls []trace.TraceCall) int {
 	type edge struct {
 		at    int64
 		delta int

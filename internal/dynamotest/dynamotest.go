@@ -186,7 +186,7 @@ func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 const PatientAttemptTimeout = time.Minute
 
 // PatientAttempts is a client option for tests that use the production client settings
-// (dynamo.RetryOption: attempts, backoff, retry budget, retried errors) but are not about
+// (ddb.RetryOption: attempts, backoff, retry budget, retried errors) but are not about
 // timeouts: applied after them, it lets one HTTP attempt take PatientAttemptTimeout instead
 // of the production 2 s, so that a DynamoDB Local starved of CPU (a loaded CI machine, -race)
 // answers late instead of failing the attempt. Tests of timeouts and network faults keep

@@ -25,7 +25,7 @@ import (
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale"
 	"github.com/pickem/api/domain"
-	"github.com/pickem/api/dynamo"
+	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
 )
 
@@ -74,8 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *shards < 1 || *shards > dynamo.MaxShards {
-		return fmt.Errorf("-shards %d: want 1 to %d", *shards, dynamo.MaxShards)
+	if *shards < 1 || *shards > table.MaxShards {
+		return fmt.Errorf("-shards %d: want 1 to %d", *shards, table.MaxShards)
 	}
 	params := scale.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
 	began := time.Now()
