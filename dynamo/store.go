@@ -5,8 +5,7 @@
 //   - table: the layout — keys, items, their encodings; no call to DynamoDB;
 //   - ddb: the SDK — client, retries, errors, cost, the calls on a table, the read cache;
 //     no knowledge of keys or items;
-//   - scoring: the scoring engine (ScoreEvent hands it a card read and checked here);
-//   - trace: the recorder of calls for the scale model, never used in serving.
+//   - scoring: the scoring engine (ScoreEvent hands it a card read and checked here).
 //
 // Rules are decided by package domain (the lock, visibility, scoring arithmetic, ranks,
 // scorability, the owner hand-over): the store calls it, reads consistently what a write

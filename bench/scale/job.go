@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/dynamo/table"
-	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -37,16 +37,16 @@ import (
 type JobModel struct {
 	// Workers is how many units a call runs at once.
 	Workers int
-	// Shards is the event's shard count (Recording.Shards): unit u works on shard u mod
+	// Shards is the event's shard count (record.Recording.Shards): unit u works on shard u mod
 	// Shards, one unit per shard at a time; 0 for code without a per-event count.
 	Shards int
 	// Units lists, for every unit of work in order, its template (an index into Work).
 	Units []int
-	Work  []Template
+	Work  []record.Template
 	// Reads are the fitted reads; Closing the last call's calls that are not reads (e.g.
 	// the transaction that marks the event scored).
 	Reads   []JobRead
-	Closing Template
+	Closing record.Template
 
 	w     *Workload
 	pages map[[2]int]int // (read, bytes) → call id of a page
@@ -55,7 +55,7 @@ type JobModel struct {
 // JobRead is one read of the scoring job (an operation on one partition) as fitted.
 type JobRead struct {
 	Group string
-	Proto Call // a recorded call of the read, the largest
+	Proto record.Call // a recorded call of the read, the largest
 	// Pre, PerUnit and Post are the bytes read before and during the work, per unit of
 	// work, and after the work: Pre and Post as c0 + c1·players + c2·players·left.
 	Pre     [3]float64
@@ -171,8 +171,8 @@ func (j *JobModel) page(i int, bytes float64) int {
 	}
 	g := j.Reads[i]
 	c := g.Proto
-	total := callBytes(c)
-	var as trace.TraceAccesses
+	total := c.Bytes()
+	var as record.Accesses
 	for _, a := range c.Accesses {
 		share := 1.0
 		if total > 0 {
@@ -191,20 +191,6 @@ func (j *JobModel) page(i int, bytes float64) int {
 	id := len(j.w.Calls) - 1
 	j.pages[key] = id
 	return id
-}
-
-// readGroup names a call that reads shared partitions only, for fitting: operation, table
-// or index, and partitions (a shard as its family: the reads of one page of any shard are
-// one read); "" for a call that writes or touches a player's partition.
-func readGroup(c Call) string {
-	parts := []string{c.Op}
-	for _, a := range c.Accesses {
-		if isWrite(a) || own(a) {
-			return ""
-		}
-		parts = append(parts, a.Index+"|"+familyKey(a.PK))
-	}
-	return strings.Join(parts, " ")
 }
 
 // groupText is a read group for reading: a run of the same partition family as one,
@@ -227,14 +213,6 @@ func groupText(g string) string {
 	return strings.Join(out, " ")
 }
 
-func callBytes(c Call) float64 {
-	n := 0
-	for _, a := range c.Accesses {
-		n += a.Bytes
-	}
-	return float64(n)
-}
-
 // jobCall is one recorded scoreEvent call, seen from the model.
 type jobCall struct {
 	players    int
@@ -243,15 +221,15 @@ type jobCall struct {
 	last       bool
 	tiny       bool
 	pre, post  map[string]float64 // bytes by read group (pre includes the reads during the work)
-	closeCalls Template           // calls after the work that are not reads
+	closeCalls record.Template    // calls after the work that are not reads
 }
 
 // workCalls counts the calls of a template that touch players' partitions.
-func workCalls(r *Recording, t Template) int {
+func workCalls(r *record.Recording, t record.Template) int {
 	n := 0
 	for _, st := range t.Stages {
 		for _, id := range st {
-			if readGroup(r.Calls[id]) == "" {
+			if r.Calls[id].ReadGroup() == "" {
 				n++
 			}
 		}
@@ -262,21 +240,21 @@ func workCalls(r *Recording, t Template) int {
 // jobCalls lists a recording's scoreEvent calls with the units each did and the share of
 // units left when it began. A call's units are its work calls over those of the first
 // call, which has the smallest budget and so did one unit.
-func jobCalls(r *Recording) []jobCall {
-	invs := r.Loads[LoadScore].Job.Invocations
+func jobCalls(r *record.Recording) []jobCall {
+	invs := r.Loads[record.LoadScore].Job.Invocations
 	unitCalls := max(1, workCalls(r, invs[0].Work))
 	var out []jobCall
 	total := 0.0
 	for i, inv := range invs {
-		c := jobCall{players: r.Players, last: i == len(invs)-1, tiny: inv.BudgetSeconds <= tinyBudget.Seconds(),
-			pre: map[string]float64{}, post: map[string]float64{}, closeCalls: Template{Stages: [][]int{}}}
+		c := jobCall{players: r.Players, last: i == len(invs)-1, tiny: inv.OneUnit(),
+			pre: map[string]float64{}, post: map[string]float64{}, closeCalls: record.Template{Stages: [][]int{}}}
 		c.units = math.Max(0, math.Round(float64(workCalls(r, inv.Work))/float64(unitCalls)))
 		total += c.units
-		for _, t := range []Template{inv.Pre, inv.Work} {
+		for _, t := range []record.Template{inv.Pre, inv.Work} {
 			for _, st := range t.Stages {
 				for _, id := range st {
-					if g := readGroup(r.Calls[id]); g != "" {
-						c.pre[g] += callBytes(r.Calls[id])
+					if g := r.Calls[id].ReadGroup(); g != "" {
+						c.pre[g] += r.Calls[id].Bytes()
 					}
 				}
 			}
@@ -284,8 +262,8 @@ func jobCalls(r *Recording) []jobCall {
 		for _, st := range inv.Post.Stages {
 			var rest []int
 			for _, id := range st {
-				if g := readGroup(r.Calls[id]); g != "" {
-					c.post[g] += callBytes(r.Calls[id])
+				if g := r.Calls[id].ReadGroup(); g != "" {
+					c.post[g] += r.Calls[id].Bytes()
 				} else {
 					rest = append(rest, id)
 				}
@@ -522,7 +500,7 @@ func smallMiss(miss float64, ys []float64) float64 {
 
 // checkJob checks that the scoring job extrapolates.
 func (s *Soundness) checkJob(d Design) {
-	ja, jb := d.Small.Loads[LoadScore].Job, d.Large.Loads[LoadScore].Job
+	ja, jb := d.Small.Loads[record.LoadScore].Job, d.Large.Loads[record.LoadScore].Job
 	if ja == nil || jb == nil || len(ja.Invocations) == 0 || len(jb.Invocations) == 0 {
 		s.Problems = append(s.Problems, "score: no scoring job recorded")
 		return
@@ -531,14 +509,14 @@ func (s *Soundness) checkJob(d Design) {
 		s.Problems = append(s.Problems, fmt.Sprintf("%s %d scoreEvent calls besides the last ones: too few to fit their reads (want %d; record more players)", tooFewCalls, n, minFitCalls))
 	}
 	row := func(what string, a, b float64, ok bool, class string) {
-		r := SoundnessRow{Load: LoadScore, What: what, Small: a, Large: b, Class: class}
+		r := SoundnessRow{Load: record.LoadScore, What: what, Small: a, Large: b, Class: class}
 		if !ok {
 			r.Class = "differs"
 			s.Problems = append(s.Problems, fmt.Sprintf("score: %s is %.4g at %d players but %.4g at %d", what, a, d.Small.Players, b, d.Large.Players))
 		}
 		s.Rows = append(s.Rows, r)
 	}
-	units := func(r *Recording) (n, work float64) {
+	units := func(r *record.Recording) (n, work float64) {
 		return units1(r) / float64(r.Players), workPerPlayer(r)
 	}
 	ua, wa := units(d.Small)
@@ -548,13 +526,13 @@ func (s *Soundness) checkJob(d Design) {
 	// model sizes the job by its work per player (jobAt), which must be the same.
 	row("units of work per player", ua, ub, true, "informational")
 	row("read and write units of the work per player", wa, wb, near(wa, wb), "proportional")
-	nu := func(r *Recording) int { return int(math.Round(units1(r))) }
+	nu := func(r *record.Recording) int { return int(math.Round(units1(r))) }
 	// Measured: units finishing at different times (a few players per shard at the small
 	// sizes) may show fewer at once than the code runs, never more.
 	row("units of work at once", float64(ja.Workers), float64(jb.Workers), ja.Workers == jb.Workers || ja.Workers >= nu(d.Small) ||
 		max(ja.Workers, jb.Workers) <= table.MaxShards, "constant")
 	ca, cb := jobCalls(d.Small), jobCalls(d.Large)
-	closeUnits := func(r *Recording, c jobCall) float64 { return templateUnits(r.Calls, c.closeCalls) }
+	closeUnits := func(r *record.Recording, c jobCall) float64 { return templateUnits(r.Calls, c.closeCalls) }
 	ea, eb := closeUnits(d.Small, ca[len(ca)-1]), closeUnits(d.Large, cb[len(cb)-1])
 	row("units of the last call's closing writes", ea, eb, near(ea, eb), "constant")
 	reads, misses := fitReads(d)
@@ -566,7 +544,7 @@ func (s *Soundness) checkJob(d Design) {
 		}
 		what := fmt.Sprintf("read %s, bytes per call: before and during the work %s; after it %.0f + %.1f·players + %.1f·players·left; closing %.0f + %.1f·players (worst miss %.0f%% / %.0f%%)",
 			groupText(r.Group), before, r.Post[0], r.Post[1], r.Post[2], r.Close[0], r.Close[1], 100*m[0], 100*m[1])
-		row := SoundnessRow{Load: LoadScore, What: what, Small: meanRead(r.Group, ca), Large: meanRead(r.Group, cb), Class: "fitted"}
+		row := SoundnessRow{Load: record.LoadScore, What: what, Small: meanRead(r.Group, ca), Large: meanRead(r.Group, cb), Class: "fitted"}
 		if m[0] > missTolerance || m[1] > missTolerance {
 			row.Class = "does not fit"
 			s.Problems = append(s.Problems, fmt.Sprintf("score: the read %s of a scoreEvent call is not a line in the players, the work left and the units done (worst miss %.0f%%, %.0f%%)", r.Group, 100*m[0], 100*m[1]))
@@ -576,7 +554,7 @@ func (s *Soundness) checkJob(d Design) {
 }
 
 // units1 is a recording's units of work.
-func units1(r *Recording) float64 {
+func units1(r *record.Recording) float64 {
 	n := 0.0
 	for _, c := range jobCalls(r) {
 		n += c.units
@@ -592,7 +570,7 @@ func meanRead(group string, cs []jobCall) float64 {
 	return t / float64(max(1, len(cs)))
 }
 
-func templateUnits(calls []Call, t Template) float64 {
+func templateUnits(calls []record.Call, t record.Template) float64 {
 	u := 0.0
 	for _, st := range t.Stages {
 		for _, id := range st {
@@ -604,12 +582,12 @@ func templateUnits(calls []Call, t Template) float64 {
 
 // workPerPlayer is the read and write units of a recording's scoring work (its units'
 // calls, not the reads fitted apart) per player.
-func workPerPlayer(r *Recording) float64 {
+func workPerPlayer(r *record.Recording) float64 {
 	work := 0.0
-	for _, inv := range r.Loads[LoadScore].Job.Invocations {
+	for _, inv := range r.Loads[record.LoadScore].Job.Invocations {
 		for _, st := range inv.Work.Stages {
 			for _, id := range st {
-				if readGroup(r.Calls[id]) == "" {
+				if r.Calls[id].ReadGroup() == "" {
 					work += r.Calls[id].RCU() + r.Calls[id].WCU()
 				}
 			}
@@ -619,9 +597,9 @@ func workPerPlayer(r *Recording) float64 {
 }
 
 // jobAt lays the scoring job of recording r (one of d's) out for players.
-func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
-	jt := r.Loads[LoadScore].Job
-	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[LoadScore].Job.Workers), Shards: r.Shards, w: w, pages: map[[2]int]int{}}
+func jobAt(d Design, r *record.Recording, w *Workload, players int) *JobModel {
+	jt := r.Loads[record.LoadScore].Job
+	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[record.LoadScore].Job.Workers), Shards: r.Shards, w: w, pages: map[[2]int]int{}}
 	calls := jobCalls(r)
 	for i, inv := range jt.Invocations {
 		if calls[i].tiny && calls[i].units == 1 {
@@ -629,7 +607,7 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 			for _, s := range inv.Work.Stages {
 				var work []int
 				for _, id := range s {
-					if readGroup(r.Calls[id]) == "" {
+					if r.Calls[id].ReadGroup() == "" {
 						work = append(work, id)
 					}
 				}
@@ -637,7 +615,7 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 					st = append(st, work)
 				}
 			}
-			j.Work = append(j.Work, canonical(w, Template{Count: 1, Stages: st}))
+			j.Work = append(j.Work, canonical(w, record.Template{Count: 1, Stages: st}))
 		}
 	}
 	// As many units as it takes the recorded units of one call to do the work of players
@@ -662,8 +640,8 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 	for i := range j.Reads {
 		g := &j.Reads[i]
 		g.PageBytes, g.Proto = groupPage(g.Group, r)
-		if n, ok := firstShard(g.Proto); ok { // canonical: a unit's shift is its shard
-			g.Proto = shiftCall(g.Proto, -n)
+		if n, ok := g.Proto.FirstShard(); ok { // canonical: a unit's shift is its shard
+			g.Proto = g.Proto.Shift(-n)
 		}
 	}
 	return j
@@ -673,17 +651,17 @@ func jobAt(d Design, r *Recording, w *Workload, players int) *JobModel {
 // call: for a Query, DynamoDB's 1 MB, or the largest page recorded when a scoreEvent call
 // read several pages well short of 1 MB (the code pages by a Limit); for any other read,
 // everything.
-func groupPage(g string, recs ...*Recording) (float64, Call) {
-	var proto Call
+func groupPage(g string, recs ...*record.Recording) (float64, record.Call) {
+	var proto record.Call
 	largest, most := 0.0, 0.0 // the largest call; the most one scoreEvent call read
 	for _, r := range recs {
-		for _, inv := range r.Loads[LoadScore].Job.Invocations {
+		for _, inv := range r.Loads[record.LoadScore].Job.Invocations {
 			read := 0.0
-			for _, t := range []Template{inv.Pre, inv.Work, inv.Post} {
+			for _, t := range []record.Template{inv.Pre, inv.Work, inv.Post} {
 				for _, st := range t.Stages {
 					for _, id := range st {
-						if c := r.Calls[id]; readGroup(c) == g {
-							b := callBytes(c)
+						if c := r.Calls[id]; c.ReadGroup() == g {
+							b := c.Bytes()
 							read += b
 							if b >= largest {
 								largest, proto = b, c
@@ -707,21 +685,21 @@ func groupPage(g string, recs ...*Recording) (float64, Call) {
 // canonical returns the template of one unit of work with its shard numbers shifted so
 // that its first is 0 (shard.go): unit u then works on shard u (mod K). Shifted calls are
 // added to w.
-func canonical(w *Workload, t Template) Template {
+func canonical(w *Workload, t record.Template) record.Template {
 	for _, st := range t.Stages {
 		for _, id := range st {
-			n, ok := firstShard(w.Calls[id])
+			n, ok := w.Calls[id].FirstShard()
 			if !ok {
 				continue
 			}
 			if n == 0 {
 				return t
 			}
-			out := Template{Count: t.Count}
+			out := record.Template{Count: t.Count}
 			for _, st := range t.Stages {
 				var ids []int
 				for _, id := range st {
-					w.Calls = append(w.Calls, shiftCall(w.Calls[id], -n))
+					w.Calls = append(w.Calls, w.Calls[id].Shift(-n))
 					ids = append(ids, len(w.Calls)-1)
 				}
 				out.Stages = append(out.Stages, ids)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/pickem/api/bench/scale/record"
 )
 
 // Design is one version of the code as the model sees it: two recordings of it at
@@ -12,7 +14,7 @@ import (
 // one extrapolates (the per-player pattern is the same at both sizes).
 type Design struct {
 	Name         string
-	Small, Large *Recording
+	Small, Large *record.Recording
 }
 
 // pageBytes is DynamoDB's limit on what one Query page reads.
@@ -50,7 +52,7 @@ type requestStats struct {
 	shared                  float64 // shared partitions touched by any request
 }
 
-func statsOf(r *Recording, load string) requestStats {
+func statsOf(r *record.Recording, load string) requestStats {
 	lt := r.Loads[load]
 	var s requestStats
 	touch := map[string]int{}
@@ -66,8 +68,8 @@ func statsOf(r *Recording, load string) requestStats {
 				s.rcu += float64(t.Count) * c.RCU()
 				s.wcu += float64(t.Count) * c.WCU()
 				for _, a := range c.Accesses {
-					if !own(a) { // a family of shards counts once (shard.go)
-						seen[a.Index+"|"+familyKey(a.PK)] = true
+					if !a.Own() { // a family of shards counts once (shard.go)
+						seen[a.Index+"|"+record.Family(a.PK)] = true
 					}
 				}
 			}
@@ -95,7 +97,7 @@ func statsOf(r *Recording, load string) requestStats {
 }
 
 // Check compares the design's recordings, every load.
-func (d Design) Check() Soundness { return d.CheckLoads(Loads...) }
+func (d Design) Check() Soundness { return d.CheckLoads(record.Loads...) }
 
 // CheckLoads compares the design's recordings of loads.
 func (d Design) CheckLoads(loads ...string) Soundness {
@@ -113,12 +115,12 @@ func (d Design) CheckLoads(loads ...string) Soundness {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s: not recorded at both sizes", load))
 			continue
 		}
-		for _, rec := range []*Recording{d.Small, d.Large} {
+		for _, rec := range []*record.Recording{d.Small, d.Large} {
 			if n := sumErrors(rec.Loads[load]); n > 0 {
 				s.Problems = append(s.Problems, fmt.Sprintf("%s at %d players: %d requests failed while recording (%v)", load, rec.Players, n, rec.Loads[load].Errors))
 			}
 		}
-		if load == LoadScore {
+		if load == record.LoadScore {
 			s.checkJob(d)
 			continue
 		}
@@ -152,7 +154,7 @@ func (d Design) CheckLoads(loads ...string) Soundness {
 	return s
 }
 
-func sumErrors(lt *LoadTrace) int {
+func sumErrors(lt *record.LoadTrace) int {
 	n := 0
 	for _, c := range lt.Errors {
 		n += c
@@ -163,12 +165,12 @@ func sumErrors(lt *LoadTrace) int {
 // Workload is what the model replays at some number of players.
 type Workload struct {
 	Players int
-	Calls   []Call
+	Calls   []record.Call
 	// Requests are the per-player loads' request shapes with their weights.
-	Requests map[string][]Template
+	Requests map[string][]record.Template
 	// Job is the scoring job.
 	Job *JobModel
-	Rec *Recording
+	Rec *record.Recording
 }
 
 // At extrapolates the design to players from its larger recording: per-player loads keep
@@ -183,9 +185,9 @@ func (d Design) At(players int) (*Workload, Soundness, error) {
 }
 
 // JobAt is At for the scoring job alone: it checks only the scoring load of the
-// recordings, and the workload it returns is for Run(w, LoadScore, …).
+// recordings, and the workload it returns is for Run(w, record.LoadScore, …).
 func (d Design) JobAt(players int) (*Workload, Soundness, error) {
-	s := d.CheckLoads(LoadScore)
+	s := d.CheckLoads(record.LoadScore)
 	if len(s.Problems) > 0 {
 		return nil, s, fmt.Errorf("scale: the scoring of %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
 	}
@@ -205,12 +207,12 @@ func (d Design) CrossCheck() (fromSmall, fromLarge *Workload, err error) {
 // extrapolate replays r (one of d's recordings) at players. What the code does besides
 // its calls (retries, the front door, how many work units it runs at once) is the larger
 // recording's: the smaller one has no probes, and may have had fewer units than workers.
-func extrapolate(d Design, r *Recording, players int) *Workload {
+func extrapolate(d Design, r *record.Recording, players int) *Workload {
 	rc := *r
 	rc.SDK, rc.StoreRetries, rc.FrontDoor = d.Large.SDK, d.Large.StoreRetries, d.Large.FrontDoor
-	w := &Workload{Players: players, Calls: append([]Call(nil), r.Calls...), Requests: map[string][]Template{}, Rec: &rc}
+	w := &Workload{Players: players, Calls: append([]record.Call(nil), r.Calls...), Requests: map[string][]record.Template{}, Rec: &rc}
 	for load, lt := range r.Loads {
-		if load != LoadScore {
+		if load != record.LoadScore {
 			w.Requests[load] = lt.Templates
 		}
 	}

@@ -1,24 +1,22 @@
 package scale
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pickem/api/dynamo/trace"
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/internal/capacity"
 )
 
 // job returns a workload whose scoring job is one scoreEvent call running count units of
 // each call, all at once (at virtual time 0, so in one second); no retries anywhere.
-func job(count int, calls ...Call) *Workload {
-	w := &Workload{Players: 1, Calls: calls, Rec: &Recording{SDK: SDKRetry{MaxAttempts: 1},
-		FrontDoor: FrontDoor{TimeoutSeconds: 30, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
+func job(count int, calls ...record.Call) *Workload {
+	w := &Workload{Players: 1, Calls: calls, Rec: &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1},
+		FrontDoor: record.FrontDoor{TimeoutSeconds: 30, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
 	j := &JobModel{Workers: count * len(calls), w: w, pages: map[[2]int]int{}}
 	for i := range calls {
-		j.Work = append(j.Work, Template{Count: 1, Stages: [][]int{{i}}})
+		j.Work = append(j.Work, record.Template{Count: 1, Stages: [][]int{{i}}})
 	}
 	for k := 0; k < count; k++ {
 		for i := range calls {
@@ -32,8 +30,8 @@ func job(count int, calls ...Call) *Workload {
 func limited() Params { return Params{Latency: DefaultLatency, Seed: 1, Limits: true} }
 
 // put is a PutItem of a 1 KB item in a shared partition.
-func put(pk, sk string) Call {
-	return Call{Op: "PutItem", Accesses: trace.TraceAccesses{{PK: pk, SK: sk, Kind: "put", Bytes: 1000, WCU: capacity.WriteUnits(1000)}}}
+func put(pk, sk string) record.Call {
+	return record.Call{Op: "PutItem", Accesses: record.Accesses{{PK: pk, SK: sk, Kind: "put", Bytes: 1000, WCU: capacity.WriteUnits(1000)}}}
 }
 
 func TestPartitionThrottlesAbove1000WCUInOneSecond(t *testing.T) {
@@ -43,14 +41,14 @@ func TestPartitionThrottlesAbove1000WCUInOneSecond(t *testing.T) {
 		throttled int
 	}{{"1000WCUServed", 1000, 0}, {"1001WCUThrottlesOne", 1001, 1}} {
 		t.Run(c.name, func(t *testing.T) {
-			r := Run(job(c.calls, put("EVENT#e", "x")), LoadScore, limited())
+			r := Run(job(c.calls, put("EVENT#e", "x")), record.LoadScore, limited())
 			if r.Throttled != c.throttled {
 				t.Fatalf("%d writes of 1 WCU in one second on one partition: %d throttled, want %d", c.calls, r.Throttled, c.throttled)
 			}
 			if got := r.Partitions[0].WCU; got != capacity.AWS.Write {
 				t.Errorf("busiest second took %g WCU, want %g", got, capacity.AWS.Write)
 			}
-			demand := Run(job(c.calls, put("EVENT#e", "x")), LoadScore, Params{Latency: DefaultLatency, Seed: 1})
+			demand := Run(job(c.calls, put("EVENT#e", "x")), record.LoadScore, Params{Latency: DefaultLatency, Seed: 1})
 			if got := demand.Partitions[0].WCU; got != float64(c.calls) {
 				t.Errorf("demand run: busiest second %g WCU, want %d (nothing throttled)", got, c.calls)
 			}
@@ -60,14 +58,14 @@ func TestPartitionThrottlesAbove1000WCUInOneSecond(t *testing.T) {
 
 func TestIndexThrottlesTheTableWriteThatFeedsIt(t *testing.T) {
 	// Writes to 1,001 distinct table partitions, all feeding one index partition.
-	var calls []Call
+	var calls []record.Call
 	for i := 0; i < 1001; i++ {
-		calls = append(calls, Call{Op: "PutItem", Accesses: trace.TraceAccesses{
+		calls = append(calls, record.Call{Op: "PutItem", Accesses: record.Accesses{
 			{PK: "USER#{p1}", SK: "EVENT#e", Kind: "put", Bytes: 500, WCU: 1},
 			{Index: "GSI", PK: "EVENT#e", SK: "UNSCORED#{p1}", Kind: "put", Bytes: 500, WCU: 1},
 		}})
 	}
-	r := Run(job(1, calls...), LoadScore, limited())
+	r := Run(job(1, calls...), record.LoadScore, limited())
 	if r.Throttled != 1 {
 		t.Fatalf("%d table writes throttled, want 1: the index partition is full", r.Throttled)
 	}
@@ -87,7 +85,7 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 		t.Errorf("units %g + %g, want 1 (old entry < 1 KB) + 2 (new entry > 1 KB)", ws[0].Units, ws[1].Units)
 	}
 	// The model charges both to the index partition, at standard cost in a transaction.
-	c := compile(Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
+	c := compile(record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{
 		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 1100, WCU: capacity.Transaction * capacity.WriteUnits(1100)},
 		{Index: "GSI", PK: "EVENT#e", SK: ws[0].Key.Sort, Kind: ws[0].Kind, Txn: true, Bytes: ws[0].Size, WCU: ws[0].Units},
 		{Index: "GSI", PK: "EVENT#e", SK: ws[1].Key.Sort, Kind: ws[1].Kind, Txn: true, Bytes: ws[1].Size, WCU: ws[1].Units},
@@ -101,50 +99,50 @@ func TestIndexKeyChangeCostsDeleteAndPut(t *testing.T) {
 }
 
 func TestConcurrentTransactionsOnOneItemConflict(t *testing.T) {
-	tx := func(pk string) Call {
-		return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
+	tx := func(pk string) record.Call {
+		return record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{
 			{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2},
 			{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2},
 		}}
 	}
 	// Two players' submits at the same instant: both check the one event item.
-	r := Run(job(1, tx("USER#{p1}"), tx("USER#{p2}")), LoadScore, limited())
+	r := Run(job(1, tx("USER#{p1}"), tx("USER#{p2}")), record.LoadScore, limited())
 	if r.Conflicts != 1 {
 		t.Fatalf("two in-flight transactions on one item: %d conflicts, want 1 (the later one)", r.Conflicts)
 	}
-	if r.Errors[ErrTxConflict] != 1 {
-		t.Errorf("errors %v, want one %s (no retries configured)", r.Errors, ErrTxConflict)
+	if r.Errors[record.ErrTxConflict] != 1 {
+		t.Errorf("errors %v, want one %s (no retries configured)", r.Errors, record.ErrTxConflict)
 	}
 	// One after the other: no conflict.
 	w := job(1, tx("USER#{p1}"), tx("USER#{p2}"))
 	w.Job.Workers = 1
-	if r := Run(w, LoadScore, limited()); r.Conflicts != 0 {
+	if r := Run(w, record.LoadScore, limited()); r.Conflicts != 0 {
 		t.Errorf("sequential transactions: %d conflicts, want 0", r.Conflicts)
 	}
 	// Players' own items never conflict with each other.
-	own := func(pk string) Call {
-		return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2}}}
+	own := func(pk string) record.Call {
+		return record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{{PK: pk, SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 500, WCU: 2}}}
 	}
-	if r := Run(job(1, own("USER#{p1}"), own("USER#{p1}")), LoadScore, limited()); r.Conflicts != 0 {
+	if r := Run(job(1, own("USER#{p1}"), own("USER#{p1}")), record.LoadScore, limited()); r.Conflicts != 0 {
 		t.Errorf("own items: %d conflicts, want 0", r.Conflicts)
 	}
 }
 
 func TestStoreRetriesAConflictAsProbed(t *testing.T) {
-	tx := Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2}}}
+	tx := record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{{PK: "EVENT", SK: "EVENT#e", Kind: "check", Txn: true, Bytes: 200, WCU: 2}}}
 	w := job(2, tx)
-	w.Rec.StoreRetries = []StoreRetry{{Load: LoadScore, Op: "TransactWriteItems", Error: ErrTxConflict, Attempts: 3, GapsMs: []float64{50, 50}}}
-	r := Run(w, LoadScore, limited())
+	w.Rec.StoreRetries = []record.StoreRetry{{Load: record.LoadScore, Op: "TransactWriteItems", Error: record.ErrTxConflict, Attempts: 3, GapsMs: []float64{50, 50}}}
+	r := Run(w, record.LoadScore, limited())
 	if r.Conflicts != 1 || len(r.Errors) != 0 {
 		t.Fatalf("conflicts %d, errors %v: want 1 conflict retried by the store and no error", r.Conflicts, r.Errors)
 	}
 }
 
 func TestFrontDoorStageThrottle(t *testing.T) {
-	w := &Workload{Players: 1000, Calls: []Call{{Op: "GetItem", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "USER", Kind: "read", Items: 1, Bytes: 100, RCU: 1}}}},
-		Requests: map[string][]Template{LoadCard: {{Count: 1, Stages: [][]int{{0}}}}},
-		Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{Stage: Throttle{Rate: 10, Burst: 20}, TimeoutSeconds: 10}}}
-	r := Run(w, LoadCard, limited())
+	w := &Workload{Players: 1000, Calls: []record.Call{{Op: "GetItem", Accesses: record.Accesses{{PK: "USER#{p1}", SK: "USER", Kind: "read", Items: 1, Bytes: 100, RCU: 1}}}},
+		Requests: map[string][]record.Template{record.LoadCard: {{Count: 1, Stages: [][]int{{0}}}}},
+		Rec:      &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1}, FrontDoor: record.FrontDoor{Stage: record.Throttle{Rate: 10, Burst: 20}, TimeoutSeconds: 10}}}
+	r := Run(w, record.LoadCard, limited())
 	// 1,000 requests in one minute through a bucket of 20 refilled at 10/s: about 620 pass.
 	if served := r.OK; served < 600 || served > 640 {
 		t.Errorf("%d of 1,000 served through a 10/s burst-20 stage throttle in one minute, want about 620", served)
@@ -156,14 +154,14 @@ func TestFrontDoorStageThrottle(t *testing.T) {
 
 func TestProfileShares(t *testing.T) {
 	sum := 0.0
-	s := Profiles[LoadSubmit].minuteShares()
+	s := Profiles[record.LoadSubmit].minuteShares()
 	for _, v := range s {
 		sum += v
 	}
 	if len(s) != 60 || s[59] != 10.0/60 || sum < 0.999999 || sum > 1.000001 {
 		t.Errorf("submit: %d minutes, last %g, total %g; want 60, 1/6 (10× the average), 1", len(s), s[59], sum)
 	}
-	if c := Profiles[LoadCard].minuteShares(); c[4] != 1 || c[0] != 0 {
+	if c := Profiles[record.LoadCard].minuteShares(); c[4] != 1 || c[0] != 0 {
 		t.Errorf("card views: %v, want all in the peak minute (5× the 5-minute average)", c)
 	}
 }
@@ -171,11 +169,11 @@ func TestProfileShares(t *testing.T) {
 // scoringJob is a job of units work units (each one transaction on a player's partition),
 // workers at once, whose every scoreEvent call first reads mb MB of a shared partition.
 func scoringJob(units, workers int, mb float64) *Workload {
-	read := Call{Op: "Query", Accesses: trace.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 1000, Bytes: 1 << 20, RCU: 128}}}
-	unit := Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 800, WCU: 2}}}
-	w := &Workload{Players: 1000, Calls: []Call{read, unit}, Rec: &Recording{SDK: SDKRetry{MaxAttempts: 1},
-		FrontDoor: FrontDoor{TimeoutSeconds: 29, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
-	j := &JobModel{Workers: workers, w: w, pages: map[[2]int]int{}, Work: []Template{{Count: 1, Stages: [][]int{{1}}}},
+	read := record.Call{Op: "Query", Accesses: record.Accesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 1000, Bytes: 1 << 20, RCU: 128}}}
+	unit := record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: 800, WCU: 2}}}
+	w := &Workload{Players: 1000, Calls: []record.Call{read, unit}, Rec: &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1},
+		FrontDoor: record.FrontDoor{TimeoutSeconds: 29, ScoringBudgetSeconds: 20, ScoringMarginSeconds: 3}}}
+	j := &JobModel{Workers: workers, w: w, pages: map[[2]int]int{}, Work: []record.Template{{Count: 1, Stages: [][]int{{1}}}},
 		Reads: []JobRead{{Group: "read", Proto: read, Pre: [3]float64{0, mb * (1 << 20) / 1000, 0}, PageBytes: 1 << 20}}}
 	for i := 0; i < units; i++ {
 		j.Units = append(j.Units, 0)
@@ -187,7 +185,7 @@ func scoringJob(units, workers int, mb float64) *Workload {
 func TestScoringCallsStopStartingWorkAtTheirBudget(t *testing.T) {
 	p := limited()
 	p.Latency.TxMs, p.Latency.TxItemMs = 1000, 0 // one unit per second per worker
-	r := Run(scoringJob(200, 4, 10), LoadScore, p)
+	r := Run(scoringJob(200, 4, 10), record.LoadScore, p)
 	// Each call reads 10 pages, then starts 4 units a second until 20 s: 80 units a call.
 	if !r.Complete || r.Invocations != 3 || r.UnitsDone != 200 {
 		t.Errorf("complete %v after %d calls, %d units done: want complete after 3 calls (80 + 80 + 40 units)", r.Complete, r.Invocations, r.UnitsDone)
@@ -198,47 +196,34 @@ func TestScoringNeverFinishesWhenItsReadOutlastsTheTimeout(t *testing.T) {
 	// 1,000 MB a call at 3,000 RCU/s (128 RCU a page) is 43 s: past the 29 s timeout.
 	// (The SDK retries the throttled pages.)
 	w := scoringJob(10, 4, 1000)
-	w.Rec.SDK = SDKRetry{MaxAttempts: 20, Retryable: map[string]bool{ErrThrottle: true}, BackoffCapMs: []float64{100}}
+	w.Rec.SDK = record.SDKRetry{MaxAttempts: 20, Retryable: map[string]bool{record.ErrThrottle: true}, BackoffCapMs: []float64{100}}
 	p := limited()
 	p.JobCap = 10 * time.Minute
-	r := Run(w, LoadScore, p)
+	r := Run(w, record.LoadScore, p)
 	if r.Complete || r.UnitsDone != 0 || r.Errors["504 function timeout"] < 15 || r.Seconds != p.JobCap.Seconds() {
 		t.Errorf("complete %v, %d units done, errors %v, %g s: want no unit done, every call timed out, unfinished at %v", r.Complete, r.UnitsDone, r.Errors, r.Seconds, p.JobCap)
 	}
 	// The same read with no throttling takes 25 s: it finishes.
-	if r := Run(scoringJob(10, 4, 1000), LoadScore, Params{Latency: DefaultLatency, Seed: 1}); !r.Complete {
+	if r := Run(scoringJob(10, 4, 1000), record.LoadScore, Params{Latency: DefaultLatency, Seed: 1}); !r.Complete {
 		t.Errorf("without limits: complete %v, errors %v", r.Complete, r.Errors)
 	}
 }
 
 // lockTx is a submit's transaction as the sharded layout records it: the player's lock copy
 // (shard 5 of 64) updated, their prediction put, its index entry in shard 5 of 16.
-func lockTx() Call {
-	return Call{Op: "TransactWriteItems", Accesses: trace.TraceAccesses{
+func lockTx() record.Call {
+	return record.Call{Op: "TransactWriteItems", Accesses: record.Accesses{
 		{PK: "EVENT#e#{05%64}", SK: "LOCK", Kind: "update", Txn: true, Bytes: 250, WCU: 2},
 		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "put", Txn: true, Bytes: 800, WCU: 2},
 		{Index: "GSI", PK: "EVENT#e#{05%16}", SK: "UNSCORED#{p1}", Kind: "put", Txn: true, Bytes: 800, WCU: 1},
 	}}
 }
 
-func TestShardShiftKeepsCopiesAndShardsTogether(t *testing.T) {
-	for d := 0; d < 64; d++ {
-		c := shiftCall(lockTx(), d)
-		cp, sh := marks(c.Accesses[0].PK)[0], marks(c.Accesses[2].PK)[0]
-		if cp[0] != (5+d)%64 || sh[0] != cp[0]%16 || cp[1] != 64 || sh[1] != 16 {
-			t.Fatalf("shift %d: copy %v, shard %v; want copy %d of 64 and its shard (copy mod 16) of 16", d, cp, sh, (5+d)%64)
-		}
-	}
-	if p := shardPeriod([]Call{lockTx()}); p != 64 {
-		t.Errorf("period %d, want 64", p)
-	}
-}
-
 func TestShardsAreEachAPartition(t *testing.T) {
-	w := &Workload{Players: 160_000, Calls: []Call{lockTx()},
-		Requests: map[string][]Template{LoadSubmit: {{Count: 1, Stages: [][]int{{0}}}}},
-		Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{TimeoutSeconds: 10}}}
-	r := Run(w, LoadSubmit, Params{Latency: DefaultLatency, Seed: 1})
+	w := &Workload{Players: 160_000, Calls: []record.Call{lockTx()},
+		Requests: map[string][]record.Template{record.LoadSubmit: {{Count: 1, Stages: [][]int{{0}}}}},
+		Rec:      &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1}, FrontDoor: record.FrontDoor{TimeoutSeconds: 10}}}
+	r := Run(w, record.LoadSubmit, Params{Latency: DefaultLatency, Seed: 1})
 	copies, shards, busiest := 0, 0, 0.0
 	for _, p := range r.Partitions {
 		switch {
@@ -262,7 +247,7 @@ func TestConcurrentTransactionsConflictOnlyOnTheSameLockCopy(t *testing.T) {
 	// Units take their number as shift: 64 at once use 64 different copies; a 65th uses
 	// unit 0's copy while it is in flight.
 	for _, c := range []struct{ units, conflicts int }{{64, 0}, {65, 1}} {
-		r := Run(job(c.units, lockTx()), LoadScore, limited())
+		r := Run(job(c.units, lockTx()), record.LoadScore, limited())
 		if r.Conflicts != c.conflicts {
 			t.Errorf("%d transactions at once over 64 lock copies: %d conflicts, want %d", c.units, r.Conflicts, c.conflicts)
 		}
@@ -270,14 +255,14 @@ func TestConcurrentTransactionsConflictOnlyOnTheSameLockCopy(t *testing.T) {
 }
 
 func TestReadCacheFillsOncePerInstancePerTTL(t *testing.T) {
-	card := Call{Op: "Query", Cache: "card|e", Accesses: trace.TraceAccesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 10, Bytes: 3000, RCU: 0.5}}}
-	mine := Call{Op: "GetItem", Accesses: trace.TraceAccesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 0.5}}}
+	card := record.Call{Op: "Query", Cache: "card|e", Accesses: record.Accesses{{Index: "GSI", PK: "EVENT#e", Kind: "read", Items: 10, Bytes: 3000, RCU: 0.5}}}
+	mine := record.Call{Op: "GetItem", Accesses: record.Accesses{{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 0.5}}}
 	w := func(ttl float64) *Workload {
-		return &Workload{Players: 100_000, Calls: []Call{card, mine},
-			Requests: map[string][]Template{LoadCard: {{Count: 1, Stages: [][]int{{0, 1}}}}},
-			Rec:      &Recording{SDK: SDKRetry{MaxAttempts: 1}, FrontDoor: FrontDoor{TimeoutSeconds: 10, ReadCacheTTLSeconds: ttl}}}
+		return &Workload{Players: 100_000, Calls: []record.Call{card, mine},
+			Requests: map[string][]record.Template{record.LoadCard: {{Count: 1, Stages: [][]int{{0, 1}}}}},
+			Rec:      &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1}, FrontDoor: record.FrontDoor{TimeoutSeconds: 10, ReadCacheTTLSeconds: ttl}}}
 	}
-	r := Run(w(2), LoadCard, limited())
+	r := Run(w(2), record.LoadCard, limited())
 	fills := r.Requests - r.CacheHits
 	// Every request arrives in one minute: an instance fills the card at most 31 times.
 	if r.OK != r.Requests || r.CacheHits == 0 || fills > 31*r.Instances {
@@ -286,40 +271,7 @@ func TestReadCacheFillsOncePerInstancePerTTL(t *testing.T) {
 	if card := r.Partitions[0]; card.Partition != "GSI EVENT#e" || card.RCU > 0.5*float64(r.Instances)/2+0.5*float64(r.MaxLambda) {
 		t.Errorf("card partition %+v: more than each instance filling once per TTL", card)
 	}
-	if r := Run(w(0), LoadCard, limited()); r.CacheHits != 0 {
+	if r := Run(w(0), record.LoadCard, limited()); r.CacheHits != 0 {
 		t.Errorf("no cache: %d hits", r.CacheHits)
-	}
-}
-
-func TestReadFrontDoorWarmThroughput(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "template.yaml")
-	err := os.WriteFile(path, []byte(`Resources:
-  Table:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      WarmThroughput: {ReadUnitsPerSecond: 60000, WriteUnitsPerSecond: 40000}
-      GlobalSecondaryIndexes:
-        - IndexName: GSI
-          WarmThroughput: {ReadUnitsPerSecond: 50000, WriteUnitsPerSecond: 30000}
-        - IndexName: Other
-`), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := ReadFrontDoor(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fd.TableRCU() != 60000 || fd.TableWCU() != 40000 {
-		t.Errorf("table %g RCU/s %g WCU/s, want 60,000 and 40,000", fd.TableRCU(), fd.TableWCU())
-	}
-	if r := fd.IndexRate("GSI"); r.Read != 50000 || r.Write != 30000 {
-		t.Errorf("GSI %+v, want its own warm throughput 50,000 / 30,000", r)
-	}
-	if r := fd.IndexRate("Other"); r != capacity.OnDemandStart {
-		t.Errorf("an index without warm throughput %+v, want a new on-demand index's %+v (not the table's)", r, capacity.OnDemandStart)
-	}
-	if fd.ReadCacheTTLSeconds != 2 {
-		t.Errorf("read cache TTL %g s without the variable, want config's default 2 s", fd.ReadCacheTTLSeconds)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/internal/capacity"
 )
 
-// Scoring's pace. Code that paces itself (Recording.Pace, dynamo/pace.go) waits, before each
+// Scoring's pace. Code that paces itself (record.Recording.Pace, dynamo/pace.go) waits, before each
 // transaction of a scoring batch, until every shared partition the transaction writes has
 // the write units the code estimates it takes there, and charges each page Query's read
 // units to the partition read, waiting while its bucket is empty. The buckets are the
@@ -27,12 +28,12 @@ type paceUse struct {
 // put of the entry's size as read (the old entry's when its key changes, the entry's when
 // it is written in place or new), a shared table item at its recorded units (the shard's
 // checkpoint and histograms, transactional). Sorted by key, as the code waits on them.
-func paceWrites(c Call) []paceUse {
+func paceWrites(c record.Call) []paceUse {
 	if !c.Transactional() {
 		return nil
 	}
 	units := map[string]float64{}
-	// An item's index writes follow its table write (trace.Recorder); per index partition,
+	// An item's index writes follow its table write (as recorded); per index partition,
 	// the old entry's size if the item's key there changed, else the entry's.
 	type entry struct {
 		deleted, written int // bytes; -1: none
@@ -52,12 +53,12 @@ func paceWrites(c Call) []paceUse {
 	for _, a := range c.Accesses {
 		if a.Index == "" {
 			flush()
-			if isWrite(a) && !own(a) {
+			if a.IsWrite() && !a.Own() {
 				units[a.PK] += a.WCU
 			}
 			continue
 		}
-		if own(a) {
+		if a.Own() {
 			continue
 		}
 		if item == nil {
@@ -83,13 +84,13 @@ func paceWrites(c Call) []paceUse {
 
 // paceRead is what the code charges after a page Query: its read units, on the index
 // partition read (nil for any other call).
-func paceRead(c Call) []paceUse {
+func paceRead(c record.Call) []paceUse {
 	if c.Op != "Query" {
 		return nil
 	}
 	units := map[string]float64{}
 	for _, a := range c.Accesses {
-		if a.Index != "" && !own(a) {
+		if a.Index != "" && !a.Own() {
 			units[a.Index+"|"+a.PK] += a.RCU
 		}
 	}
@@ -129,11 +130,11 @@ func (b *paceBucket) reserve(now int64, n float64) int64 {
 
 // pacer holds the write and read buckets of the job's partitions.
 type pacer struct {
-	pace          Pace
+	pace          record.Pace
 	writes, reads map[string]*paceBucket
 }
 
-func newPacer(p *Pace) *pacer {
+func newPacer(p *record.Pace) *pacer {
 	if p == nil {
 		return nil
 	}

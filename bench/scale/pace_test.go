@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/dynamo/scoring"
-	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -32,16 +32,16 @@ func TestPaceBucketReservesAsRateLimiter(t *testing.T) {
 
 // pacedTx is a scoring transaction as recorded: n players' predictions, each an index key
 // change in one event shard partition (the old entry oldBytes, the new one newBytes).
-func pacedTx(n, oldBytes, newBytes int) Call {
-	var as trace.TraceAccesses
+func pacedTx(n, oldBytes, newBytes int) record.Call {
+	var as record.Accesses
 	for range n {
 		as = append(as,
-			trace.TraceAccess{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: newBytes, WCU: capacity.Transaction * capacity.WriteUnits(newBytes)},
-			trace.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "UNSCORED#{p1}", Kind: "delete", Txn: true, Bytes: oldBytes, WCU: capacity.WriteUnits(oldBytes)},
-			trace.TraceAccess{Index: "GSI", PK: "EVENT#e#00", SK: "SCORE#{n}#{p1}", Kind: "put", Txn: true, Bytes: newBytes, WCU: capacity.WriteUnits(newBytes)})
+			record.Access{PK: "USER#{p1}", SK: "EVENT#e", Kind: "update", Txn: true, Bytes: newBytes, WCU: capacity.Transaction * capacity.WriteUnits(newBytes)},
+			record.Access{Index: "GSI", PK: "EVENT#e#00", SK: "UNSCORED#{p1}", Kind: "delete", Txn: true, Bytes: oldBytes, WCU: capacity.WriteUnits(oldBytes)},
+			record.Access{Index: "GSI", PK: "EVENT#e#00", SK: "SCORE#{n}#{p1}", Kind: "put", Txn: true, Bytes: newBytes, WCU: capacity.WriteUnits(newBytes)})
 	}
-	as = append(as, trace.TraceAccess{PK: "EVENT#e#00", SK: "SCORING", Kind: "update", Txn: true, Bytes: 800, WCU: 2})
-	return Call{Op: "TransactWriteItems", Accesses: as}
+	as = append(as, record.Access{PK: "EVENT#e#00", SK: "SCORING", Kind: "update", Txn: true, Bytes: 800, WCU: 2})
+	return record.Call{Op: "TransactWriteItems", Accesses: as}
 }
 
 func TestPaceEstimatesAnIndexKeyChangeFromTheOldEntry(t *testing.T) {
@@ -63,14 +63,15 @@ func TestPaceEstimatesAnIndexKeyChangeFromTheOldEntry(t *testing.T) {
 func pacedJob(units, oldBytes, newBytes int) *Workload {
 	w := job(units, pacedTx(48, oldBytes, newBytes))
 	w.Job.Workers = 1
-	w.Rec.Pace = codePace()
+	w.Rec.Pace = &record.Pace{WriteUnits: scoring.PartitionWriteUnits, ReadUnits: scoring.PartitionReadUnits,
+		WriteBurst: scoring.PaceWriteBurst, ReadBurst: scoring.PaceReadBurst}
 	return w
 }
 
 func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
 	// 96 WCU a transaction as estimated and as taken: 750 a second after the first burst.
 	w := pacedJob(100, 800, 800)
-	r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1})
+	r := Run(w, record.LoadScore, Params{Latency: DefaultLatency, Seed: 1})
 	if !r.Complete {
 		t.Fatalf("not complete: %v", r.Errors)
 	}
@@ -84,14 +85,14 @@ func TestPaceKeepsThePartitionWithinItsLimit(t *testing.T) {
 	}
 	// Without the pace the same job asks far more of the partition.
 	w.Rec.Pace = nil
-	if r := Run(w, LoadScore, Params{Latency: DefaultLatency, Seed: 1}); r.Partitions[0].WCU < 2*scoring.PartitionWriteUnits {
+	if r := Run(w, record.LoadScore, Params{Latency: DefaultLatency, Seed: 1}); r.Partitions[0].WCU < 2*scoring.PartitionWriteUnits {
 		t.Errorf("unpaced: busiest second %g WCU, want well over the limit", r.Partitions[0].WCU)
 	}
 }
 
 func TestPaceLetsThroughWhatItUnderestimates(t *testing.T) {
 	// New entries over 1 KB: 3 WCU a player where the code estimates 2.
-	r := Run(pacedJob(100, 819, 1201), LoadScore, Params{Latency: DefaultLatency, Seed: 1})
+	r := Run(pacedJob(100, 819, 1201), record.LoadScore, Params{Latency: DefaultLatency, Seed: 1})
 	if busiest, _ := r.MaxWCU(); busiest <= scoring.PartitionWriteUnits {
 		t.Errorf("busiest second %g WCU: the model must charge what the writes take, not what the pace estimates", busiest)
 	}

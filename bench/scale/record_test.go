@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
@@ -38,11 +39,11 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	// The two sizes at once, each on a table of its own.
-	recs := make([]*Recording, 2)
+	recs := make([]*record.Recording, 2)
 	g, gctx := errgroup.WithContext(ctx)
 	for i, n := range []int{64, 96} {
 		g.Go(func() (err error) {
-			recs[i], err = Record(gctx, RecordOptions{Design: "test", Players: n, Shards: testShards, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
+			recs[i], err = record.Record(gctx, record.RecordOptions{Design: "test", Players: n, Shards: testShards, Endpoint: dynamotest.Endpoint(t), Template: "../../deploy/template.yaml",
 				Log: testLog{t}, Viewers: 10, PageSize: 2, NoProbes: i == 0 || !*probes})
 			return err
 		})
@@ -63,10 +64,10 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 		t.Fatalf("the recordings do not extrapolate:\n%s", strings.Join(problems, "\n"))
 	}
 	for _, rec := range recs {
-		for _, inv := range rec.Loads[LoadScore].Job.Invocations {
+		for _, inv := range rec.Loads[record.LoadScore].Job.Invocations {
 			for _, st := range append(append(inv.Pre.Stages, inv.Work.Stages...), inv.Post.Stages...) {
 				for _, id := range st {
-					if c := rec.Calls[id]; readGroup(c) == "" && !strings.Contains(fmt.Sprint(c.Accesses), "{p") && !slices.ContainsFunc(c.Accesses, isWrite) {
+					if c := rec.Calls[id]; c.ReadGroup() == "" && !strings.Contains(fmt.Sprint(c.Accesses), "{p") && !slices.ContainsFunc(c.Accesses, record.Access.IsWrite) {
 						t.Errorf("scoring call %s %+v is neither a read of shared partitions nor work on players' nor a closing write", c.Op, c.Accesses)
 					}
 				}
@@ -111,8 +112,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 	for _, c := range paceChecks(w) {
 		paced[c.Family] = c.Estimated > 0
 	}
-	show := showStart.Format("2006-01-02") + "-scale-show"
-	if !paced["GSI "+familyKey(markShard(table.EventShardPartitions(show, testShards)[0], testShards))] {
+	if !paced["GSI "+record.Family(record.MarkShard(table.EventShardPartitions(record.ShowID, testShards)[0], testShards))] {
 		t.Errorf("no pace estimate on the event's index shards: %+v", paceChecks(w))
 	}
 	f := Evaluate(w, Params{Latency: DefaultLatency, Seed: 1}).Figures
@@ -131,9 +131,9 @@ func TestCommittedBeforeRecordingsExtrapolate(t *testing.T) {
 	if len(paths) != 2 {
 		t.Fatalf("want two before recordings, found %v", paths)
 	}
-	var recs []*Recording
+	var recs []*record.Recording
 	for _, p := range paths {
-		r, err := ReadRecording(p)
+		r, err := record.ReadRecording(p)
 		if err != nil {
 			t.Fatal(err)
 		}

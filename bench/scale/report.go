@@ -1,8 +1,6 @@
 package scale
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/bench"
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
@@ -64,17 +63,17 @@ type Evaluation struct {
 // Evaluate runs every load of w with and without limits.
 func Evaluate(w *Workload, p Params) *Evaluation {
 	ev := &Evaluation{Demand: map[string]*LoadResult{}, Limited: map[string]*LoadResult{}}
-	for _, load := range Loads {
+	for _, load := range record.Loads {
 		dp, lp := p, p
 		dp.Limits, lp.Limits = false, true
 		ev.Demand[load] = Run(w, load, dp)
 		ev.Limited[load] = Run(w, load, lp)
 	}
-	f := Figures{Players: w.Players, ScoreSeconds: round(ev.Limited[LoadScore].Seconds, 1)}
-	for _, n := range ev.Limited[LoadSubmit].Errors {
+	f := Figures{Players: w.Players, ScoreSeconds: round(ev.Limited[record.LoadScore].Seconds, 1)}
+	for _, n := range ev.Limited[record.LoadSubmit].Errors {
 		f.SubmitPeakThrottledRequests += n
 	}
-	for _, load := range Loads {
+	for _, load := range record.Loads {
 		if u, where := ev.Demand[load].MaxRCU(); u > f.MaxPartitionRCUPerS {
 			f.MaxPartitionRCUPerS, ev.MaxRCUAt = u, load+": "+where
 		}
@@ -82,9 +81,9 @@ func Evaluate(w *Workload, p Params) *Evaluation {
 			f.MaxPartitionWCUPerS, ev.MaxWCUAt = u, load+": "+where
 		}
 	}
-	f.CardCalls = sharedCalls(w, LoadCard)
-	f.LeaderboardPageCalls = sharedCalls(w, LoadLeaderboard)
-	f.StandingsPageCalls = sharedCalls(w, LoadStandings)
+	f.CardCalls = sharedCalls(w, record.LoadCard)
+	f.LeaderboardPageCalls = sharedCalls(w, record.LoadLeaderboard)
+	f.StandingsPageCalls = sharedCalls(w, record.LoadStandings)
 	ev.Figures = f
 	return ev
 }
@@ -100,7 +99,7 @@ func sharedCalls(w *Workload, load string) int {
 				c := w.Calls[id]
 				mine := len(c.Accesses) > 0
 				for _, a := range c.Accesses {
-					mine = mine && own(a)
+					mine = mine && a.Own()
 				}
 				if !mine {
 					n++
@@ -199,39 +198,6 @@ func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (
 	return dr, nil
 }
 
-// Fingerprint identifies what a recording's code does, leaving out counts and timings:
-// two recordings of the same design have the same fingerprint.
-func (r *Recording) Fingerprint() string {
-	h := sha256.New()
-	var sigs []string
-	for _, c := range r.Calls {
-		c2 := c
-		c2.Accesses = nil
-		for _, a := range c.Accesses {
-			a.Bytes, a.Items, a.RCU, a.WCU = 0, 0, 0, 0
-			c2.Accesses = append(c2.Accesses, a)
-		}
-		b, _ := json.Marshal(c2)
-		sigs = append(sigs, string(b))
-	}
-	sort.Strings(sigs)
-	sigs = dedupe(sigs)
-	for _, s := range sigs {
-		h.Write([]byte(s))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:12]
-}
-
-func dedupe(s []string) []string {
-	var out []string
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // JSON is bench/results/scale.json: the figures at the report's number of players, and
 // by number of players under other keys.
 func (r *Report) JSON() ([]byte, error) {
@@ -246,7 +212,7 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	// score_seconds of a job that did not finish is the model's cap: say so.
 	for _, d := range []*DesignReport{r.Before, r.After} {
-		if !d.At.Limited[LoadScore].Complete {
+		if !d.At.Limited[record.LoadScore].Complete {
 			out[d.Name+"_score_note"] = fmt.Sprintf("scoring did not finish within the model's %v of virtual time: score_seconds is that cap", DefaultJobCap)
 		}
 	}
@@ -351,7 +317,7 @@ func (r *Report) Markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# One event, %s players: the partition-throughput model\n\n", num(float64(r.Players)))
 	p("Written by `make scale` (`go run ./bench/cmd/scale`) on %s, load average %s. ", r.Generated.UTC().Format("2006-01-02 15:04 UTC"), r.LoadAverage)
-	p("The model replays what the project's own code did on DynamoDB Local — every DynamoDB call, partition, item and unit, recorded through `trace.Recorder` — for %s players in virtual time, under AWS's limits. How it works, what it assumes and what it leaves out: [bench/README.md](../README.md#the-partition-throughput-model-make-scale).\n\n", num(float64(r.Players)))
+	p("The model replays what the project's own code did on DynamoDB Local — every DynamoDB call, partition, item and unit, recorded by package `bench/scale/record` — for %s players in virtual time, under AWS's limits. How it works, what it assumes and what it leaves out: [bench/README.md](../README.md#the-partition-throughput-model-make-scale).\n\n", num(float64(r.Players)))
 	for _, d := range []*DesignReport{r.Before, r.After} {
 		p("- **%s**: %s, recorded at %s and %s players (commit %s, fingerprint %s).", d.Name, recordingSource(d), num(float64(d.Design.Small.Players)),
 			num(float64(d.Design.Large.Players)), d.Design.Large.Commit, d.Design.Large.Fingerprint())
@@ -386,7 +352,7 @@ func (r *Report) Markdown() string {
 		{"standings_page_calls", "calls of a standings page view", float64(fb.StandingsPageCalls), float64(fa.StandingsPageCalls)},
 	}
 	scoreText := func(d *DesignReport) string {
-		if !d.At.Limited[LoadScore].Complete {
+		if !d.At.Limited[record.LoadScore].Complete {
 			return fmt.Sprintf("does not finish (cap %s)", num(d.At.Figures.ScoreSeconds))
 		}
 		return num(d.At.Figures.ScoreSeconds)
@@ -440,9 +406,9 @@ type Target struct {
 // no submit of the peak hour reaching a player as an error.
 func (r *Report) Targets() []Target {
 	a := r.After.At
-	score, leagues := a.Limited[LoadScore], r.Leagues.At.Limited
+	score, leagues := a.Limited[record.LoadScore], r.Leagues.At.Limited
 	f := a.Figures
-	sub := a.Limited[LoadSubmit]
+	sub := a.Limited[record.LoadSubmit]
 	return []Target{
 		{Goal: fmt.Sprintf("every prediction scored in < %s, no league (AWS limits)", minutes(ScoreGoal)), Met: scoredInTime(score),
 			Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)},
@@ -482,7 +448,7 @@ func (r *Report) targets(b *strings.Builder) {
 		"Gateway throttle, which caps every stage of the account in the region (AWS's default: %s/s, bursts of %s; this "+
 		"run: %s/s, bursts of %s) — whatever the stage throttle says. The quota raise's what-if: `go run ./bench/cmd/scale "+
 		"-account-api-rate 20000 -account-api-burst 10000 -template <the template with the stage throttle at 20,000>`.\n\n",
-		num(float64(r.Players)/300*5), num(AccountAPIRate), num(AccountAPIBurst), num(acct.Rate), num(float64(acct.Burst)))
+		num(float64(r.Players)/300*5), num(record.AccountAPIRate), num(record.AccountAPIBurst), num(acct.Rate), num(float64(acct.Burst)))
 }
 
 func recordingSource(d *DesignReport) string {
@@ -496,14 +462,14 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## %s: the loads at %s players\n\n", titleCase(d.Name), num(float64(players)))
 	p("| load | requests | served | refused or failed (reached the player) | peak-minute errors | p50 / p99 ms | Lambda: most busy / started / read-cache hits | DynamoDB attempts: throttled / conflicting |\n|---|---|---|---|---|---|---|---|\n")
-	for _, load := range Loads {
+	for _, load := range record.Loads {
 		l := d.At.Limited[load]
 		lat := "–"
 		if l.P50Ms > 0 {
 			lat = fmt.Sprintf("%.0f / %.0f", l.P50Ms, l.P99Ms)
 		}
 		reqs := num(float64(l.Requests))
-		if load == LoadScore {
+		if load == record.LoadScore {
 			reqs = fmt.Sprintf("1 job, %.0f s", l.Seconds)
 		}
 		p("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s: %s / %s |\n", load, reqs, num(float64(l.OK)), errorsText(l.Errors),
@@ -512,7 +478,7 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	}
 	p("\nBusiest partitions per load — units per second demanded (nothing throttled) and, under AWS's limits, attempts refused there:\n\n")
 	p("| load | partition | demand RCU/s | demand WCU/s | limited: refused attempts | table demand RCU/s / WCU/s | index demand RCU/s / WCU/s |\n|---|---|---|---|---|---|---|\n")
-	for _, load := range Loads {
+	for _, load := range record.Loads {
 		dm, lm := d.At.Demand[load], d.At.Limited[load]
 		refused := map[string]int{}
 		for _, pp := range lm.Partitions {
@@ -529,12 +495,12 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	}
 	fd := d.Design.Large.FrontDoor
 	p("\nScoring (the admin calls scoreEvent until complete; each call's budget %.0f s, function timeout %d s, %d units of work at once):\n\n",
-		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.At.Limited[LoadScore].workers)
+		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.At.Limited[record.LoadScore].workers)
 	p("| run | complete | seconds | scoreEvent calls | seconds before the first unit, per call | units of work done | errors |\n|---|---|---|---|---|---|---|\n")
 	for _, run := range []struct {
 		name string
 		r    *LoadResult
-	}{{"no limits", d.At.Demand[LoadScore]}, {"AWS limits", d.At.Limited[LoadScore]}} {
+	}{{"no limits", d.At.Demand[record.LoadScore]}, {"AWS limits", d.At.Limited[record.LoadScore]}} {
 		r := run.r
 		p("| %s | %v | %s | %s | %.1f | %s of %s | %s |\n", run.name, r.Complete, num(r.Seconds), num(float64(r.Invocations)),
 			r.PrologueSeconds/float64(max(1, r.Invocations)), num(float64(r.UnitsDone)), num(float64(r.Units)), errorsText(r.Errors))
@@ -542,7 +508,7 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	p("\n%s\n", d.dominates())
 	soundnessMarkdown(b, d.Design, d.Soundness)
 	retried := 0
-	for _, rec := range []*Recording{d.Design.Small, d.Design.Large} {
+	for _, rec := range []*record.Recording{d.Design.Small, d.Design.Large} {
 		for _, lt := range rec.Loads {
 			retried += lt.RetriedWhileRecording
 		}
@@ -568,7 +534,7 @@ func titleCase(s string) string {
 func (d *DesignReport) dominates() string {
 	var out []string
 	fd := d.Design.Large.FrontDoor
-	for _, load := range Loads {
+	for _, load := range record.Loads {
 		l, dm := d.At.Limited[load], d.At.Demand[load]
 		var why []string
 		top := ""
@@ -591,7 +557,7 @@ func (d *DesignReport) dominates() string {
 		if top != "" {
 			why = append(why, top)
 		}
-		if load == LoadScore {
+		if load == record.LoadScore {
 			per := l.PrologueSeconds / float64(max(1, l.Invocations))
 			if l.Complete {
 				why = append(why, fmt.Sprintf("%s scoreEvent calls, each reading for %.1f s before its work", num(float64(l.Invocations)), per))
@@ -629,7 +595,7 @@ func (r *Report) inputs(b *strings.Builder) {
 		for _, sr := range rec.StoreRetries {
 			att := fmt.Sprint(sr.Attempts)
 			if sr.Unbounded {
-				att = fmt.Sprintf("≥ %d (no bound)", probeCap)
+				att = fmt.Sprintf("≥ %d (no bound)", record.ProbeCap)
 			}
 			p("| %s | %s | %s | %s | %s | %s |\n", sr.Load, sr.Op, sr.Error, att, gapsText(sr.GapsMs), orDash(sr.Outcome))
 		}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pickem/api/bench/scale/record"
 )
 
 // ScoreGoal is the time one event's scoring must take at most (AWS limits).
@@ -22,7 +24,7 @@ type JobEvaluation struct {
 func EvaluateJob(w *Workload, p Params) *JobEvaluation {
 	dp, lp := p, p
 	dp.Limits, lp.Limits = false, true
-	return &JobEvaluation{Players: w.Players, Demand: Run(w, LoadScore, dp), Limited: Run(w, LoadScore, lp)}
+	return &JobEvaluation{Players: w.Players, Demand: Run(w, record.LoadScore, dp), Limited: Run(w, record.LoadScore, lp)}
 }
 
 // Met reports whether every prediction was scored within ScoreGoal under AWS's limits.
@@ -118,7 +120,7 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 			return SearchStep{}, false, err
 		}
 		st := SearchStep{Players: n}
-		for _, c := range Run(w, LoadSubmit, lp).Errors {
+		for _, c := range Run(w, record.LoadSubmit, lp).Errors {
 			st.Errors += c
 		}
 		return st, st.Errors == 0, nil
@@ -143,7 +145,7 @@ func scoreJobAt(d Design, n int, jobCap time.Duration, p Params) (SearchStep, So
 		return SearchStep{}, s, err
 	}
 	p.Limits, p.JobCap = true, jobCap
-	r := Run(w, LoadScore, p)
+	r := Run(w, record.LoadScore, p)
 	return SearchStep{Players: n, Seconds: round(r.Seconds, 1), Complete: r.Complete}, s, nil
 }
 
@@ -245,26 +247,26 @@ func paceFamily(key string) string {
 	if !ok {
 		where, pk = "table", key
 	}
-	return where + " " + familyKey(pk)
+	return where + " " + record.Family(pk)
 }
 
 // scoringFamilies lists the partition families (table or index, key with {%K}) the
 // scoring job's calls of r touch outside players' own partitions, sorted.
-func scoringFamilies(r *Recording) []string {
+func scoringFamilies(r *record.Recording) []string {
 	seen := map[string]bool{}
-	for _, inv := range r.Loads[LoadScore].Job.Invocations {
-		for _, t := range []Template{inv.Pre, inv.Work, inv.Post} {
+	for _, inv := range r.Loads[record.LoadScore].Job.Invocations {
+		for _, t := range []record.Template{inv.Pre, inv.Work, inv.Post} {
 			for _, st := range t.Stages {
 				for _, id := range st {
 					for _, a := range r.Calls[id].Accesses {
-						if own(a) {
+						if a.Own() {
 							continue
 						}
 						where := a.Index
 						if where == "" {
 							where = "table"
 						}
-						seen[where+" "+familyKey(a.PK)] = true
+						seen[where+" "+record.Family(a.PK)] = true
 					}
 				}
 			}
@@ -280,11 +282,11 @@ func scoringFamilies(r *Recording) []string {
 
 // scoringPerPlayer is the DynamoDB calls and units of a recording's scoring work per
 // player (its units' calls).
-func scoringPerPlayer(r *Recording) (calls, units float64) {
-	for _, inv := range r.Loads[LoadScore].Job.Invocations {
+func scoringPerPlayer(r *record.Recording) (calls, units float64) {
+	for _, inv := range r.Loads[record.LoadScore].Job.Invocations {
 		for _, st := range inv.Work.Stages {
 			for _, id := range st {
-				if c := r.Calls[id]; readGroup(c) == "" {
+				if c := r.Calls[id]; c.ReadGroup() == "" {
 					calls++
 					units += c.RCU() + c.WCU()
 				}
@@ -392,7 +394,7 @@ func (r *Report) paceMarkdown(b *strings.Builder, w *Workload) {
 		return
 	}
 	p("\n### Scoring's pace\n\n")
-	p("The code paces its scoring (dynamo/pace.go): per partition, a write bucket of %s units refilled at %s a second and a read bucket of %s refilled at %s, one pacer for the admin's loop; before a transaction it waits for the write units it estimates, after a page it charges the read units. The model waits as the code does and charges each partition what the recording says the calls took. Per scoring transaction, what the code estimates against what was recorded (partition families, {%%K}: one of K):\n\n",
+	p("The code paces its scoring (dynamo/scoring/pace.go): per partition, a write bucket of %s units refilled at %s a second and a read bucket of %s refilled at %s, one pacer for the admin's loop; before a transaction it waits for the write units it estimates, after a page it charges the read units. The model waits as the code does and charges each partition what the recording says the calls took. Per scoring transaction, what the code estimates against what was recorded (partition families, {%%K}: one of K):\n\n",
 		num(pace.WriteBurst), num(pace.WriteUnits-pace.WriteBurst), num(pace.ReadBurst), num(pace.ReadUnits-pace.ReadBurst))
 	p("| partitions | estimated WCU | recorded WCU | recorded / estimated |\n|---|---|---|---|\n")
 	for _, c := range paceChecks(w) {
@@ -402,7 +404,7 @@ func (r *Report) paceMarkdown(b *strings.Builder, w *Workload) {
 		}
 		p("| `%s` | %.1f | %.1f | %s |\n", c.Family, c.Estimated, c.Recorded, ratio)
 	}
-	d, l := r.After.At.Demand[LoadScore], r.After.At.Limited[LoadScore]
+	d, l := r.After.At.Demand[record.LoadScore], r.After.At.Limited[record.LoadScore]
 	wcu, where := d.MaxWCU()
 	p("\nWithout limits the busiest partition of scoring takes %s WCU/s (%s); the workers waited %s s for the pace in all (%s s under AWS's limits).",
 		num(wcu), where, num(math.Round(d.PaceWaitSeconds)), num(math.Round(l.PaceWaitSeconds)))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/internal/capacity"
 )
 
@@ -40,14 +41,15 @@ type Params struct {
 	// has not finished by then is reported unfinished (Complete false, Seconds = JobCap).
 	JobCap time.Duration `json:"jobCap,omitempty"`
 	// AccountAPIRate and AccountAPIBurst are the account's API Gateway throttle in the
-	// region (0: AWS's default, AccountAPIRate/AccountAPIBurst): a quota raise's what-if.
+	// region (0: AWS's default, record.AccountAPIRate/AccountAPIBurst): a quota raise's
+	// what-if.
 	AccountAPIRate  float64 `json:"accountApiRate,omitempty"`
 	AccountAPIBurst int     `json:"accountApiBurst,omitempty"`
 }
 
 // account is the account's API throttle the run applies.
-func (p Params) account() Throttle {
-	t := Throttle{Rate: AccountAPIRate, Burst: AccountAPIBurst}
+func (p Params) account() record.Throttle {
+	t := record.Throttle{Rate: record.AccountAPIRate, Burst: record.AccountAPIBurst}
 	if p.AccountAPIRate > 0 {
 		t.Rate = p.AccountAPIRate
 	}
@@ -91,7 +93,7 @@ type use struct {
 	index    string
 }
 
-// compiledCall is a Call prepared for the simulator.
+// compiledCall is a record.Call prepared for the simulator.
 type compiledCall struct {
 	op      string
 	txn     bool
@@ -117,14 +119,14 @@ const (
 	tableWide  = ""
 )
 
-func compile(c Call, lat Latency) compiledCall {
+func compile(c record.Call, lat Latency) compiledCall {
 	cc := compiledCall{op: c.Op, txn: c.Transactional(), indexes: map[string][2]float64{}}
 	shared, mine := map[string]*use{}, map[string]*use{}
 	bytes := 0
 	for _, a := range c.Accesses {
 		bytes += a.Bytes
 		m := shared
-		if own(a) {
+		if a.Own() {
 			m = mine
 		}
 		k := a.Index + "|" + a.PK
@@ -142,9 +144,9 @@ func compile(c Call, lat Latency) compiledCall {
 			u[1] += a.WCU
 			cc.indexes[a.Index] = u
 		}
-		if isWrite(a) && a.Index == "" {
+		if a.IsWrite() && a.Index == "" {
 			cc.write = true
-			if !ownItem(a) {
+			if !a.OwnItem() {
 				cc.items = append(cc.items, a.PK+"\x00"+a.SK)
 			}
 		}
@@ -245,7 +247,7 @@ type bucket struct {
 	last                int64
 }
 
-func newBucket(t Throttle) *bucket {
+func newBucket(t record.Throttle) *bucket {
 	if t.Rate <= 0 {
 		return nil
 	}
@@ -279,7 +281,7 @@ type sim struct {
 	table  [2]window
 	index  map[string]*[2]window
 	locks  map[string]int64
-	retry  map[string]StoreRetry
+	retry  map[string]record.StoreRetry
 	res    *LoadResult
 	lambda int // function instances busy
 	// idle are the function instances waiting for a request, the most recent last.
@@ -299,8 +301,8 @@ type instance struct {
 
 func newSim(w *Workload, p Params) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)), p: p, w: w, parts: map[string]*partition{},
-		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]StoreRetry{},
-		period: shardPeriod(w.Calls), shifted: map[[2]int]*compiledCall{}, pacer: newPacer(w.Rec.Pace)}
+		index: map[string]*[2]window{}, locks: map[string]int64{}, retry: map[string]record.StoreRetry{},
+		period: record.ShardPeriod(w.Calls), shifted: map[[2]int]*compiledCall{}, pacer: newPacer(w.Rec.Pace)}
 	fd := w.Rec.FrontDoor
 	tableRate := capacity.Rate{Read: fd.TableRCU(), Write: fd.TableWCU()}
 	s.meter = capacity.NewMeter(func(p capacity.Partition) capacity.Rate {
@@ -364,15 +366,15 @@ func (s *sim) admit(cc *compiledCall) (string, *partition) {
 		for _, it := range cc.items {
 			if s.locks[it] > s.now {
 				if cc.txn {
-					return ErrTxConflict, nil
+					return record.ErrTxConflict, nil
 				}
-				return ErrConflict, nil
+				return record.ErrConflict, nil
 			}
 		}
 	}
-	class := ErrThrottle
+	class := record.ErrThrottle
 	if cc.txn {
-		class = ErrTxThrottle
+		class = record.ErrTxThrottle
 	}
 	for _, u := range cc.own { // a player's own partition: only this call uses it
 		if u.rcu > capacity.AWS.Read || u.wcu > capacity.AWS.Write {
@@ -444,7 +446,7 @@ func (s *sim) callAt(id, d int) *compiledCall {
 	if cc, ok := s.shifted[[2]int{id, d}]; ok {
 		return cc
 	}
-	cc := compile(shiftCall(s.w.Calls[id], d), s.p.Latency)
+	cc := compile(s.w.Calls[id].Shift(d), s.p.Latency)
 	s.shifted[[2]int{id, d}] = &cc
 	return &cc
 }
@@ -470,7 +472,7 @@ func (s *sim) attempt(c *callRun) {
 		s.after(cc.latency, func() { c.done("") })
 		return
 	}
-	if class == ErrTxConflict || class == ErrConflict {
+	if class == record.ErrTxConflict || class == record.ErrConflict {
 		s.res.Conflicts++
 	} else {
 		s.res.Throttled++
@@ -662,13 +664,13 @@ func (s *sim) runRequests(load string, prof Profile) *LoadResult {
 	times, peakFrom, peakTo := s.arrivals(s.w.Players, prof)
 	fd := s.w.Rec.FrontDoor
 	route := fd.Stage
-	if t, ok := fd.Routes[Screens[load].Route]; ok {
+	if t, ok := fd.Routes[record.Screens[load].Route]; ok {
 		route = t
 	}
 	stage, account := newBucket(route), newBucket(s.p.account())
 	timeout := int64(fd.TimeoutSeconds) * µsPerSecond
-	if timeout <= 0 || timeout > GatewayTimeoutSeconds*µsPerSecond {
-		timeout = GatewayTimeoutSeconds * µsPerSecond
+	if timeout <= 0 || timeout > record.GatewayTimeoutSeconds*µsPerSecond {
+		timeout = record.GatewayTimeoutSeconds * µsPerSecond
 	}
 	fail := func(arrived int64, cause string) {
 		s.res.Errors[cause]++
@@ -839,24 +841,24 @@ func (p Params) jobCap() time.Duration {
 // runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
 // reading what it reads once per call, then starting units of work (Workers at once, one
 // per shard when the code has shards, the first always; each unit with what the code reads
-// per unit, paced as the code paces them) until its deadline (FrontDoor.ScoringDeadline),
+// per unit, paced as the code paces them) until its deadline (record.FrontDoor.ScoringDeadline),
 // then reading what it reads after its work; the call that finds nothing left closes the
 // event. A call still running at the function's timeout starts nothing more and fails; the
 // admin calls again.
 func (s *sim) runJob() *LoadResult {
 	j := s.w.Job
 	fd := s.w.Rec.FrontDoor
-	res := &LoadResult{Load: LoadScore, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Units: len(j.Units), workers: j.Workers}
+	res := &LoadResult{Load: record.LoadScore, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Units: len(j.Units), workers: j.Workers}
 	for _, st := range j.CloseStages() {
 		for _, id := range st {
-			if readGroup(s.w.Calls[id]) != "" {
-				res.CloseMB += callBytes(s.w.Calls[id]) / (1 << 20)
+			if s.w.Calls[id].ReadGroup() != "" {
+				res.CloseMB += s.w.Calls[id].Bytes() / (1 << 20)
 			}
 		}
 	}
 	s.res = res
 	deadline := fd.ScoringDeadline().Microseconds()
-	timeout := int64(min(max(fd.TimeoutSeconds, 1), GatewayTimeoutSeconds)) * µsPerSecond
+	timeout := int64(min(max(fd.TimeoutSeconds, 1), record.GatewayTimeoutSeconds)) * µsPerSecond
 	capAt := s.p.jobCap().Microseconds()
 	todo := newUnitQueue(len(j.Units), j.Shards)
 	total := len(j.Units)
@@ -880,7 +882,7 @@ func (s *sim) runJob() *LoadResult {
 		}
 		left := float64(total-res.UnitsDone) / float64(max(total, 1))
 		cr, pre := j.StartCall(left)
-		s.runStages(LoadScore, pre, 0, true, killed, func(code string) {
+		s.runStages(record.LoadScore, pre, 0, true, killed, func(code string) {
 			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
 			if code != "" {
 				again(code)
@@ -896,7 +898,7 @@ func (s *sim) runJob() *LoadResult {
 					}
 					started++
 					inflight++
-					s.runStages(LoadScore, j.UnitStages(cr, u), u, true, killed, func(code string) {
+					s.runStages(record.LoadScore, j.UnitStages(cr, u), u, true, killed, func(code string) {
 						inflight--
 						if code != "" {
 							todo.release(u, true) // not done: a later call does it
@@ -921,7 +923,7 @@ func (s *sim) runJob() *LoadResult {
 				if todo.empty() {
 					after = append(after, j.CloseStages()...)
 				}
-				s.runStages(LoadScore, after, 0, false, killed, func(code string) {
+				s.runStages(record.LoadScore, after, 0, false, killed, func(code string) {
 					switch {
 					case code != "":
 						again(code)
@@ -948,7 +950,7 @@ func (s *sim) runJob() *LoadResult {
 // Run simulates one load of the workload.
 func Run(w *Workload, load string, p Params) *LoadResult {
 	s := newSim(w, p)
-	if load == LoadScore {
+	if load == record.LoadScore {
 		return s.runJob()
 	}
 	return s.runRequests(load, Profiles[load])

@@ -24,6 +24,7 @@ import (
 
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale"
+	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
@@ -58,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	save := fs.String("save", "", "also write the recordings of the current code into this directory (<set>-<players>.json); -replay reads them")
 	replay := fs.String("replay", "", "replay the recordings a -save wrote into this directory instead of recording the current code")
 	players := fs.Int("players", 1_000_000, "players to extrapolate to")
-	load := fs.String("load", "", "run only this load ("+strings.Join(scale.Loads, ", ")+") of the current code at -players and -shards and print its results as JSON")
+	load := fs.String("load", "", "run only this load ("+strings.Join(record.Loads, ", ")+") of the current code at -players and -shards and print its results as JSON")
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
 	template := fs.String("template", "deploy/template.yaml", "the SAM template (front door settings)")
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
@@ -85,14 +86,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	type set struct {
 		name    string
 		sizes   string
-		opts    scale.RecordOptions
-		designs []*scale.Recording
+		opts    record.RecordOptions
+		designs []*record.Recording
 	}
-	sets := []*set{{name: setAfter, sizes: *sizes, opts: scale.RecordOptions{Shards: *shards}}}
+	sets := []*set{{name: setAfter, sizes: *sizes, opts: record.RecordOptions{Shards: *shards}}}
 	if *load == "" {
 		sets = append(sets,
-			&set{name: setLeagues, sizes: *leagueSizes, opts: scale.RecordOptions{Shards: *shards, Leagues: domain.MaxLeaguesPerPlayer, ScoringOnly: true}},
-			&set{name: setOneShard, sizes: *oneShardSizes, opts: scale.RecordOptions{Shards: 1}})
+			&set{name: setLeagues, sizes: *leagueSizes, opts: record.RecordOptions{Shards: *shards, Leagues: domain.MaxLeaguesPerPlayer, ScoringOnly: true}},
+			&set{name: setOneShard, sizes: *oneShardSizes, opts: record.RecordOptions{Shards: 1}})
 	}
 	if *replay != "" {
 		for _, st := range sets {
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				// one only checks that it extrapolates, and the other sets take the fault
 				// probes from it (the same code): only that one needs them.
 				o.NoProbes = st.name != setAfter || i == 0
-				rec, err := scale.Record(ctx, o)
+				rec, err := record.Record(ctx, o)
 				if err != nil {
 					return err
 				}
@@ -217,7 +218,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // writeSet writes a set's recordings into dir as <set>-<players>.json.
-func writeSet(dir, name string, recs []*scale.Recording, log io.Writer) error {
+func writeSet(dir, name string, recs []*record.Recording, log io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -232,18 +233,18 @@ func writeSet(dir, name string, recs []*scale.Recording, log io.Writer) error {
 }
 
 // readSet reads the two recordings of a set from dir, the smaller first.
-func readSet(dir, name string) ([]*scale.Recording, error) {
+func readSet(dir, name string) ([]*record.Recording, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, name+"-*.json"))
 	if err != nil {
 		return nil, err
 	}
-	var recs []*scale.Recording
+	var recs []*record.Recording
 	for _, p := range paths {
 		// after-<n>.json, not after-leagues-<n>.json
 		if _, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"-"), ".json")); err != nil {
 			continue
 		}
-		r, err := scale.ReadRecording(p)
+		r, err := record.ReadRecording(p)
 		if err != nil {
 			return nil, err
 		}
@@ -258,14 +259,14 @@ func readSet(dir, name string) ([]*scale.Recording, error) {
 	return recs, nil
 }
 
-func readPair(list string) ([]*scale.Recording, error) {
+func readPair(list string) ([]*record.Recording, error) {
 	paths := strings.Split(list, ",")
 	if len(paths) != 2 {
 		return nil, fmt.Errorf("want two recordings (smaller,larger), got %q", list)
 	}
-	var out []*scale.Recording
+	var out []*record.Recording
 	for _, p := range paths {
-		r, err := scale.ReadRecording(p)
+		r, err := record.ReadRecording(p)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package scale
+package record
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func (h *harness) seedLeagues(ctx context.Context, n, k int) error {
 		codes := make([]string, k)
 		err := h.each(ctx, allPlayers(k), func(ctx context.Context, i int) error {
 			p := first + i - 1
-			a, err := h.untraced(ctx, Screen{Method: "POST", Document: createLeagueDoc}, h.token(PlayerID(p), playerName(p), false),
+			a, err := h.untraced(ctx, Screen{Method: "POST", Document: createLeagueDoc}, h.token(playerID(p), playerName(p), false),
 				map[string]any{"name": fmt.Sprintf("League %d-%d", first, i)})
 			if err != nil {
 				return err
@@ -58,7 +58,7 @@ func (h *harness) seedLeagues(ctx context.Context, n, k int) error {
 			if p == first+league {
 				return nil // its owner
 			}
-			_, err := h.untraced(ctx, Screen{Method: "POST", Document: joinLeagueDoc}, h.token(PlayerID(p), playerName(p), false),
+			_, err := h.untraced(ctx, Screen{Method: "POST", Document: joinLeagueDoc}, h.token(playerID(p), playerName(p), false),
 				map[string]any{"code": codes[league]})
 			return err
 		})

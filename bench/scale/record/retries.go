@@ -1,4 +1,4 @@
-package scale
+package record
 
 import (
 	"context"
@@ -90,7 +90,7 @@ type StoreRetry struct {
 	// Attempts is how many times the store issued the call, the first included, before
 	// the request gave up (0: the request never reached such a call).
 	Attempts int `json:"attempts"`
-	// Unbounded is set when the store was still retrying after probeCap attempts.
+	// Unbounded is set when the store was still retrying after ProbeCap attempts.
 	Unbounded bool `json:"unbounded,omitempty"`
 	// GapsMs are the waits between attempts (the store's backoff, plus any re-reads).
 	GapsMs []float64 `json:"gapsMs,omitempty"`
@@ -98,9 +98,9 @@ type StoreRetry struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// probeCap bounds a probe: after so many failed attempts the fault lets the call
+// ProbeCap bounds a probe: after so many failed attempts the fault lets the call
 // through.
-const probeCap = 60
+const ProbeCap = 60
 
 // faultAPI fails every call of one operation with one error class.
 type faultAPI struct {
@@ -126,7 +126,7 @@ func (f *faultAPI) result() []time.Time {
 func (f *faultAPI) fail(op string, items int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if op != f.op || len(f.attempts) >= probeCap {
+	if op != f.op || len(f.attempts) >= ProbeCap {
 		return nil
 	}
 	f.attempts = append(f.attempts, time.Now())
@@ -211,7 +211,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 		if err != nil {
 			return err
 		}
-		sr := StoreRetry{Load: load, Op: op, Error: class, Attempts: len(at), Unbounded: len(at) >= probeCap, Outcome: a.code}
+		sr := StoreRetry{Load: load, Op: op, Error: class, Attempts: len(at), Unbounded: len(at) >= ProbeCap, Outcome: a.code}
 		for i := 1; i < len(at); i++ {
 			sr.GapsMs = append(sr.GapsMs, math.Round(float64(at[i].Sub(at[i-1]).Microseconds())/100)/10)
 		}
@@ -224,7 +224,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 				next++
 				p := next
 				err := run(load, op, class, func() (answer, error) {
-					return h.send(ctx, Screens[load], h.token(PlayerID(p), playerName(p), false), vars, nil)
+					return h.send(ctx, Screens[load], h.token(playerID(p), playerName(p), false), vars, nil)
 				})
 				if err != nil {
 					return err
@@ -262,7 +262,7 @@ func probe(ctx context.Context, opts RecordOptions, rec *Recording) ([]StoreRetr
 		return es
 	}()...) {
 		for p := 1; p <= 3; p++ {
-			if _, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+			if _, err := h.untraced(ctx, Screens[LoadSubmit], h.token(playerID(p), playerName(p), false),
 				map[string]any{"eventId": e.id, "picks": e.picks(p)}); err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package scale
+package record
 
 import (
 	"bytes"
@@ -22,7 +22,6 @@ import (
 	"github.com/pickem/api/bench/frontend"
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/dynamo/ddb"
-	"github.com/pickem/api/dynamo/trace"
 	"github.com/pickem/api/internal/testclock"
 	"github.com/pickem/api/server"
 )
@@ -39,8 +38,9 @@ type RecordOptions struct {
 	Viewers int
 	// Workers is how many players send requests at once while recording (default 8).
 	Workers int
-	// PageSize is the `first` of the standings and leaderboard screens (0: PageSize). A
-	// sharded page reads up to PageSize entries of every shard: small recordings (tests)
+	// PageSize is the `first` of the standings and leaderboard screens (0: 50, the
+	// frontend's page). A sharded page reads up to PageSize entries of every shard: small
+	// recordings (tests)
 	// use a small page, so that every shard fills it at both sizes as at a million.
 	PageSize int
 	// Endpoint is a DynamoDB Local endpoint; Record makes its own table there.
@@ -73,6 +73,13 @@ var (
 	probeStart    = time.Date(2030, 6, 8, 20, 0, 0, 0, time.UTC)
 	season        = 2030
 )
+
+// ShowID is the id of the recorded show: the event whose submits, card views, scoring and
+// leaderboard a recording holds.
+var ShowID = eventID(showStart, "scale-show")
+
+// eventID is the id of the event created for slug at start.
+func eventID(start time.Time, slug string) string { return start.Format("2006-01-02") + "-" + slug }
 
 // harness drives the real API handler over one table of DynamoDB Local.
 type harness struct {
@@ -142,18 +149,18 @@ type answer struct {
 
 // send sends one GraphQL request through the handler, recording its DynamoDB calls with
 // rec (nil: not recorded).
-func (h *harness) send(ctx context.Context, sc Screen, token string, vars map[string]any, rec *trace.Recorder) (answer, error) {
+func (h *harness) send(ctx context.Context, sc Screen, token string, vars map[string]any, rec *recorder) (answer, error) {
 	return h.sendTo(ctx, h.handler, sc, token, vars, rec)
 }
 
 // sendTo is send through handler.
-func (h *harness) sendTo(ctx context.Context, handler http.Handler, sc Screen, token string, vars map[string]any, rec *trace.Recorder) (answer, error) {
+func (h *harness) sendTo(ctx context.Context, handler http.Handler, sc Screen, token string, vars map[string]any, rec *recorder) (answer, error) {
 	body, err := json.Marshal(frontend.Request{Query: sc.Document, Variables: vars})
 	if err != nil {
 		return answer{}, err
 	}
 	if rec != nil {
-		ctx = trace.WithRecorder(ctx, rec)
+		ctx = withRecorder(ctx, rec)
 	}
 	req := httptest.NewRequestWithContext(ctx, sc.Method, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -250,7 +257,7 @@ type event struct {
 }
 
 func (h *harness) createEvent(ctx context.Context, slug string, start time.Time) (event, error) {
-	id := start.Format("2006-01-02") + "-" + slug
+	id := eventID(start, slug)
 	a, err := h.admin(ctx, createEventDoc, map[string]any{"input": map[string]any{
 		"id": id, "name": "Scale " + slug, "startsAt": start.Format(time.RFC3339), "matches": card()}})
 	if err != nil {
@@ -308,7 +315,7 @@ func (h *harness) scoreDoc(ctx context.Context) string {
 // score runs the admin's scoring loop: scoreEvent until the report says complete (a report
 // without "complete" is complete), the calls going through handlers in turn. With rec, it
 // returns every invocation's calls.
-func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, rec *trace.Recorder) (invocations [][]trace.TraceCall, retried int, err error) {
+func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, rec *recorder) (invocations [][]tracedCall, retried int, err error) {
 	doc := h.scoreDoc(ctx)
 	for len(invocations) < 100_000 {
 		handler := handlers[len(invocations)%len(handlers)]
@@ -316,9 +323,9 @@ func (h *harness) score(ctx context.Context, handlers []http.Handler, ev event, 
 		if err != nil {
 			return invocations, retried, err
 		}
-		var calls []trace.TraceCall
+		var calls []tracedCall
 		if rec != nil {
-			calls = rec.Take()
+			calls = rec.take()
 		}
 		if unavailable(a, &retried) {
 			continue // as the admin command does; the calls of the failed try are dropped
@@ -389,20 +396,20 @@ func (h *harness) perPlayer(ctx context.Context, load string, players []int, var
 	lt := &LoadTrace{Errors: map[string]int{}}
 	var mu sync.Mutex
 	err := h.each(ctx, players, func(ctx context.Context, p int) error {
-		rec := trace.NewRecorder(h.db, h.table)
+		rec := newRecorder(h.db, h.table)
 		token := ""
 		if sc.SignedIn {
-			token = h.token(PlayerID(p), playerName(p), false)
+			token = h.token(playerID(p), playerName(p), false)
 		}
 		var a answer
-		var traced []trace.TraceCall
+		var traced []tracedCall
 		retried := 0
 		for {
 			var err error
 			if a, err = h.send(ctx, sc, token, vars(p), rec); err != nil {
 				return err
 			}
-			traced = rec.Take()
+			traced = rec.take()
 			if !unavailable(a, &retried) {
 				break
 			}
@@ -431,7 +438,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		opts.Workers = 8
 	}
 	if opts.PageSize == 0 {
-		opts.PageSize = PageSize
+		opts.PageSize = pageSize
 	}
 	if opts.Viewers == 0 || opts.Viewers > opts.Players {
 		opts.Viewers = min(opts.Players, 80)
@@ -463,7 +470,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	}
 	h.clock.Set(previousStart.Add(-time.Hour))
 	err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
-		_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+		_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(playerID(p), playerName(p), false),
 			map[string]any{"eventId": prev.id, "picks": prev.picks(p + 1)})
 		return err
 	})
@@ -478,7 +485,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		return nil, err
 	}
 	// Scored without a budget: how many work units the code runs at once.
-	prevJob := trace.NewRecorder(nil, h.table) // times only
+	prevJob := newRecorder(nil, h.table) // times only
 	prevCalls, _, err := h.score(ctx, []http.Handler{h.full}, prev, prevJob)
 	if err != nil {
 		return nil, err
@@ -490,7 +497,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	h.clock.Set(showStart.Add(-30 * time.Minute))
 	if opts.ScoringOnly {
 		err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
-			_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(PlayerID(p), playerName(p), false),
+			_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(playerID(p), playerName(p), false),
 				map[string]any{"eventId": show.id, "picks": show.picks(p)})
 			return err
 		})
@@ -518,7 +525,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if err := h.results(ctx, show); err != nil {
 		return nil, err
 	}
-	invocations, retried, err := h.score(ctx, []http.Handler{h.handler, h.wide}, show, trace.NewRecorder(h.db, h.table))
+	invocations, retried, err := h.score(ctx, []http.Handler{h.handler, h.wide}, show, newRecorder(h.db, h.table))
 	if err != nil {
 		return nil, err
 	}
@@ -561,7 +568,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 		return nil, err
 	}
 	if opts.Template != "" {
-		if rec.FrontDoor, err = ReadFrontDoor(opts.Template); err != nil {
+		if rec.FrontDoor, err = readFrontDoor(opts.Template); err != nil {
 			return nil, err
 		}
 	}

@@ -1,9 +1,4 @@
-// Package trace records the DynamoDB calls a store makes, for the partition-throughput
-// model of bench/scale: per call, the partitions of the table and of the index it read or
-// wrote, the items it touched, their sizes and the units they cost by AWS's rules. It is a
-// measuring tool: it reads every written item before and after the call, and is never used
-// in serving.
-package trace
+package record
 
 import (
 	"context"
@@ -25,120 +20,65 @@ import (
 	"github.com/pickem/api/internal/capacity"
 )
 
-// Recorder keeps a trace of the DynamoDB calls made with its context (WithRecorder): per
-// call, the operation, every table and index partition it read or wrote, the items it
-// touched, their sizes and the units they cost by AWS's rules (package capacity). The
-// partition-throughput model (bench/scale) is driven by these traces.
+// recorder keeps a trace of the DynamoDB calls made with its context (withRecorder),
+// through the store's observer hook (ddb.Observer): per call, the operation, every table
+// and index partition it read or wrote, the items it touched, their sizes and the units
+// they cost by AWS's rules (package capacity).
 //
 // For writes the recorder reads the items before and after the call (consistent reads
 // made outside the trace), so that it knows their sizes and what the write did to the
 // index: an index key change shows as a delete of the old entry plus a put of the new one.
 // Those extra reads make recording slow; it is a measuring tool, never used in serving.
 // Concurrent calls touching the same item may see each other's images.
-type Recorder struct {
+type recorder struct {
 	db    ddb.API
 	table string // the table's name
 	start time.Time
 
 	mu    sync.Mutex
-	calls []TraceCall
+	calls []tracedCall
 }
 
-// TraceCall is one DynamoDB call as the recorder saw it (SDK retries included: the call's
-// final outcome).
-type TraceCall struct {
-	Op string `json:"op"`
+// tracedCall is one DynamoDB call as the recorder saw it (SDK retries included: the
+// call's final outcome), before abstractCall makes it a Call of a recording.
+type tracedCall struct {
+	Op string
 	// Start and End are offsets from the recorder's creation, in microseconds. They
 	// include the recorder's own reads of the items a write touches, so that calls
 	// issued at once overlap in the trace as they did in the code.
-	Start int64 `json:"start"`
-	End   int64 `json:"end"`
+	Start, End int64
 	// Consistent is set on strongly consistent reads.
-	Consistent bool `json:"consistent,omitempty"`
+	Consistent bool
 	// Error is the API error code of a failed call; Reasons the per-item cancellation
 	// reasons of a cancelled transaction.
-	Error    string        `json:"error,omitempty"`
-	Reasons  []string      `json:"reasons,omitempty"`
-	Accesses TraceAccesses `json:"accesses"`
+	Error    string
+	Reasons  []string
+	Accesses Accesses
 	// ReportedRCU and ReportedWCU are the units the engine reported (nil: none).
-	ReportedRCU *float64 `json:"reportedRcu,omitempty"`
-	ReportedWCU *float64 `json:"reportedWcu,omitempty"`
+	ReportedRCU, ReportedWCU *float64
 	// Cache is the read-cache entry (ddb.Cache) the call was made to fill, "" for a
 	// call outside any fill. With the cache on, a process makes such a call only when
 	// that entry is missing or older than the TTL; recorded with the cache off, every
-	// request makes it, and the model decides (bench/scale).
-	Cache string `json:"cache,omitempty"`
+	// request makes it, and the model decides.
+	Cache string
 }
 
-// Access kinds.
-const (
-	AccessRead   = "read"   // items read (a GetItem, a BatchGetItem key, a Query page)
-	AccessPut    = "put"    // an item written whole
-	AccessUpdate = "update" // an item updated in place
-	AccessDelete = "delete" // an item deleted
-	AccessCheck  = "check"  // a transaction's ConditionCheck
-)
-
-// TraceAccess is what one call did in one partition of the table or of the index.
-type TraceAccess struct {
-	// Index is the index name, "" for the table.
-	Index string `json:"index,omitempty"`
-	// PK is the partition key value (PK on the table, GSI_PK on the index).
-	PK string `json:"pk"`
-	// SK is the item's sort key (SK, or GSI_SK on the index); empty for a Query page,
-	// which reads a range.
-	SK string `json:"sk,omitempty"`
-	// Kind is one of the Access* constants. On the index, a key change is a delete of the
-	// old key and a put of the new one.
-	Kind string `json:"kind"`
-	// Txn marks accesses made inside a TransactWriteItems.
-	Txn bool `json:"txn,omitempty"`
-	// Items is the number of items a read returned.
-	Items int `json:"items,omitempty"`
-	// Bytes is the size DynamoDB bills: the item (the larger image for a write), or the
-	// sum of the items a Query page read.
-	Bytes int     `json:"bytes"`
-	RCU   float64 `json:"rcu,omitempty"`
-	WCU   float64 `json:"wcu,omitempty"`
-}
-
-// TraceAccesses are a call's accesses.
-type TraceAccesses []TraceAccess
-
-// RCU totals the read units of the accesses.
-func (as TraceAccesses) RCU() float64 {
-	t := 0.0
-	for _, a := range as {
-		t += a.RCU
-	}
-	return t
-}
-
-// WCU totals the write units of the accesses.
-func (as TraceAccesses) WCU() float64 {
-	t := 0.0
-	for _, a := range as {
-		t += a.WCU
-	}
-	return t
-}
-
-// NewRecorder returns a recorder for calls on the table name. db reads the before and after
+// newRecorder returns a recorder for calls on the table name. db reads the before and after
 // images of written items; its own reads are not recorded. With a nil db the recorder
 // reads no images: writes are recorded with their keys and times but no sizes, units or
 // index writes.
-func NewRecorder(db ddb.API, name string) *Recorder {
-	return &Recorder{db: db, table: name, start: time.Now()}
+func newRecorder(db ddb.API, name string) *recorder {
+	return &recorder{db: db, table: name, start: time.Now()}
 }
 
-// WithRecorder returns a context whose DynamoDB calls (through a client with
+// withRecorder returns a context whose DynamoDB calls (through a client with
 // ddb.CostOption) are recorded by r.
-func WithRecorder(ctx context.Context, r *Recorder) context.Context {
+func withRecorder(ctx context.Context, r *recorder) context.Context {
 	return ddb.WithObserver(ctx, r)
 }
 
 // Begin records the call op with input params (it implements ddb.Observer).
-func (r *Recorder) Begin(op string, params any, cacheEntry string) (func(result any, err error, readUnits, writeUnits *float64) error, error) {
+func (r *recorder) Begin(op string, params any, cacheEntry string) (func(result any, err error, readUnits, writeUnits *float64) error, error) {
 	p, err := r.begin(op, params)
 	if err != nil {
 		return nil, err
@@ -149,15 +89,8 @@ func (r *Recorder) Begin(op string, params any, cacheEntry string) (func(result 
 	}, nil
 }
 
-// Calls returns the calls recorded so far, in the order they ended.
-func (r *Recorder) Calls() []TraceCall {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]TraceCall(nil), r.calls...)
-}
-
-// Take returns the calls recorded so far and forgets them.
-func (r *Recorder) Take() []TraceCall {
+// take returns the calls recorded so far, in the order they ended, and forgets them.
+func (r *recorder) take() []tracedCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.calls
@@ -196,7 +129,7 @@ type pending struct {
 }
 
 // begin notes what a call will write and reads those items' current images.
-func (r *Recorder) begin(op string, params any) (*pending, error) {
+func (r *recorder) begin(op string, params any) (*pending, error) {
 	p := &pending{op: op, started: time.Now()}
 	switch in := params.(type) {
 	case *dynamodb.PutItemInput:
@@ -219,7 +152,7 @@ func (r *Recorder) begin(op string, params any) (*pending, error) {
 			}
 		}
 	case *dynamodb.BatchWriteItemInput:
-		return nil, fmt.Errorf("dynamo: recorder: BatchWriteItem is not traced")
+		return nil, fmt.Errorf("scale: recorder: BatchWriteItem is not traced")
 	}
 	var err error
 	p.before, err = r.images(p.writes)
@@ -232,7 +165,7 @@ func keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue
 
 // images reads the current image of every written item (nil where absent) with
 // consistent BatchGetItems, outside any trace.
-func (r *Recorder) images(ws []written) ([]map[string]types.AttributeValue, error) {
+func (r *recorder) images(ws []written) ([]map[string]types.AttributeValue, error) {
 	out := make([]map[string]types.AttributeValue, len(ws))
 	if len(ws) == 0 || r.db == nil {
 		return out, nil
@@ -249,7 +182,7 @@ func (r *Recorder) images(ws []written) ([]map[string]types.AttributeValue, erro
 		for len(req) > 0 {
 			res, err := r.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 			if err != nil {
-				return nil, fmt.Errorf("dynamo: recorder: read images: %w", err)
+				return nil, fmt.Errorf("scale: recorder: read images: %w", err)
 			}
 			for _, item := range res.Responses[r.table] {
 				found[itemKeyString(item)] = item
@@ -268,8 +201,8 @@ func itemKeyString(item map[string]types.AttributeValue) string {
 }
 
 // end records a finished call from its input, output and error.
-func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRCU, reportedWCU *float64) error {
-	c := TraceCall{Op: p.op, Start: p.started.Sub(r.start).Microseconds(), ReportedRCU: reportedRCU, ReportedWCU: reportedWCU, Cache: p.cache}
+func (r *recorder) end(p *pending, params, result any, callErr error, reportedRCU, reportedWCU *float64) error {
+	c := tracedCall{Op: p.op, Start: p.started.Sub(r.start).Microseconds(), ReportedRCU: reportedRCU, ReportedWCU: reportedWCU, Cache: p.cache}
 	var apiErr smithy.APIError
 	if errors.As(callErr, &apiErr) {
 		c.Error = apiErr.ErrorCode()
@@ -290,7 +223,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 			if out.Item != nil {
 				items = 1
 			}
-			c.Accesses = append(c.Accesses, TraceAccess{PK: table.ItemString(in.Key, table.AttrPK), SK: table.ItemString(in.Key, table.AttrSK),
+			c.Accesses = append(c.Accesses, Access{PK: table.ItemString(in.Key, table.AttrPK), SK: table.ItemString(in.Key, table.AttrSK),
 				Kind: AccessRead, Items: items, Bytes: n, RCU: capacity.ReadUnits(n, c.Consistent)})
 		}
 	case *dynamodb.BatchGetItemInput:
@@ -310,7 +243,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 				if unprocessed[ks] {
 					continue
 				}
-				a := TraceAccess{PK: table.ItemString(k, table.AttrPK), SK: table.ItemString(k, table.AttrSK), Kind: AccessRead}
+				a := Access{PK: table.ItemString(k, table.AttrPK), SK: table.ItemString(k, table.AttrSK), Kind: AccessRead}
 				if item := found[ks]; item != nil {
 					a.Items, a.Bytes = 1, table.ItemSize(item)
 				}
@@ -329,7 +262,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 					return err
 				}
 			}
-			a := TraceAccess{Index: aws.ToString(in.IndexName), PK: queryPartition(in), Kind: AccessRead, Items: len(items)}
+			a := Access{Index: aws.ToString(in.IndexName), PK: queryPartition(in), Kind: AccessRead, Items: len(items)}
 			for _, item := range items {
 				a.Bytes += table.ItemSize(item)
 			}
@@ -344,7 +277,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 		for i, w := range p.writes {
 			before, now := p.before[i], after[i]
 			bn, an := table.ItemSize(before), table.ItemSize(now)
-			a := TraceAccess{PK: table.ItemString(w.key, table.AttrPK), SK: table.ItemString(w.key, table.AttrSK), Kind: w.kind, Txn: w.txn, Bytes: max(bn, an)}
+			a := Access{PK: table.ItemString(w.key, table.AttrPK), SK: table.ItemString(w.key, table.AttrSK), Kind: w.kind, Txn: w.txn, Bytes: max(bn, an)}
 			switch {
 			case w.kind == AccessCheck:
 				a.WCU = capacity.CheckUnits(bn)
@@ -358,7 +291,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 				continue // nothing changed (a check, a failed or a no-op write): nothing reaches the index
 			}
 			for _, iw := range capacity.IndexWrites(image(before), image(now)) {
-				c.Accesses = append(c.Accesses, TraceAccess{Index: iw.Index, PK: iw.Key.Partition, SK: iw.Key.Sort,
+				c.Accesses = append(c.Accesses, Access{Index: iw.Index, PK: iw.Key.Partition, SK: iw.Key.Sort,
 					Kind: iw.Kind, Txn: w.txn, Bytes: iw.Size, WCU: iw.Units})
 			}
 		}
@@ -373,7 +306,7 @@ func (r *Recorder) end(p *pending, params, result any, callErr error, reportedRC
 // wholeItems reads again, outside the trace, the page a Query with Select COUNT or a
 // projection read, with every attribute: the same page (DynamoDB's 1 MB limit applies to
 // the items read either way), for their sizes.
-func (r *Recorder) wholeItems(in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+func (r *recorder) wholeItems(in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
 	if r.db == nil {
 		return nil, nil
 	}
@@ -394,7 +327,7 @@ func (r *Recorder) wholeItems(in *dynamodb.QueryInput) ([]map[string]types.Attri
 	defer cancel()
 	out, err := r.db.Query(ctx, &q)
 	if err != nil {
-		return nil, fmt.Errorf("dynamo: recorder: read a counted page: %w", err)
+		return nil, fmt.Errorf("scale: recorder: read a counted page: %w", err)
 	}
 	return out.Items, nil
 }

@@ -1,4 +1,4 @@
-package scale
+package record
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Shards. An event of K shards (dynamo/keys.go) spreads its lock copies (16·K, 1 at one
+// Shards. An event of K shards (dynamo/table) spreads its lock copies (16·K, 1 at one
 // shard) and its predictions' index partitions over partitions chosen by a hash of the
 // player's id, and a season of K shards its standings. A recording keeps the shard numbers
 // each call used, marked "{NN%K}" (shard NN of K; abstractCall, from table.KeyShards with
@@ -17,13 +17,14 @@ import (
 // marked number n of its calls becomes (n+d) mod K: one shift for all the families keeps
 // their relation (a player's index shard is their lock copy mod K, and K divides 16·K). A
 // unit of the scoring job takes its own number as shift, from templates whose first shard
-// is 0 (canonical): unit u works on shard u mod K, as the code's one worker per shard does.
+// is 0: unit u works on shard u mod K, as the code's one worker per shard does.
 
 // shardMark matches a marked shard number.
 var shardMark = regexp.MustCompile(`\{(\d+)%(\d+)\}`)
 
-// markShard marks the trailing number of key as a shard of shards (none if 0).
-func markShard(key string, shards int) string {
+// MarkShard marks the trailing number of key as a shard of shards (none if 0): the
+// partition key "EVENT#e#05" of shard 5 of 16 becomes "EVENT#e#{05%16}".
+func MarkShard(key string, shards int) string {
 	i := strings.LastIndexByte(key, '#')
 	if shards == 0 || i < 0 {
 		return key
@@ -53,13 +54,15 @@ func shiftKey(key string, d int) string {
 	})
 }
 
-// familyKey is key with its shard numbers left out: the family of K partitions.
-func familyKey(key string) string {
+// Family is key with its shard numbers left out: the family of K partitions
+// ("EVENT#e#{%16}").
+func Family(key string) string {
 	return shardMark.ReplaceAllString(key, "{%$2}")
 }
 
-// shiftCall returns c with every marked shard number in its keys shifted by d.
-func shiftCall(c Call, d int) Call {
+// Shift returns c with every marked shard number in its keys shifted by d (modulo each
+// number's K).
+func (c Call) Shift(d int) Call {
 	as := make([]Access, len(c.Accesses))
 	for i, a := range c.Accesses {
 		a.PK, a.SK = shiftKey(a.PK, d), shiftKey(a.SK, d)
@@ -69,8 +72,8 @@ func shiftCall(c Call, d int) Call {
 	return c
 }
 
-// firstShard is the first marked shard number of c's keys (ok false: none).
-func firstShard(c Call) (int, bool) {
+// FirstShard is the first marked shard number of c's keys (ok false: none).
+func (c Call) FirstShard() (int, bool) {
 	for _, a := range c.Accesses {
 		for _, key := range []string{a.PK, a.SK} {
 			if m := marks(key); len(m) > 0 {
@@ -81,9 +84,9 @@ func firstShard(c Call) (int, bool) {
 	return 0, false
 }
 
-// shardPeriod is the least common multiple of the shard counts marked in calls (1: none):
+// ShardPeriod is the least common multiple of the shard counts marked in calls (1: none):
 // shifts are taken modulo it.
-func shardPeriod(calls []Call) int {
+func ShardPeriod(calls []Call) int {
 	p := 1
 	for _, c := range calls {
 		for _, a := range c.Accesses {
@@ -116,7 +119,7 @@ func (r *Recording) ShardFamilies() []string {
 			if where == "" {
 				where = "table"
 			}
-			seen[where+" "+familyKey(a.PK)] = true
+			seen[where+" "+Family(a.PK)] = true
 		}
 	}
 	out := make([]string, 0, len(seen))

@@ -1,4 +1,4 @@
-package scale
+package record
 
 import (
 	"fmt"
@@ -106,8 +106,8 @@ func tableLimit(warm, maxUnits, start int) float64 {
 	return float64(u)
 }
 
-// ReadFrontDoor reads the front door's settings from a SAM template.
-func ReadFrontDoor(path string) (FrontDoor, error) {
+// readFrontDoor reads the front door's settings from a SAM template.
+func readFrontDoor(path string) (FrontDoor, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return FrontDoor{}, err

@@ -1,10 +1,23 @@
-package scale
+// Package record records what the project's code does on DynamoDB Local, for the
+// partition-throughput model (bench/scale). Record drives every load of one event through
+// the real handler while a recorder, on the store's observer hook (ddb.Observer), traces
+// each DynamoDB call: the partitions of the table and of the index it read or wrote, the
+// items, their sizes and the units they cost by AWS's rules. A Recording keeps those calls
+// with player ids and shard numbers abstracted ("{p1}", "{NN%K}"), so that the model can
+// replay them for any number of players, together with the SDK's retries, the store's own
+// retries (measured by fault probes) and the front door's settings from the SAM template.
+// The package also reads recordings back and says what their abstracted keys mean
+// (Access.Own, Family, Call.Shift, …). It is a measuring tool, never used in serving.
+package record
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,13 +25,12 @@ import (
 
 	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/dynamo/table"
-	"github.com/pickem/api/dynamo/trace"
 )
 
 // Recording is what the project's code did, call by call, for every load at one number of
-// players: the store's DynamoDB calls as trace.Recorder traced them on DynamoDB Local,
-// with player ids abstracted ("{p1}") so that the model can replay them for any number of
-// players. It also keeps what the code and the template said about retries and the front
+// players: the store's DynamoDB calls as the recorder traced them on DynamoDB Local,
+// with player ids abstracted ("{p1}") and shard numbers marked ("{NN%K}") so that the
+// model can replay them for any number of players. It also keeps what the code and the template said about retries and the front
 // door when it was recorded. A Recording is the unit committed as "before".
 type Recording struct {
 	// Design names the code recorded ("before", "after", a variant).
@@ -29,8 +41,8 @@ type Recording struct {
 	// Shards is the shard count the recorded events and season were created with
 	// (dynamo.WithScoreShards); 0 in recordings of code without a per-event count.
 	Shards int `json:"shards,omitempty"`
-	// Pace is how the recorded code paces its scoring per partition (dynamo/pace.go); nil
-	// for code that does not.
+	// Pace is how the recorded code paces its scoring per partition
+	// (dynamo/scoring/pace.go); nil for code that does not.
 	Pace *Pace `json:"pace,omitempty"`
 	// Calls is the table of distinct calls; loads refer to them by index.
 	Calls []Call `json:"calls"`
@@ -58,14 +70,14 @@ type UnitCheck struct {
 // add compares the calls DynamoDB Local reports faithfully: single-item writes and reads
 // that found items. It leaves out transactions (DynamoDB Local neither doubles nor counts
 // index writes in them) and reads that found nothing (it reports 0, AWS the minimum).
-func (u *UnitCheck) add(calls []trace.TraceCall) {
+func (u *UnitCheck) add(calls []tracedCall) {
 	for _, c := range calls {
 		if c.Error != "" || c.ReportedRCU == nil || c.ReportedWCU == nil || c.Op == "TransactWriteItems" {
 			continue
 		}
 		empty := len(c.Accesses) == 0
 		for _, a := range c.Accesses {
-			empty = empty || (a.Kind == trace.AccessRead && a.Items == 0)
+			empty = empty || (a.Kind == AccessRead && a.Items == 0)
 		}
 		if empty {
 			continue
@@ -102,31 +114,83 @@ func codePace() *Pace {
 // order they appear in the call) and, in a player's own item keys, numbers of 6+ digits
 // by "{n}" (e.g. inverted scores).
 type Call struct {
-	Op         string              `json:"op"`
-	Consistent bool                `json:"consistent,omitempty"`
-	Error      string              `json:"error,omitempty"`
-	Accesses   trace.TraceAccesses `json:"accesses"`
-	// Cache is the read-cache entry the call fills (trace.TraceCall.Cache): the model
-	// makes it only when the request's function instance has no fresh copy (sim.go).
+	Op         string   `json:"op"`
+	Consistent bool     `json:"consistent,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Accesses   Accesses `json:"accesses"`
+	// Cache is the read-cache entry the call fills (ddb.Cache), "" for a call outside
+	// any fill: the model makes it only when the request's function instance has no
+	// fresh copy of the entry.
 	Cache string `json:"cache,omitempty"`
 }
 
-// Access is a trace.TraceAccess with player ids abstracted.
-type Access = trace.TraceAccess
+// Access kinds.
+const (
+	AccessRead   = "read"   // items read (a GetItem, a BatchGetItem key, a Query page)
+	AccessPut    = "put"    // an item written whole
+	AccessUpdate = "update" // an item updated in place
+	AccessDelete = "delete" // an item deleted
+	AccessCheck  = "check"  // a transaction's ConditionCheck
+)
+
+// Access is what one call did in one partition of the table or of the index. In a
+// recording, player ids and shard numbers in its keys are abstracted (Call).
+type Access struct {
+	// Index is the index name, "" for the table.
+	Index string `json:"index,omitempty"`
+	// PK is the partition key value (PK on the table, GSI_PK on the index).
+	PK string `json:"pk"`
+	// SK is the item's sort key (SK, or GSI_SK on the index); empty for a Query page,
+	// which reads a range.
+	SK string `json:"sk,omitempty"`
+	// Kind is one of the Access* constants. On the index, a key change is a delete of the
+	// old key and a put of the new one.
+	Kind string `json:"kind"`
+	// Txn marks accesses made inside a TransactWriteItems.
+	Txn bool `json:"txn,omitempty"`
+	// Items is the number of items a read returned.
+	Items int `json:"items,omitempty"`
+	// Bytes is the size DynamoDB bills: the item (the larger image for a write), or the
+	// sum of the items a Query page read.
+	Bytes int     `json:"bytes"`
+	RCU   float64 `json:"rcu,omitempty"`
+	WCU   float64 `json:"wcu,omitempty"`
+}
+
+// Accesses are a call's accesses.
+type Accesses []Access
+
+// RCU totals the read units of the accesses.
+func (as Accesses) RCU() float64 {
+	t := 0.0
+	for _, a := range as {
+		t += a.RCU
+	}
+	return t
+}
+
+// WCU totals the write units of the accesses.
+func (as Accesses) WCU() float64 {
+	t := 0.0
+	for _, a := range as {
+		t += a.WCU
+	}
+	return t
+}
 
 // playerPlaceholder starts a player's slot in abstracted keys.
 const playerPlaceholder = "{p"
 
-// own reports whether the access is in a player's own partition (its partition key holds
+// Own reports whether the access is in a player's own partition (its partition key holds
 // a player id): such partitions are never shared by players.
-func own(a Access) bool { return strings.Contains(a.PK, playerPlaceholder) }
+func (a Access) Own() bool { return strings.Contains(a.PK, playerPlaceholder) }
 
-// ownItem reports whether the item accessed belongs to one player (its key holds a
+// OwnItem reports whether the item accessed belongs to one player (its key holds a
 // player id): such items are never touched by another player's requests.
-func ownItem(a Access) bool { return own(a) || strings.Contains(a.SK, playerPlaceholder) }
+func (a Access) OwnItem() bool { return a.Own() || strings.Contains(a.SK, playerPlaceholder) }
 
-// isWrite reports whether the access is a write (or a transaction's condition check).
-func isWrite(a Access) bool { return a.Kind != trace.AccessRead }
+// IsWrite reports whether the access is a write (or a transaction's condition check).
+func (a Access) IsWrite() bool { return a.Kind != AccessRead }
 
 // RCU totals a call's read units.
 func (c Call) RCU() float64 { return c.Accesses.RCU() }
@@ -134,8 +198,32 @@ func (c Call) RCU() float64 { return c.Accesses.RCU() }
 // WCU totals a call's write units.
 func (c Call) WCU() float64 { return c.Accesses.WCU() }
 
+// Bytes totals the bytes of a call's accesses.
+func (c Call) Bytes() float64 {
+	n := 0
+	for _, a := range c.Accesses {
+		n += a.Bytes
+	}
+	return float64(n)
+}
+
 // Transactional reports whether the call is a TransactWriteItems.
 func (c Call) Transactional() bool { return c.Op == "TransactWriteItems" }
+
+// ReadGroup names a call that reads shared partitions only: its operation, then per
+// access the index ("" for the table) and the partition family (Family: the reads of one
+// page of any shard are one read). It is "" for a call that writes or touches a player's
+// own partition.
+func (c Call) ReadGroup() string {
+	parts := []string{c.Op}
+	for _, a := range c.Accesses {
+		if a.IsWrite() || a.Own() {
+			return ""
+		}
+		parts = append(parts, a.Index+"|"+Family(a.PK))
+	}
+	return strings.Join(parts, " ")
+}
 
 // LoadTrace is what one load's requests did.
 type LoadTrace struct {
@@ -165,7 +253,7 @@ type Template struct {
 // JobTrace is the scoring job as the admin runs it: scoreEvent calls until complete. The
 // calls alternate between two time budgets, the smallest (one unit of work a call: the
 // code always does one) and a moderate one (several units), so that the model can tell
-// the reads a call makes once from those it makes per unit of work (job.go).
+// the reads a call makes once from those it makes per unit of work.
 type JobTrace struct {
 	// Workers is how many work units the code runs at once, measured on a run without a
 	// budget (the previous event's scoring).
@@ -185,9 +273,13 @@ type InvocationTrace struct {
 	Post          Template `json:"post"`
 }
 
-// PlayerID is the id of player i (1-based) in recordings. Every id matches playerIDPattern
+// OneUnit reports whether the call had the smallest budget, under which the code does one
+// unit of work (it always does at least one).
+func (inv InvocationTrace) OneUnit() bool { return inv.BudgetSeconds <= tinyBudget.Seconds() }
+
+// playerID is the id of player i (1-based) in recordings. Every id matches playerIDPattern
 // and nothing else in a key does.
-func PlayerID(i int) string { return fmt.Sprintf("scale-p%07d", i) }
+func playerID(i int) string { return fmt.Sprintf("scale-p%07d", i) }
 
 var (
 	playerIDPattern = regexp.MustCompile(`scale-p\d{7}`)
@@ -196,8 +288,8 @@ var (
 
 // abstractCall replaces player ids in a traced call's keys, and marks shard numbers
 // (table.KeyShards, for a table whose events and seasons have shards shards) as
-// "{NN%K}": shard NN of K, which the model shifts (shard.go).
-func abstractCall(c trace.TraceCall, shards int) Call {
+// "{NN%K}": shard NN of K, which the model shifts (Call.Shift).
+func abstractCall(c tracedCall, shards int) Call {
 	out := Call{Op: c.Op, Consistent: c.Consistent, Error: c.Error, Cache: c.Cache}
 	slots := map[string]int{}
 	slot := func(id string) string {
@@ -213,7 +305,7 @@ func abstractCall(c trace.TraceCall, shards int) Call {
 		if pk != a.PK || sk != a.SK {
 			sk = longNumber.ReplaceAllString(sk, "{n}")
 		}
-		pk, sk = markShard(pk, pkShards), markShard(sk, skShards)
+		pk, sk = MarkShard(pk, pkShards), MarkShard(sk, skShards)
 		out.Accesses = append(out.Accesses, Access{Index: a.Index, PK: pk, SK: sk, Kind: a.Kind, Txn: a.Txn,
 			Items: a.Items, Bytes: a.Bytes, RCU: a.RCU, WCU: a.WCU})
 	}
@@ -246,10 +338,10 @@ func (t *callTable) add(c Call) int {
 
 // stages groups a request's calls: a call starts a new stage when it began after every
 // call of the current stage had ended.
-func stages(calls []trace.TraceCall) [][]trace.TraceCall {
-	sorted := append([]trace.TraceCall(nil), calls...)
+func stages(calls []tracedCall) [][]tracedCall {
+	sorted := append([]tracedCall(nil), calls...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
-	var out [][]trace.TraceCall
+	var out [][]tracedCall
 	var end int64
 	for _, c := range sorted {
 		if len(out) == 0 || c.Start >= end {
@@ -263,7 +355,7 @@ func stages(calls []trace.TraceCall) [][]trace.TraceCall {
 }
 
 // templateOf returns a request's template (count 1).
-func (t *callTable) templateOf(calls []trace.TraceCall) Template {
+func (t *callTable) templateOf(calls []tracedCall) Template {
 	tp := Template{Count: 1, Stages: [][]int{}}
 	for _, st := range stages(calls) {
 		var ids []int
@@ -289,7 +381,7 @@ func addTemplate(ts []Template, tp Template) []Template {
 }
 
 // touchesPlayer reports whether a traced call reads or writes a player's own partition.
-func touchesPlayer(c trace.TraceCall) bool {
+func touchesPlayer(c tracedCall) bool {
 	for _, a := range c.Accesses {
 		if playerIDPattern.MatchString(a.PK) {
 			return true
@@ -300,8 +392,8 @@ func touchesPlayer(c trace.TraceCall) bool {
 
 // invocationOf splits one scoreEvent call's calls into Pre, Work and Post (see
 // InvocationTrace).
-func (t *callTable) invocationOf(calls []trace.TraceCall, budget time.Duration) InvocationTrace {
-	sorted := append([]trace.TraceCall(nil), calls...)
+func (t *callTable) invocationOf(calls []tracedCall, budget time.Duration) InvocationTrace {
+	sorted := append([]tracedCall(nil), calls...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
 	first, last := len(sorted), -1
 	for i, c := range sorted {
@@ -320,8 +412,8 @@ func (t *callTable) invocationOf(calls []trace.TraceCall, budget time.Duration) 
 
 // workOverlap is the most calls touching players' partitions in flight at once: the
 // number of work units a scoring run does at once.
-func workOverlap(calls []trace.TraceCall) int {
-	var work []trace.TraceCall
+func workOverlap(calls []tracedCall) int {
+	var work []tracedCall
 	for _, c := range calls {
 		if touchesPlayer(c) {
 			work = append(work, c)
@@ -331,7 +423,7 @@ func workOverlap(calls []trace.TraceCall) int {
 }
 
 // maxOverlap is the most calls in flight at once.
-func maxOverlap(calls []trace.TraceCall) int {
+func maxOverlap(calls []tracedCall) int {
 	type edge struct {
 		at    int64
 		delta int
@@ -389,6 +481,28 @@ func (r *Recording) ops(load string) []string {
 		}
 	}
 	return out
+}
+
+// Fingerprint identifies what a recording's code does, leaving out counts and timings:
+// two recordings of the same design have the same fingerprint.
+func (r *Recording) Fingerprint() string {
+	h := sha256.New()
+	var sigs []string
+	for _, c := range r.Calls {
+		c2 := c
+		c2.Accesses = nil
+		for _, a := range c.Accesses {
+			a.Bytes, a.Items, a.RCU, a.WCU = 0, 0, 0, 0
+			c2.Accesses = append(c2.Accesses, a)
+		}
+		b, _ := json.Marshal(c2)
+		sigs = append(sigs, string(b))
+	}
+	sort.Strings(sigs)
+	for _, s := range slices.Compact(sigs) {
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // ReadRecording reads a recording written by WriteFile.
