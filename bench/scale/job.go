@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pickem/api/bench/scale/record"
+	"github.com/pickem/api/bench/scale/sim"
 	"github.com/pickem/api/dynamo/table"
-	"github.com/pickem/api/internal/capacity"
 )
 
 // The scoring job. The admin calls scoreEvent until it reports complete. Each call
@@ -25,173 +25,13 @@ import (
 // else the better of the other two:
 //
 //	a0 + u·units                                  (once per call, and per unit of work)
-//	a stream: the items still to score, page by page as the units use them (JobRead.Stream)
+//	a stream: the items still to score, page by page as the units use them (sim.JobRead.Stream)
 //	a0 + a1·players + a2·players·left + u·units
 //
 // and the bytes read after the work as p0 + p1·players + p2·players·left (left: the share
 // of units still to do when the call began; units: the units the call did). The last
 // call's reads after its work, less p, are the closing reads: a line in the players
 // through the two recordings. The number of units is proportional to the players.
-
-// JobModel is the scoring job at some number of players.
-type JobModel struct {
-	// Workers is how many units a call runs at once.
-	Workers int
-	// Shards is the event's shard count (record.Recording.Shards): unit u works on shard u mod
-	// Shards, one unit per shard at a time; 0 for code without a per-event count.
-	Shards int
-	// Units lists, for every unit of work in order, its template (an index into Work).
-	Units []int
-	Work  []record.Template
-	// Reads are the fitted reads; Closing the last call's calls that are not reads (e.g.
-	// the transaction that marks the event scored).
-	Reads   []JobRead
-	Closing record.Template
-
-	w     *Workload
-	pages map[[2]int]int // (read, bytes) → call id of a page
-}
-
-// JobRead is one read of the scoring job (an operation on one partition) as fitted.
-type JobRead struct {
-	Group string
-	Proto record.Call // a recorded call of the read, the largest
-	// Pre, PerUnit and Post are the bytes read before and during the work, per unit of
-	// work, and after the work: Pre and Post as c0 + c1·players + c2·players·left.
-	Pre     [3]float64
-	PerUnit float64
-	Post    [3]float64
-	// Close is the last call's extra read after its work: c0 + c1·players.
-	Close [2]float64
-	// Stream, when set, replaces Pre and PerUnit: the read walks the items still to score
-	// (BytesPerPlayer each) page by page as the work consumes them — one page before the
-	// first unit, another whenever the units started have used what was read ("reads only
-	// as far as it writes").
-	Stream         bool
-	BytesPerPlayer float64
-	// PageBytes is what one call of the read returns at most: DynamoDB's 1 MB for a
-	// Query (or the page the code's Limit asks for), everything for other reads.
-	PageBytes float64
-}
-
-func line3(c [3]float64, players int, left float64) float64 {
-	n := float64(players)
-	return math.Max(0, c[0]+c[1]*n+c[2]*n*left)
-}
-
-// stages lists pages of read i holding bytes, one stage each.
-func (j *JobModel) stages(i int, bytes float64) [][]int {
-	var out [][]int
-	g := j.Reads[i]
-	for bytes >= 1 {
-		b := math.Min(bytes, g.PageBytes)
-		out = append(out, []int{j.page(i, b)})
-		bytes -= b
-	}
-	return out
-}
-
-// callReads is what one call has read of each streamed read: bytes read not yet used by
-// a unit, and bytes still to read.
-type callReads struct {
-	buf, rest []float64
-}
-
-// StartCall returns a call's reads before its work when a share left of the units is to
-// do, and the state its units' reads go on from.
-func (j *JobModel) StartCall(left float64) (*callReads, [][]int) {
-	cr := &callReads{buf: make([]float64, len(j.Reads)), rest: make([]float64, len(j.Reads))}
-	var out [][]int
-	for i, g := range j.Reads {
-		if !g.Stream {
-			out = append(out, j.stages(i, line3(g.Pre, j.w.Players, left))...)
-			continue
-		}
-		cr.rest[i] = g.BytesPerPlayer * float64(j.w.Players) * left
-		out = append(out, j.nextPage(cr, i)...)
-	}
-	return cr, out
-}
-
-// nextPage reads the next page of streamed read i, if anything is left.
-func (j *JobModel) nextPage(cr *callReads, i int) [][]int {
-	b := math.Min(cr.rest[i], j.Reads[i].PageBytes)
-	if b < 1 {
-		return nil
-	}
-	cr.rest[i] -= b
-	cr.buf[i] += b
-	return [][]int{{j.page(i, b)}}
-}
-
-// UnitStages are the stages of unit u: what the code reads for it, then its work.
-func (j *JobModel) UnitStages(cr *callReads, u int) [][]int {
-	var out [][]int
-	for i, g := range j.Reads {
-		if !g.Stream {
-			out = append(out, j.stages(i, g.PerUnit)...)
-			continue
-		}
-		need := g.BytesPerPlayer * j.playersPerUnit()
-		for cr.buf[i] < need && cr.rest[i] >= 1 {
-			out = append(out, j.nextPage(cr, i)...)
-		}
-		cr.buf[i] = math.Max(0, cr.buf[i]-need)
-	}
-	return append(out, j.Work[j.Units[u]].Stages...)
-}
-
-func (j *JobModel) playersPerUnit() float64 {
-	return float64(j.w.Players) / float64(max(1, len(j.Units)))
-}
-
-// PostStages are a call's reads after its work.
-func (j *JobModel) PostStages(left float64) [][]int {
-	var out [][]int
-	for i, g := range j.Reads {
-		out = append(out, j.stages(i, line3(g.Post, j.w.Players, left))...)
-	}
-	return out
-}
-
-// CloseStages are the last call's closing reads and calls.
-func (j *JobModel) CloseStages() [][]int {
-	var out [][]int
-	for i, g := range j.Reads {
-		out = append(out, j.stages(i, math.Max(0, g.Close[0]+g.Close[1]*float64(j.w.Players)))...)
-	}
-	return append(out, j.Closing.Stages...)
-}
-
-// page returns the call of one page of read i holding bytes.
-func (j *JobModel) page(i int, bytes float64) int {
-	key := [2]int{i, int(math.Ceil(bytes))}
-	if id, ok := j.pages[key]; ok {
-		return id
-	}
-	g := j.Reads[i]
-	c := g.Proto
-	total := c.Bytes()
-	var as record.Accesses
-	for _, a := range c.Accesses {
-		share := 1.0
-		if total > 0 {
-			share = float64(a.Bytes) / total
-		}
-		n := int(math.Ceil(share * float64(key[1])))
-		if a.Bytes > 0 {
-			a.Items = max(1, int(math.Round(float64(a.Items)*float64(n)/float64(a.Bytes))))
-		}
-		a.Bytes = n
-		a.RCU = capacity.ReadUnits(n, c.Consistent)
-		as = append(as, a)
-	}
-	c.Accesses = as
-	j.w.Calls = append(j.w.Calls, c)
-	id := len(j.w.Calls) - 1
-	j.pages[key] = id
-	return id
-}
 
 // groupText is a read group for reading: a run of the same partition family as one,
 // "×N" (a BatchGetItem of 100 lock copies).
@@ -356,7 +196,7 @@ func solve(a [][]float64) []float64 {
 }
 
 // fitReads fits every read of both recordings' calls (see the comment at the top).
-func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
+func fitReads(d Design) (reads []sim.JobRead, misses map[string][2]float64) {
 	calls := append(jobCalls(d.Small), jobCalls(d.Large)...)
 	groups := map[string]bool{}
 	for _, c := range calls {
@@ -390,7 +230,7 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 		ca, ma := lsq(xa, ya)
 		cp, mp := lsq(xp, yp)
 		ma, mp = smallMiss(ma, ya), smallMiss(mp, yp)
-		r := JobRead{Group: g, PageBytes: math.Inf(1)}
+		r := sim.JobRead{Group: g, PageBytes: math.Inf(1)}
 		if len(ca) == 4 {
 			r.Pre, r.PerUnit = [3]float64{tidy(ca[0]), tidy(ca[1]), tidy(ca[2])}, math.Max(0, tidy(ca[3]))
 		}
@@ -402,7 +242,7 @@ func fitReads(d Design) (reads []JobRead, misses map[string][2]float64) {
 		var pts [][2]float64
 		for _, c := range calls {
 			if c.last {
-				pts = append(pts, [2]float64{float64(c.players), c.post[g] - line3(r.Post, c.players, c.left)})
+				pts = append(pts, [2]float64{float64(c.players), c.post[g] - r.PostBytes(c.players, c.left)})
 			}
 		}
 		if len(pts) == 2 && pts[1][0] != pts[0][0] {
@@ -597,9 +437,9 @@ func workPerPlayer(r *record.Recording) float64 {
 }
 
 // jobAt lays the scoring job of recording r (one of d's) out for players.
-func jobAt(d Design, r *record.Recording, w *Workload, players int) *JobModel {
+func jobAt(d Design, r *record.Recording, w *sim.Workload, players int) *sim.Job {
 	jt := r.Loads[record.LoadScore].Job
-	j := &JobModel{Workers: max(1, jt.Workers, d.Large.Loads[record.LoadScore].Job.Workers), Shards: r.Shards, w: w, pages: map[[2]int]int{}}
+	j := &sim.Job{Workers: max(1, jt.Workers, d.Large.Loads[record.LoadScore].Job.Workers), Shards: r.Shards}
 	calls := jobCalls(r)
 	for i, inv := range jt.Invocations {
 		if calls[i].tiny && calls[i].units == 1 {
@@ -683,9 +523,9 @@ func groupPage(g string, recs ...*record.Recording) (float64, record.Call) {
 }
 
 // canonical returns the template of one unit of work with its shard numbers shifted so
-// that its first is 0 (shard.go): unit u then works on shard u (mod K). Shifted calls are
-// added to w.
-func canonical(w *Workload, t record.Template) record.Template {
+// that its first is 0 (record.Call.Shift): unit u then works on shard u (mod K). Shifted
+// calls are added to w.
+func canonical(w *sim.Workload, t record.Template) record.Template {
 	for _, st := range t.Stages {
 		for _, id := range st {
 			n, ok := w.Calls[id].FirstShard()

@@ -1,12 +1,20 @@
+// Package scale is the partition-throughput model: it says what one event with a million
+// players does on AWS from what the project's code did on DynamoDB Local at two small
+// numbers of players (package record). A Design is two recordings of one version of the
+// code; the model checks that they extrapolate (the same pattern per player at both sizes,
+// the scoring job's reads fitted as lines in the players and the work), lays them out at
+// any number of players (a sim.Workload), runs every load through the simulation (package
+// sim) with and without AWS's limits, searches for the largest event a design serves, and
+// writes the report of `make scale` (Report: bench/results/scale.{md,json,svg}).
 package scale
 
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/pickem/api/bench/scale/record"
+	"github.com/pickem/api/bench/scale/sim"
 )
 
 // Design is one version of the code as the model sees it: two recordings of it at
@@ -22,7 +30,7 @@ const pageBytes = 1 << 20
 
 // Soundness compares a design's two recordings: per-player loads must cost the same per
 // request at both sizes, and the scoring job's work must be proportional to the players
-// and its per-call reads fit a line in the players and the work left (job.go).
+// and its per-call reads fit a line in the players and the work left (fitReads).
 type Soundness struct {
 	Rows []SoundnessRow
 	// Problems lists what does not extrapolate; empty when the model may extrapolate.
@@ -68,7 +76,7 @@ func statsOf(r *record.Recording, load string) requestStats {
 				s.rcu += float64(t.Count) * c.RCU()
 				s.wcu += float64(t.Count) * c.WCU()
 				for _, a := range c.Accesses {
-					if !a.Own() { // a family of shards counts once (shard.go)
+					if !a.Own() { // a family of shards counts once (record.Family)
 						seen[a.Index+"|"+record.Family(a.PK)] = true
 					}
 				}
@@ -97,10 +105,10 @@ func statsOf(r *record.Recording, load string) requestStats {
 }
 
 // Check compares the design's recordings, every load.
-func (d Design) Check() Soundness { return d.CheckLoads(record.Loads...) }
+func (d Design) Check() Soundness { return d.checkLoads(record.Loads...) }
 
-// CheckLoads compares the design's recordings of loads.
-func (d Design) CheckLoads(loads ...string) Soundness {
+// checkLoads compares the design's recordings of loads.
+func (d Design) checkLoads(loads ...string) Soundness {
 	var s Soundness
 	if d.Small == nil || d.Large == nil || d.Small.Players >= d.Large.Players {
 		s.Problems = append(s.Problems, "need two recordings of the design, the second with more players")
@@ -162,21 +170,10 @@ func sumErrors(lt *record.LoadTrace) int {
 	return n
 }
 
-// Workload is what the model replays at some number of players.
-type Workload struct {
-	Players int
-	Calls   []record.Call
-	// Requests are the per-player loads' request shapes with their weights.
-	Requests map[string][]record.Template
-	// Job is the scoring job.
-	Job *JobModel
-	Rec *record.Recording
-}
-
 // At extrapolates the design to players from its larger recording: per-player loads keep
 // the recorded request shapes; the scoring job gets players/N times the work units and
-// its per-call reads as fitted (JobModel). It refuses a design that does not extrapolate.
-func (d Design) At(players int) (*Workload, Soundness, error) {
+// its per-call reads as fitted (sim.Job). It refuses a design that does not extrapolate.
+func (d Design) At(players int) (*sim.Workload, Soundness, error) {
 	s := d.Check()
 	if len(s.Problems) > 0 {
 		return nil, s, fmt.Errorf("scale: %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
@@ -184,19 +181,19 @@ func (d Design) At(players int) (*Workload, Soundness, error) {
 	return extrapolate(d, d.Large, players), s, nil
 }
 
-// JobAt is At for the scoring job alone: it checks only the scoring load of the
+// scoringAt is At for the scoring job alone: it checks only the scoring load of the
 // recordings, and the workload it returns is for Run(w, record.LoadScore, …).
-func (d Design) JobAt(players int) (*Workload, Soundness, error) {
-	s := d.CheckLoads(record.LoadScore)
+func (d Design) scoringAt(players int) (*sim.Workload, Soundness, error) {
+	s := d.checkLoads(record.LoadScore)
 	if len(s.Problems) > 0 {
 		return nil, s, fmt.Errorf("scale: the scoring of %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
 	}
 	return extrapolate(d, d.Large, players), s, nil
 }
 
-// CrossCheck extrapolates the smaller recording to the larger one's size, and the larger
+// crossCheck extrapolates the smaller recording to the larger one's size, and the larger
 // one to its own size, for comparing what the model makes of each.
-func (d Design) CrossCheck() (fromSmall, fromLarge *Workload, err error) {
+func (d Design) crossCheck() (fromSmall, fromLarge *sim.Workload, err error) {
 	s := d.Check()
 	if len(s.Problems) > 0 {
 		return nil, nil, fmt.Errorf("scale: %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
@@ -207,10 +204,10 @@ func (d Design) CrossCheck() (fromSmall, fromLarge *Workload, err error) {
 // extrapolate replays r (one of d's recordings) at players. What the code does besides
 // its calls (retries, the front door, how many work units it runs at once) is the larger
 // recording's: the smaller one has no probes, and may have had fewer units than workers.
-func extrapolate(d Design, r *record.Recording, players int) *Workload {
+func extrapolate(d Design, r *record.Recording, players int) *sim.Workload {
 	rc := *r
 	rc.SDK, rc.StoreRetries, rc.FrontDoor = d.Large.SDK, d.Large.StoreRetries, d.Large.FrontDoor
-	w := &Workload{Players: players, Calls: append([]record.Call(nil), r.Calls...), Requests: map[string][]record.Template{}, Rec: &rc}
+	w := &sim.Workload{Players: players, Calls: append([]record.Call(nil), r.Calls...), Requests: map[string][]record.Template{}, Rec: &rc}
 	for load, lt := range r.Loads {
 		if load != record.LoadScore {
 			w.Requests[load] = lt.Templates
@@ -218,25 +215,4 @@ func extrapolate(d Design, r *record.Recording, players int) *Workload {
 	}
 	w.Job = jobAt(d, r, w, players)
 	return w
-}
-
-// interleave lists round(count×f) copies of each id, spread evenly.
-func interleave(calls [][2]int, f float64) []int {
-	type slot struct {
-		at float64
-		id int
-	}
-	var slots []slot
-	for _, c := range calls {
-		n := int(math.Round(float64(c[1]) * f))
-		for k := 0; k < n; k++ {
-			slots = append(slots, slot{(float64(k) + 0.5) / float64(n), c[0]})
-		}
-	}
-	sort.SliceStable(slots, func(i, j int) bool { return slots[i].at < slots[j].at })
-	out := make([]int, len(slots))
-	for i, s := range slots {
-		out[i] = s.id
-	}
-	return out
 }

@@ -10,11 +10,12 @@ import (
 
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale/record"
+	"github.com/pickem/api/bench/scale/sim"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
 
-// Figures are the issue's headline numbers for one design at one number of players
+// Figures are the model's headline numbers for one design at one number of players
 // (bench/results/scale.json).
 type Figures struct {
 	Players int `json:"players"`
@@ -45,7 +46,7 @@ type Headline struct {
 	Shards int `json:"shards"`
 	// ScoreSeconds20Leagues is ScoreSeconds with every player in 20 leagues.
 	ScoreSeconds20Leagues float64 `json:"score_seconds_20_leagues"`
-	// OneShardMaxPlayers5Min is the largest event (players) scored within ScoreGoal at
+	// OneShardMaxPlayers5Min is the largest event (players) scored within scoreGoal at
 	// one shard.
 	OneShardMaxPlayers5Min int `json:"one_shard_max_players_5min"`
 }
@@ -55,19 +56,19 @@ type Evaluation struct {
 	Figures Figures
 	// Demand are the runs without limits (what the design asks); Limited the runs with
 	// AWS's limits and the front door (what players get).
-	Demand, Limited map[string]*LoadResult
+	Demand, Limited map[string]*sim.LoadResult
 	// MaxRCUAt and MaxWCUAt say which load and partition gave the Max figures.
 	MaxRCUAt, MaxWCUAt string
 }
 
-// Evaluate runs every load of w with and without limits.
-func Evaluate(w *Workload, p Params) *Evaluation {
-	ev := &Evaluation{Demand: map[string]*LoadResult{}, Limited: map[string]*LoadResult{}}
+// evaluate runs every load of w with and without limits.
+func evaluate(w *sim.Workload, p sim.Params) *Evaluation {
+	ev := &Evaluation{Demand: map[string]*sim.LoadResult{}, Limited: map[string]*sim.LoadResult{}}
 	for _, load := range record.Loads {
 		dp, lp := p, p
 		dp.Limits, lp.Limits = false, true
-		ev.Demand[load] = Run(w, load, dp)
-		ev.Limited[load] = Run(w, load, lp)
+		ev.Demand[load] = sim.Run(w, load, dp)
+		ev.Limited[load] = sim.Run(w, load, lp)
 	}
 	f := Figures{Players: w.Players, ScoreSeconds: round(ev.Limited[record.LoadScore].Seconds, 1)}
 	for _, n := range ev.Limited[record.LoadSubmit].Errors {
@@ -90,7 +91,7 @@ func Evaluate(w *Workload, p Params) *Evaluation {
 
 // sharedCalls is the most calls a request of load made outside the player's own
 // partition.
-func sharedCalls(w *Workload, load string) int {
+func sharedCalls(w *sim.Workload, load string) int {
 	best := 0
 	for _, t := range w.Requests[load] {
 		n := 0
@@ -131,7 +132,7 @@ type DesignReport struct {
 	// Note explains a design stand-in (e.g. "after" while the redesign has not landed).
 	Note string
 	// Workload is the design at the report's number of players.
-	Workload *Workload
+	Workload *sim.Workload
 }
 
 // Report is what `make scale` writes.
@@ -140,7 +141,7 @@ type Report struct {
 	LoadAverage string
 	Players     int
 	Sizes       []int
-	Params      Params
+	Params      sim.Params
 	Before      *DesignReport
 	After       *DesignReport
 	// Leagues is the current code's scoring with every player in leagues; OneShard what it
@@ -151,8 +152,8 @@ type Report struct {
 	AfterScoring Search
 }
 
-// Headline returns the "after" object of scale.json.
-func (r *Report) Headline() Headline {
+// headline returns the "after" object of scale.json.
+func (r *Report) headline() Headline {
 	return Headline{Figures: r.After.At.Figures, Shards: r.After.Design.Large.Shards,
 		ScoreSeconds20Leagues: round(r.Leagues.At.Limited.Seconds, 1), OneShardMaxPlayers5Min: r.OneShard.Score.Max}
 }
@@ -160,17 +161,17 @@ func (r *Report) Headline() Headline {
 // afterScoringStep is the resolution of Report.AfterScoring.
 const afterScoringStep = 10_000
 
-// SearchAfterScoring is Report.AfterScoring: the largest event d scores within ScoreGoal,
+// SearchAfterScoring is Report.AfterScoring: the largest event d scores within scoreGoal,
 // from players to four times as many.
-func SearchAfterScoring(d Design, players int, p Params) (Search, error) {
-	return SearchScoring(d, players, 4*players, afterScoringStep, p)
+func SearchAfterScoring(d Design, players int, p sim.Params) (Search, error) {
+	return searchScoring(d, players, 4*players, afterScoringStep, p)
 }
 
 // Sizes are the numbers of players of the plot.
 var Sizes = []int{1_000, 10_000, 100_000, 1_000_000}
 
 // EvaluateDesign runs a design at players and at every size.
-func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (*DesignReport, error) {
+func EvaluateDesign(name string, d Design, players int, sizes []int, p sim.Params) (*DesignReport, error) {
 	dr := &DesignReport{Name: name, Design: d}
 	w, s, err := d.At(players)
 	dr.Soundness = s
@@ -178,7 +179,7 @@ func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (
 		return dr, err
 	}
 	dr.Workload = w
-	dr.At = Evaluate(w, p)
+	dr.At = evaluate(w, p)
 	for _, n := range sizes {
 		if n == players {
 			dr.BySize = append(dr.BySize, dr.At.Figures)
@@ -188,13 +189,13 @@ func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (
 		if err != nil {
 			return dr, err
 		}
-		dr.BySize = append(dr.BySize, Evaluate(wn, p).Figures)
+		dr.BySize = append(dr.BySize, evaluate(wn, p).Figures)
 	}
-	small, large, err := d.CrossCheck()
+	small, large, err := d.crossCheck()
 	if err != nil {
 		return dr, err
 	}
-	dr.CrossSmall, dr.CrossLarge = Evaluate(small, p).Figures, Evaluate(large, p).Figures
+	dr.CrossSmall, dr.CrossLarge = evaluate(small, p).Figures, evaluate(large, p).Figures
 	return dr, nil
 }
 
@@ -203,7 +204,7 @@ func EvaluateDesign(name string, d Design, players int, sizes []int, p Params) (
 func (r *Report) JSON() ([]byte, error) {
 	out := map[string]any{
 		"before":            r.Before.At.Figures,
-		"after":             r.Headline(),
+		"after":             r.headline(),
 		"before_by_players": r.Before.BySize,
 		"after_by_players":  r.After.BySize,
 	}
@@ -213,17 +214,17 @@ func (r *Report) JSON() ([]byte, error) {
 	// score_seconds of a job that did not finish is the model's cap: say so.
 	for _, d := range []*DesignReport{r.Before, r.After} {
 		if !d.At.Limited[record.LoadScore].Complete {
-			out[d.Name+"_score_note"] = fmt.Sprintf("scoring did not finish within the model's %v of virtual time: score_seconds is that cap", DefaultJobCap)
+			out[d.Name+"_score_note"] = fmt.Sprintf("scoring did not finish within the model's %v of virtual time: score_seconds is that cap", sim.DefaultJobCap)
 		}
 	}
 	if !r.Leagues.At.Limited.Complete {
-		out["after_score_20_leagues_note"] = fmt.Sprintf("scoring with leagues did not finish within the model's %v of virtual time: score_seconds_20_leagues is that cap", DefaultJobCap)
+		out["after_score_20_leagues_note"] = fmt.Sprintf("scoring with leagues did not finish within the model's %v of virtual time: score_seconds_20_leagues is that cap", sim.DefaultJobCap)
 	}
 	switch o := r.OneShard; {
 	case o.Score.Below:
-		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %s: one_shard_max_players_5min is that bound", o.Low, minutes(ScoreGoal))
+		out["after_one_shard_note"] = fmt.Sprintf("one shard does not score even %d players within %s: one_shard_max_players_5min is that bound", o.Low, minutes(scoreGoal))
 	case o.Score.Max == o.High:
-		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %s", o.High, minutes(ScoreGoal))
+		out["after_one_shard_note"] = fmt.Sprintf("one shard scores %d players, the top of the search, within %s", o.High, minutes(scoreGoal))
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
@@ -255,7 +256,7 @@ func (r *Report) SVG() string {
 	return bench.LineChart([]bench.Panel{
 		{Title: "Scoring one event (model, AWS limits)", XLabel: "players (log scale)", YLabel: "seconds (log scale)", LogY: true, Series: []bench.Series{
 			line(r.Before, "", "#d62728", false, score), line(r.After, fmt.Sprintf("%d shards", r.After.Design.Large.Shards), "#1f77b4", true, score), oneShard,
-			flat("the goal: 5 minutes", ScoreGoal.Seconds())}},
+			flat("the goal: 5 minutes", scoreGoal.Seconds())}},
 		{Title: "Busiest partition, units/s demanded", XLabel: "players (log scale)", YLabel: "units per second (log scale)", LogY: true, Series: []bench.Series{
 			line(r.Before, "WCU", "#d62728", false, wcu), line(r.After, "WCU", "#1f77b4", true, wcu),
 			line(r.Before, "RCU", "#ff7f0e", false, rcu), line(r.After, "RCU", "#2ca02c", true, rcu),
@@ -364,10 +365,10 @@ func (r *Report) Markdown() string {
 		}
 		p("| `%s` | %s | %s | %s |\n", row.name, b, a, row.what)
 	}
-	h := r.Headline()
+	h := r.headline()
 	p("| `shards` | – | %d | shard count of the events and season recorded (`PICKEM_SCORE_SHARDS`) |\n", h.Shards)
 	p("| `score_seconds_20_leagues` | – | %s | `score_seconds` with every player in %d leagues |\n", num(h.ScoreSeconds20Leagues), r.Leagues.Leagues)
-	p("| `one_shard_max_players_5min` | – | %s | the largest event (players) scored in < %s at 1 shard |\n", num(float64(h.OneShardMaxPlayers5Min)), minutes(ScoreGoal))
+	p("| `one_shard_max_players_5min` | – | %s | the largest event (players) scored in < %s at 1 shard |\n", num(float64(h.OneShardMaxPlayers5Min)), minutes(scoreGoal))
 	p("\nBusiest partitions: before %s WCU/s (%s), %s RCU/s (%s); after %s WCU/s (%s), %s RCU/s (%s).\n\n",
 		num(fb.MaxPartitionWCUPerS), r.Before.At.MaxWCUAt, num(fb.MaxPartitionRCUPerS), r.Before.At.MaxRCUAt,
 		num(fa.MaxPartitionWCUPerS), r.After.At.MaxWCUAt, num(fa.MaxPartitionRCUPerS), r.After.At.MaxRCUAt)
@@ -394,25 +395,25 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
-// Target is one of the issue's goals, checked on a design at the report's size.
-type Target struct {
+// goal is one of the model's goals, checked on a design at the report's size.
+type goal struct {
 	Goal, Figure string
 	Met          bool
 }
 
-// Targets checks the goals at the report's number of players on the current code: every
-// prediction scored within ScoreGoal with no league and with every player in leagues; no
+// goals checks the goals at the report's number of players on the current code: every
+// prediction scored within scoreGoal with no league and with every player in leagues; no
 // partition asked more than AWS serves (nothing throttled: the code's own pace and spread);
 // no submit of the peak hour reaching a player as an error.
-func (r *Report) Targets() []Target {
+func (r *Report) goals() []goal {
 	a := r.After.At
 	score, leagues := a.Limited[record.LoadScore], r.Leagues.At.Limited
 	f := a.Figures
 	sub := a.Limited[record.LoadSubmit]
-	return []Target{
-		{Goal: fmt.Sprintf("every prediction scored in < %s, no league (AWS limits)", minutes(ScoreGoal)), Met: scoredInTime(score),
+	return []goal{
+		{Goal: fmt.Sprintf("every prediction scored in < %s, no league (AWS limits)", minutes(scoreGoal)), Met: scoredInTime(score),
 			Figure: fmt.Sprintf("%s s, complete %v", num(score.Seconds), score.Complete)},
-		{Goal: fmt.Sprintf("every prediction scored in < %s, every player in %d leagues (AWS limits)", minutes(ScoreGoal), r.Leagues.Leagues), Met: scoredInTime(leagues),
+		{Goal: fmt.Sprintf("every prediction scored in < %s, every player in %d leagues (AWS limits)", minutes(scoreGoal), r.Leagues.Leagues), Met: scoredInTime(leagues),
 			Figure: fmt.Sprintf("%s s, complete %v", num(leagues.Seconds), leagues.Complete)},
 		{Goal: fmt.Sprintf("no partition asked more than %s WCU in a second (every load, nothing throttled)", num(capacity.AWS.Write)), Met: f.MaxPartitionWCUPerS <= capacity.AWS.Write,
 			Figure: fmt.Sprintf("%s WCU/s (%s)", num(f.MaxPartitionWCUPerS), a.MaxWCUAt)},
@@ -427,7 +428,7 @@ func (r *Report) Targets() []Target {
 // targets writes the goals' table for "after".
 func (r *Report) targets(b *strings.Builder) {
 	fmt.Fprintf(b, "### The goals at %s players, %d shards (after)\n\n| goal | met | figure |\n|---|---|---|\n", num(float64(r.Players)), r.After.Design.Large.Shards)
-	for _, t := range r.Targets() {
+	for _, t := range r.goals() {
 		met := "**no**"
 		if t.Met {
 			met = "yes"
@@ -436,13 +437,13 @@ func (r *Report) targets(b *strings.Builder) {
 	}
 	o := r.OneShard
 	fmt.Fprintf(b, "\nAt %d shards, every prediction scored in < %s up to %s (the scoring job alone, bisected to %s players).\n",
-		r.After.Design.Large.Shards, minutes(ScoreGoal), searchText(r.AfterScoring), num(float64(afterScoringStep)))
-	fmt.Fprintf(b, "At 1 shard (below): every prediction scored in < %s up to %s", minutes(ScoreGoal), searchText(o.Score))
+		r.After.Design.Large.Shards, minutes(scoreGoal), searchText(r.AfterScoring), num(float64(afterScoringStep)))
+	fmt.Fprintf(b, "At 1 shard (below): every prediction scored in < %s up to %s", minutes(scoreGoal), searchText(o.Score))
 	if o.SubmitProblems == nil {
 		fmt.Fprintf(b, "; the peak hour's submits reach no player as an error up to %s", searchText(o.Submits))
 	}
 	fmt.Fprintf(b, ".\n")
-	acct := r.Params.account()
+	acct := r.Params.Account()
 	fmt.Fprintf(b, "\n**Front door: sized by an account quota raise** (README \"Front door\"). The card, standings and "+
 		"leaderboard rushes (1M views in 5 minutes, the peak minute 5×) peak at %s requests/s, over the account's API "+
 		"Gateway throttle, which caps every stage of the account in the region (AWS's default: %s/s, bursts of %s; this "+
@@ -495,11 +496,11 @@ func (d *DesignReport) markdown(b *strings.Builder, players int) {
 	}
 	fd := d.Design.Large.FrontDoor
 	p("\nScoring (the admin calls scoreEvent until complete; each call's budget %.0f s, function timeout %d s, %d units of work at once):\n\n",
-		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.At.Limited[record.LoadScore].workers)
+		fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds, d.Workload.Job.Workers)
 	p("| run | complete | seconds | scoreEvent calls | seconds before the first unit, per call | units of work done | errors |\n|---|---|---|---|---|---|---|\n")
 	for _, run := range []struct {
 		name string
-		r    *LoadResult
+		r    *sim.LoadResult
 	}{{"no limits", d.At.Demand[record.LoadScore]}, {"AWS limits", d.At.Limited[record.LoadScore]}} {
 		r := run.r
 		p("| %s | %v | %s | %s | %.1f | %s of %s | %s |\n", run.name, r.Complete, num(r.Seconds), num(float64(r.Invocations)),
@@ -563,10 +564,10 @@ func (d *DesignReport) dominates() string {
 				why = append(why, fmt.Sprintf("%s scoreEvent calls, each reading for %.1f s before its work", num(float64(l.Invocations)), per))
 			} else if l.UnitsDone == l.Units {
 				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did every unit of work, but the call that closes the event reads %s MB after its work and never ends within the function's %d s",
-					DefaultJobCap, num(float64(l.Invocations)), num(l.CloseMB), fd.TimeoutSeconds))
+					sim.DefaultJobCap, num(float64(l.Invocations)), num(l.CloseMB), fd.TimeoutSeconds))
 			} else {
 				why = append(why, fmt.Sprintf("it does not finish in %v: %s scoreEvent calls did %s of %s units of work, each reading for %.1f s before its first (budget %.0f s, timeout %d s)",
-					DefaultJobCap, num(float64(l.Invocations)), num(float64(l.UnitsDone)), num(float64(l.Units)), per, fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds))
+					sim.DefaultJobCap, num(float64(l.Invocations)), num(float64(l.UnitsDone)), num(float64(l.Units)), per, fd.ScoringDeadline().Seconds(), fd.TimeoutSeconds))
 			}
 		}
 		if len(why) == 0 {

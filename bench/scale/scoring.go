@@ -8,29 +8,27 @@ import (
 	"time"
 
 	"github.com/pickem/api/bench/scale/record"
+	"github.com/pickem/api/bench/scale/sim"
 )
 
-// ScoreGoal is the time one event's scoring must take at most (AWS limits).
-const ScoreGoal = 5 * time.Minute
+// scoreGoal is the time one event's scoring must take at most (AWS limits).
+const scoreGoal = 5 * time.Minute
 
 // JobEvaluation is a design's scoring job alone at some number of players: without limits
 // (what it asks of each partition) and with them (what the admin gets).
 type JobEvaluation struct {
 	Players         int
-	Demand, Limited *LoadResult
+	Demand, Limited *sim.LoadResult
 }
 
-// EvaluateJob runs the scoring job of w with and without limits.
-func EvaluateJob(w *Workload, p Params) *JobEvaluation {
+// evaluateJob runs the scoring job of w with and without limits.
+func evaluateJob(w *sim.Workload, p sim.Params) *JobEvaluation {
 	dp, lp := p, p
 	dp.Limits, lp.Limits = false, true
-	return &JobEvaluation{Players: w.Players, Demand: Run(w, record.LoadScore, dp), Limited: Run(w, record.LoadScore, lp)}
+	return &JobEvaluation{Players: w.Players, Demand: sim.Run(w, record.LoadScore, dp), Limited: sim.Run(w, record.LoadScore, lp)}
 }
 
-// Met reports whether every prediction was scored within ScoreGoal under AWS's limits.
-func (e *JobEvaluation) Met() bool { return scoredInTime(e.Limited) }
-
-func scoredInTime(r *LoadResult) bool { return r.Complete && r.Seconds < ScoreGoal.Seconds() }
+func scoredInTime(r *sim.LoadResult) bool { return r.Complete && r.Seconds < scoreGoal.Seconds() }
 
 // minutes writes d in minutes: "5 min".
 func minutes(d time.Duration) string { return fmt.Sprintf("%g min", d.Minutes()) }
@@ -46,19 +44,19 @@ type LeaguesReport struct {
 
 // EvaluateLeagues runs the scoring job of d, recorded with leagues leagues per player, at
 // players.
-func EvaluateLeagues(d Design, leagues, players int, p Params) (*LeaguesReport, error) {
+func EvaluateLeagues(d Design, leagues, players int, p sim.Params) (*LeaguesReport, error) {
 	lr := &LeaguesReport{Leagues: leagues, Design: d}
-	w, s, err := d.JobAt(players)
+	w, s, err := d.scoringAt(players)
 	lr.Soundness = s
 	if err != nil {
 		return lr, err
 	}
-	lr.At = EvaluateJob(w, p)
+	lr.At = evaluateJob(w, p)
 	return lr, nil
 }
 
 // OneShardReport is what the design recorded at one shard serves: the largest event it
-// scores within ScoreGoal, and the largest whose submits at the modelled peak reach no
+// scores within scoreGoal, and the largest whose submits at the modelled peak reach no
 // player as an error, each found by bisection over the number of players from Low to High
 // (to Step), the load simulated under AWS's limits at each step.
 type OneShardReport struct {
@@ -93,10 +91,10 @@ type SearchStep struct {
 }
 
 // SearchOneShard runs the searches of OneShardReport on d, and d's scoring at sizes.
-func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneShardReport, error) {
+func SearchOneShard(d Design, low, high, step int, sizes []int, p sim.Params) (*OneShardReport, error) {
 	or := &OneShardReport{Design: d, Low: low, High: high, Step: step}
 	var err error
-	if or.Score, err = SearchScoring(d, low, high, step, p); err != nil {
+	if or.Score, err = searchScoring(d, low, high, step, p); err != nil {
 		return or, err
 	}
 	for _, n := range sizes {
@@ -120,7 +118,7 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 			return SearchStep{}, false, err
 		}
 		st := SearchStep{Players: n}
-		for _, c := range Run(w, record.LoadSubmit, lp).Errors {
+		for _, c := range sim.Run(w, record.LoadSubmit, lp).Errors {
 			st.Errors += c
 		}
 		return st, st.Errors == 0, nil
@@ -128,24 +126,24 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p Params) (*OneS
 	return or, err
 }
 
-// SearchScoring finds the largest event (players from low to high, to step) whose scoring
-// d finishes within ScoreGoal under AWS's limits.
-func SearchScoring(d Design, low, high, step int, p Params) (Search, error) {
+// searchScoring finds the largest event (players from low to high, to step) whose scoring
+// d finishes within scoreGoal under AWS's limits.
+func searchScoring(d Design, low, high, step int, p sim.Params) (Search, error) {
 	return search(low, high, step, func(n int) (SearchStep, bool, error) {
-		st, _, err := scoreJobAt(d, n, 2*ScoreGoal, p) // a job not done by then never meets the goal
-		return st, st.Complete && st.Seconds < ScoreGoal.Seconds(), err
+		st, _, err := scoreJobAt(d, n, 2*scoreGoal, p) // a job not done by then never meets the goal
+		return st, st.Complete && st.Seconds < scoreGoal.Seconds(), err
 	})
 }
 
 // scoreJobAt runs d's scoring job at n players under AWS's limits, stopped at jobCap (0:
 // DefaultJobCap).
-func scoreJobAt(d Design, n int, jobCap time.Duration, p Params) (SearchStep, Soundness, error) {
-	w, s, err := d.JobAt(n)
+func scoreJobAt(d Design, n int, jobCap time.Duration, p sim.Params) (SearchStep, Soundness, error) {
+	w, s, err := d.scoringAt(n)
 	if err != nil {
 		return SearchStep{}, s, err
 	}
 	p.Limits, p.JobCap = true, jobCap
-	r := Run(w, record.LoadScore, p)
+	r := sim.Run(w, record.LoadScore, p)
 	return SearchStep{Players: n, Seconds: round(r.Seconds, 1), Complete: r.Complete}, s, nil
 }
 
@@ -190,64 +188,6 @@ func largestWithin(low, high, step int, met func(int) bool) (n int, below bool, 
 		}
 	}
 	return lo, false, steps
-}
-
-// paceCheck compares, per family of partitions, what the code's pace estimates a scoring
-// transaction asks (pace.go) with what the recording says it took, over the transactions
-// of the job's units of work.
-type paceCheck struct {
-	Family              string
-	Estimated, Recorded float64 // write units per transaction
-}
-
-func paceChecks(w *Workload) []paceCheck {
-	if w.Job == nil || w.Rec.Pace == nil {
-		return nil
-	}
-	est, rec := map[string]float64{}, map[string]float64{}
-	txns := 0
-	for _, t := range w.Job.Work {
-		for _, st := range t.Stages {
-			for _, id := range st {
-				c := w.Calls[id]
-				if !c.Transactional() {
-					continue
-				}
-				txns++
-				for _, u := range paceWrites(c) {
-					est[paceFamily(u.key)] += u.units
-				}
-				for _, u := range compile(c, DefaultLatency).shared {
-					if u.wcu > 0 {
-						rec[paceFamily(strings.TrimPrefix(u.key, "|"))] += u.wcu
-					}
-				}
-			}
-		}
-	}
-	var out []paceCheck
-	for f := range rec {
-		out = append(out, paceCheck{Family: f, Estimated: est[f] / float64(max(txns, 1)), Recorded: rec[f] / float64(max(txns, 1))})
-	}
-	for f := range est {
-		if _, ok := rec[f]; !ok {
-			out = append(out, paceCheck{Family: f, Estimated: est[f] / float64(max(txns, 1))})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Recorded > out[j].Recorded || (out[i].Recorded == out[j].Recorded && out[i].Family < out[j].Family)
-	})
-	return out
-}
-
-// paceFamily names a pacer key's partition family for reports: "GSI EVENT#…#{%16}",
-// "table EVENT#…#{%16}".
-func paceFamily(key string) string {
-	where, pk, ok := strings.Cut(key, "|")
-	if !ok {
-		where, pk = "table", key
-	}
-	return where + " " + record.Family(pk)
 }
 
 // scoringFamilies lists the partition families (table or index, key with {%K}) the
@@ -316,7 +256,7 @@ func (r *Report) leaguesMarkdown(b *strings.Builder) {
 	p("| run | complete | seconds | scoreEvent calls | units of work done | busiest partition WCU/s | busiest partition RCU/s | errors |\n|---|---|---|---|---|---|---|---|\n")
 	for _, run := range []struct {
 		name string
-		r    *LoadResult
+		r    *sim.LoadResult
 	}{{"no limits", l.At.Demand}, {"AWS limits", l.At.Limited}} {
 		x := run.r
 		w, _ := x.MaxWCU()
@@ -334,7 +274,7 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 	p("\n## One shard: the largest event it serves\n\n")
 	p("Recorded at 1 shard (`PICKEM_SCORE_SHARDS` unset: one lock copy, an event's predictions in its own index partition, a season's standings in its own) at %s and %s players. The number of players found by bisection between %s and %s (to %s), the load simulated under AWS's limits at each step: ",
 		num(float64(o.Design.Small.Players)), num(float64(o.Design.Large.Players)), num(float64(o.Low)), num(float64(o.High)), num(float64(o.Step)))
-	p("every prediction scored in < %s up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", minutes(ScoreGoal), searchText(o.Score))
+	p("every prediction scored in < %s up to %s; the peak hour's submits (10× peak minute) reaching no player as an error ", minutes(scoreGoal), searchText(o.Score))
 	if o.SubmitProblems != nil {
 		p("not simulated: the recordings' other loads do not extrapolate (%s).\n\n", strings.Join(o.SubmitProblems, "; "))
 	} else {
@@ -363,7 +303,7 @@ func (r *Report) oneShardMarkdown(b *strings.Builder) {
 		switch {
 		case st.Seconds < 0:
 		case !st.Complete:
-			secs = fmt.Sprintf("> %s (stopped)", num(2*ScoreGoal.Seconds()))
+			secs = fmt.Sprintf("> %s (stopped)", num(2*scoreGoal.Seconds()))
 		default:
 			secs = num(st.Seconds)
 		}
@@ -387,7 +327,7 @@ func searchText(s Search) string {
 }
 
 // paceMarkdown is the section on scoring's pace in the design's scoring job.
-func (r *Report) paceMarkdown(b *strings.Builder, w *Workload) {
+func (r *Report) paceMarkdown(b *strings.Builder, w *sim.Workload) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	pace := w.Rec.Pace
 	if pace == nil {
@@ -397,7 +337,7 @@ func (r *Report) paceMarkdown(b *strings.Builder, w *Workload) {
 	p("The code paces its scoring (dynamo/scoring/pace.go): per partition, a write bucket of %s units refilled at %s a second and a read bucket of %s refilled at %s, one pacer for the admin's loop; before a transaction it waits for the write units it estimates, after a page it charges the read units. The model waits as the code does and charges each partition what the recording says the calls took. Per scoring transaction, what the code estimates against what was recorded (partition families, {%%K}: one of K):\n\n",
 		num(pace.WriteBurst), num(pace.WriteUnits-pace.WriteBurst), num(pace.ReadBurst), num(pace.ReadUnits-pace.ReadBurst))
 	p("| partitions | estimated WCU | recorded WCU | recorded / estimated |\n|---|---|---|---|\n")
-	for _, c := range paceChecks(w) {
+	for _, c := range sim.PaceChecks(w) {
 		ratio := "–"
 		if c.Estimated > 0 {
 			ratio = fmt.Sprintf("%.2f", c.Recorded/c.Estimated)

@@ -25,6 +25,7 @@ import (
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale"
 	"github.com/pickem/api/bench/scale/record"
+	"github.com/pickem/api/bench/scale/sim"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
 	accountRate := fs.Float64("account-api-rate", 0, "the account's API Gateway throttle, requests/s (default: AWS's default, 10,000): what a quota raise buys")
 	accountBurst := fs.Int("account-api-burst", 0, "the account's API Gateway burst (default: AWS's default, 5,000)")
-	lat := scale.DefaultLatency
+	lat := sim.DefaultLatency
 	fs.Float64Var(&lat.ItemMs, "item-ms", lat.ItemMs, "assumed latency of GetItem/PutItem/UpdateItem/DeleteItem")
 	fs.Float64Var(&lat.ReadMs, "read-ms", lat.ReadMs, "assumed latency of Query/BatchGetItem, plus -per-mb-ms per MB")
 	fs.Float64Var(&lat.PerMBMs, "per-mb-ms", lat.PerMBMs, "assumed read latency per MB returned")
@@ -78,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *shards < 1 || *shards > table.MaxShards {
 		return fmt.Errorf("-shards %d: want 1 to %d", *shards, table.MaxShards)
 	}
-	params := scale.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
+	params := sim.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
 	began := time.Now()
 
 	// What to record: the current code at -shards; unless only one load is asked for, also
@@ -139,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		res := map[string]*scale.LoadResult{}
+		res := map[string]*sim.LoadResult{}
 		for _, limits := range []bool{false, true} {
 			p := params
 			p.Limits = limits
@@ -147,7 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if limits {
 				key = "limited"
 			}
-			res[key] = scale.Run(w, *load, p)
+			res[key] = sim.Run(w, *load, p)
 		}
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

@@ -59,7 +59,7 @@ type RecordOptions struct {
 	// them in the recording it replays.
 	NoProbes bool
 	// ScoringOnly records the scoring job alone: the submits are sent but not recorded,
-	// and there are no views and no probes (Design.JobAt replays such recordings).
+	// and there are no views and no probes (the model replays their scoring alone).
 	ScoringOnly bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer

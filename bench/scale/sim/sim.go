@@ -1,10 +1,16 @@
-package scale
+// Package sim is the partition-throughput model's discrete-event simulation: it replays a
+// Workload — the recorded calls of every load (package record), extrapolated to some
+// number of players by package scale — in virtual time, under AWS's limits (DynamoDB's
+// per-partition and per-table throughput, transaction conflicts, the SDK's and the store's
+// retries) and the front door's (API Gateway's throttles, Lambda's concurrency and
+// timeout, the function's read cache), and paces the scoring job as the recorded code
+// paces itself. Run simulates one load and says what each partition was asked and what
+// reached the players.
+package sim
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +36,19 @@ type Latency struct {
 // about twice that for a transaction, a 1 MB page in about 25 ms.
 var DefaultLatency = Latency{ItemMs: 4, ReadMs: 5, PerMBMs: 20, TxMs: 12, TxItemMs: 0.15, FailMs: 3, HandlerMs: 3}
 
+// Workload is what the model replays at some number of players.
+type Workload struct {
+	Players int
+	Calls   []record.Call
+	// Requests are the per-player loads' request shapes with their weights.
+	Requests map[string][]record.Template
+	// Job is the scoring job.
+	Job *Job
+	Rec *record.Recording
+
+	pages map[[2]int]int // (job read, bytes) → the call id of a page (page)
+}
+
 // Params are the model's own settings.
 type Params struct {
 	Latency Latency `json:"latency"`
@@ -47,8 +66,8 @@ type Params struct {
 	AccountAPIBurst int     `json:"accountApiBurst,omitempty"`
 }
 
-// account is the account's API throttle the run applies.
-func (p Params) account() record.Throttle {
+// Account is the account's API throttle the run applies.
+func (p Params) Account() record.Throttle {
 	t := record.Throttle{Rate: record.AccountAPIRate, Burst: record.AccountAPIBurst}
 	if p.AccountAPIRate > 0 {
 		t.Rate = p.AccountAPIRate
@@ -286,7 +305,7 @@ type sim struct {
 	lambda int // function instances busy
 	// idle are the function instances waiting for a request, the most recent last.
 	idle []*instance
-	// period is the shard shifts' modulus (shard.go); shifted the calls compiled at a
+	// period is the shard shifts' modulus (record.ShardPeriod); shifted the calls compiled at a
 	// shift other than 0.
 	period  int
 	shifted map[[2]int]*compiledCall
@@ -423,7 +442,7 @@ func (s *sim) charge(cc *compiledCall) {
 type callRun struct {
 	load       string
 	id         int
-	shift      int  // of its shard numbers (shard.go)
+	shift      int  // of its shard numbers (record.Call.Shift)
 	paced      bool // a scoring call the code paces (pace.go)
 	sdkAttempt int  // attempts made by the SDK for the current store attempt
 	storeTries int  // times the store issued the call
@@ -560,7 +579,6 @@ type LoadResult struct {
 	CloseMB float64 `json:"closeMb,omitempty"`
 	// PaceWaitSeconds adds up the waits of the code's pace (pace.go), over all workers.
 	PaceWaitSeconds float64 `json:"paceWaitSeconds,omitempty"`
-	workers         int
 
 	latencies []int64
 }
@@ -624,156 +642,6 @@ func (r *LoadResult) busiest(own float64, units func(PartitionPeak) float64) (fl
 	return best, where
 }
 
-// arrivals returns the arrival times of n requests following profile, spread at random
-// within each minute.
-func (s *sim) arrivals(n int, prof Profile) ([]int64, int64, int64) {
-	shares := prof.minuteShares()
-	out := make([]int64, 0, n)
-	var peakFrom, peakTo int64
-	best := -1.0
-	left := n
-	for m, share := range shares {
-		k := int(math.Round(share * float64(n)))
-		if m == len(shares)-1 {
-			k = left
-		}
-		k = min(k, left)
-		left -= k
-		from := int64(m) * 60 * µsPerSecond
-		if share > best {
-			best, peakFrom, peakTo = share, from, from+60*µsPerSecond
-		}
-		start := len(out)
-		for i := 0; i < k; i++ {
-			out = append(out, from+s.rng.Int64N(60*µsPerSecond))
-		}
-		slices.Sort(out[start:])
-	}
-	return out, peakFrom, peakTo
-}
-
-// runRequests simulates one per-player load: every player sends one request.
-func (s *sim) runRequests(load string, prof Profile) *LoadResult {
-	s.res = &LoadResult{Load: load, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Seconds: prof.Window.Seconds()}
-	templates := s.w.Requests[load]
-	var counts [][2]int
-	for i, t := range templates {
-		counts = append(counts, [2]int{i, t.Count})
-	}
-	order := interleave(counts, 1)
-	times, peakFrom, peakTo := s.arrivals(s.w.Players, prof)
-	fd := s.w.Rec.FrontDoor
-	route := fd.Stage
-	if t, ok := fd.Routes[record.Screens[load].Route]; ok {
-		route = t
-	}
-	stage, account := newBucket(route), newBucket(s.p.account())
-	timeout := int64(fd.TimeoutSeconds) * µsPerSecond
-	if timeout <= 0 || timeout > record.GatewayTimeoutSeconds*µsPerSecond {
-		timeout = record.GatewayTimeoutSeconds * µsPerSecond
-	}
-	fail := func(arrived int64, cause string) {
-		s.res.Errors[cause]++
-		if arrived >= peakFrom && arrived < peakTo {
-			s.res.PeakMinuteErrors++
-		}
-	}
-	var next func(i int)
-	next = func(i int) {
-		if i+1 < len(times) {
-			s.at(times[i+1], func() { next(i + 1) })
-		}
-		s.res.Requests++
-		arrived := s.now
-		if s.p.Limits {
-			switch {
-			case !stage.take(s.now):
-				fail(arrived, "429 API stage throttle")
-				return
-			case !account.take(s.now):
-				fail(arrived, "429 API account throttle")
-				return
-			case s.lambda >= fd.Concurrency():
-				fail(arrived, "429 Lambda concurrency")
-				return
-			}
-		}
-		s.lambda++
-		s.res.MaxLambda = max(s.res.MaxLambda, s.lambda)
-		inst := s.instance()
-		tpl := templates[order[i%len(order)]]
-		stages, fills := s.cached(inst, tpl.Stages)
-		// A request still running at the function's timeout fails then (its function
-		// instance is counted busy until its calls end: they rarely take that long).
-		end := func(code string) {
-			s.lambda--
-			s.idle = append(s.idle, inst)
-			if code == "" {
-				for _, key := range fills {
-					inst.filled[key] = s.now
-				}
-			}
-			if code == "" && s.p.Limits && s.now-arrived > timeout {
-				code = "504 function timeout"
-			}
-			if code != "" {
-				fail(arrived, code)
-				return
-			}
-			s.res.OK++
-			s.res.latencies = append(s.res.latencies, s.now-arrived)
-		}
-		shift := s.rng.IntN(s.period)
-		s.after(ms(s.p.Latency.HandlerMs), func() { s.runStages(load, stages, shift, false, nil, end) })
-	}
-	if len(times) > 0 && len(order) > 0 {
-		s.at(times[0], func() { next(0) })
-	}
-	s.run()
-	return s.finish()
-}
-
-// instance returns an idle function instance, the most recently used, or a new one.
-func (s *sim) instance() *instance {
-	if n := len(s.idle); n > 0 {
-		inst := s.idle[n-1]
-		s.idle = s.idle[:n-1]
-		return inst
-	}
-	s.res.Instances++
-	return &instance{filled: map[string]int64{}}
-}
-
-// cached returns a request's stages without the calls that fill read-cache entries inst
-// holds fresh (filled less than the TTL ago), and the entries the request fills.
-func (s *sim) cached(inst *instance, stages [][]int) ([][]int, []string) {
-	ttl := int64(s.w.Rec.FrontDoor.ReadCacheTTLSeconds * µsPerSecond)
-	var fills []string
-	var out [][]int
-	for _, st := range stages {
-		var keep []int
-		for _, id := range st {
-			key := s.w.Calls[id].Cache
-			if key == "" || ttl <= 0 {
-				keep = append(keep, id)
-				continue
-			}
-			if t, ok := inst.filled[key]; ok && s.now-t < ttl {
-				s.res.CacheHits++
-				continue
-			}
-			keep = append(keep, id)
-			if !slices.Contains(fills, key) {
-				fills = append(fills, key)
-			}
-		}
-		if len(keep) > 0 {
-			out = append(out, keep)
-		}
-	}
-	return out, fills
-}
-
 // runStages runs stages one after the other, the calls of a stage at once (their shard
 // numbers shifted by shift), then calls done with the first error code ("" for none).
 // stop, if not nil, is asked before each stage: an answer other than "" ends the run with
@@ -823,189 +691,11 @@ func (s *sim) runStages(load string, stages [][]int, shift int, paced bool, stop
 	at(0)
 }
 
-// adminRerun is how long the admin's loop waits before calling scoreEvent again after a
-// failed call.
-const adminRerun = time.Second
-
-// DefaultJobCap is the virtual time a scoring job gets by default.
-const DefaultJobCap = 24 * time.Hour
-
-// jobCap is p's JobCap or the default.
-func (p Params) jobCap() time.Duration {
-	if p.JobCap > 0 {
-		return p.JobCap
-	}
-	return DefaultJobCap
-}
-
-// runJob simulates the admin's scoring loop: scoreEvent calls one after the other, each
-// reading what it reads once per call, then starting units of work (Workers at once, one
-// per shard when the code has shards, the first always; each unit with what the code reads
-// per unit, paced as the code paces them) until its deadline (record.FrontDoor.ScoringDeadline),
-// then reading what it reads after its work; the call that finds nothing left closes the
-// event. A call still running at the function's timeout starts nothing more and fails; the
-// admin calls again.
-func (s *sim) runJob() *LoadResult {
-	j := s.w.Job
-	fd := s.w.Rec.FrontDoor
-	res := &LoadResult{Load: record.LoadScore, Players: s.w.Players, Limits: s.p.Limits, Errors: map[string]int{}, Units: len(j.Units), workers: j.Workers}
-	for _, st := range j.CloseStages() {
-		for _, id := range st {
-			if s.w.Calls[id].ReadGroup() != "" {
-				res.CloseMB += s.w.Calls[id].Bytes() / (1 << 20)
-			}
-		}
-	}
-	s.res = res
-	deadline := fd.ScoringDeadline().Microseconds()
-	timeout := int64(min(max(fd.TimeoutSeconds, 1), record.GatewayTimeoutSeconds)) * µsPerSecond
-	capAt := s.p.jobCap().Microseconds()
-	todo := newUnitQueue(len(j.Units), j.Shards)
-	total := len(j.Units)
-	var invoke func()
-	invoke = func() {
-		if s.now >= capAt {
-			res.Seconds = float64(capAt) / µsPerSecond
-			return
-		}
-		res.Invocations++
-		t0 := s.now
-		killed := func() string {
-			if s.now-t0 >= timeout {
-				return "504 function timeout"
-			}
-			return ""
-		}
-		again := func(code string) {
-			res.Errors[code]++
-			s.after(int64(adminRerun/time.Microsecond), invoke)
-		}
-		left := float64(total-res.UnitsDone) / float64(max(total, 1))
-		cr, pre := j.StartCall(left)
-		s.runStages(record.LoadScore, pre, 0, true, killed, func(code string) {
-			res.PrologueSeconds += float64(s.now-t0) / µsPerSecond
-			if code != "" {
-				again(code)
-				return
-			}
-			inflight, started, failed := 0, 0, ""
-			var pump func()
-			pump = func() {
-				for inflight < j.Workers && failed == "" && killed() == "" && (started == 0 || s.now-t0 < deadline) {
-					u, ok := todo.take()
-					if !ok {
-						break
-					}
-					started++
-					inflight++
-					s.runStages(record.LoadScore, j.UnitStages(cr, u), u, true, killed, func(code string) {
-						inflight--
-						if code != "" {
-							todo.release(u, true) // not done: a later call does it
-							if failed == "" {
-								failed = code
-							}
-						} else {
-							todo.release(u, false)
-							res.UnitsDone++
-						}
-						pump()
-					})
-				}
-				if inflight > 0 {
-					return
-				}
-				if failed != "" {
-					again(failed)
-					return
-				}
-				after := j.PostStages(float64(total-res.UnitsDone) / float64(max(total, 1)))
-				if todo.empty() {
-					after = append(after, j.CloseStages()...)
-				}
-				s.runStages(record.LoadScore, after, 0, false, killed, func(code string) {
-					switch {
-					case code != "":
-						again(code)
-					case !todo.empty():
-						s.after(ms(s.p.Latency.HandlerMs), invoke)
-					default:
-						res.Complete, res.OK, res.Requests = true, 1, 1
-						res.Seconds = float64(s.now) / µsPerSecond
-					}
-				})
-			}
-			pump()
-		})
-	}
-	s.at(0, invoke)
-	s.run()
-	if !res.Complete {
-		res.Requests = 1
-		res.Errors[fmt.Sprintf("unfinished after %v", s.p.jobCap())]++
-	}
-	return s.finish()
-}
-
 // Run simulates one load of the workload.
 func Run(w *Workload, load string, p Params) *LoadResult {
 	s := newSim(w, p)
 	if load == record.LoadScore {
 		return s.runJob()
 	}
-	return s.runRequests(load, Profiles[load])
+	return s.runRequests(load, profiles[load])
 }
-
-// unitQueue hands out the job's units of work: with shards (the event's shard count), unit
-// u is of shard u mod shards and a shard runs one unit at a time, as the code's one worker
-// per shard does; without (0), any unit at any time.
-type unitQueue struct {
-	queues [][]int
-	busy   []bool
-	next   int // the shard to look at first
-	left   int // units not done
-}
-
-func newUnitQueue(units, shards int) *unitQueue {
-	q := &unitQueue{queues: make([][]int, max(1, shards)), left: units}
-	if shards > 0 {
-		q.busy = make([]bool, shards)
-	}
-	for u := range units {
-		q.queues[u%len(q.queues)] = append(q.queues[u%len(q.queues)], u)
-	}
-	return q
-}
-
-// take returns the next unit of a shard that is not running one, the shards in turn.
-func (q *unitQueue) take() (int, bool) {
-	for i := range q.queues {
-		sh := (q.next + i) % len(q.queues)
-		if len(q.queues[sh]) == 0 || (q.busy != nil && q.busy[sh]) {
-			continue
-		}
-		u := q.queues[sh][0]
-		q.queues[sh] = q.queues[sh][1:]
-		if q.busy != nil {
-			q.busy[sh] = true
-		}
-		q.next = sh + 1
-		return u, true
-	}
-	return 0, false
-}
-
-// release ends unit u: done, or to do again (first of its shard).
-func (q *unitQueue) release(u int, again bool) {
-	sh := u % len(q.queues)
-	if q.busy != nil {
-		q.busy[sh] = false
-	}
-	if again {
-		q.queues[sh] = append([]int{u}, q.queues[sh]...)
-		return
-	}
-	q.left--
-}
-
-func (q *unitQueue) empty() bool { return q.left == 0 }

@@ -1,21 +1,23 @@
-package scale
+package sim
 
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/internal/capacity"
 )
 
-// Scoring's pace. Code that paces itself (record.Recording.Pace, dynamo/pace.go) waits, before each
-// transaction of a scoring batch, until every shared partition the transaction writes has
-// the write units the code estimates it takes there, and charges each page Query's read
-// units to the partition read, waiting while its bucket is empty. The buckets are the
-// process's: one scoring call at a time in the admin's loop, so one pacer for the whole
-// job. The simulator does the same (sim.runStages with paced set): the waits come from the
-// code's estimates, the partitions are charged what the recording says the calls took, so
-// a partition's busiest second shows whether the pace keeps it within AWS's limit.
+// Scoring's pace. Code that paces itself (record.Recording.Pace, dynamo/scoring/pace.go)
+// waits, before each transaction of a scoring batch, until every shared partition the
+// transaction writes has the write units the code estimates it takes there, and charges
+// each page Query's read units to the partition read, waiting while its bucket is empty.
+// The buckets are the process's: one scoring call at a time in the admin's loop, so one
+// pacer for the whole job. The simulator does the same (runStages with paced set): the
+// waits come from the code's estimates, the partitions are charged what the recording says
+// the calls took, so a partition's busiest second shows whether the pace keeps it within
+// AWS's limit.
 
 // paceUse is what the pacer asks of one partition.
 type paceUse struct {
@@ -33,7 +35,7 @@ func paceWrites(c record.Call) []paceUse {
 		return nil
 	}
 	units := map[string]float64{}
-	// An item's index writes follow its table write (as recorded); per index partition,
+	// An item's index writes follow its table write in a recorded call; per index partition,
 	// the old entry's size if the item's key there changed, else the entry's.
 	type entry struct {
 		deleted, written int // bytes; -1: none
@@ -69,7 +71,7 @@ func paceWrites(c record.Call) []paceUse {
 			e = &entry{deleted: -1, written: -1}
 			item[a.Index] = e
 		}
-		if a.Kind == "delete" {
+		if a.Kind == record.AccessDelete {
 			e.deleted = a.Bytes
 			if e.partition == "" {
 				e.partition = a.Index + "|" + a.PK
@@ -179,4 +181,64 @@ func (s *sim) chargeReads(uses []paceUse, next func()) {
 	wait := b.reserve(s.now, take(uses[0].units, p.pace.ReadBurst))
 	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
 	s.after(wait, func() { s.chargeReads(uses[1:], next) })
+}
+
+// PaceCheck compares, for one family of partitions, what the code's pace estimates a
+// scoring transaction asks with what the recording says it took, over the transactions of
+// the job's units of work.
+type PaceCheck struct {
+	Family              string
+	Estimated, Recorded float64 // write units per transaction
+}
+
+// PaceChecks are w's pace checks, the most recorded units first (nil: w's code does not
+// pace its scoring).
+func PaceChecks(w *Workload) []PaceCheck {
+	if w.Job == nil || w.Rec.Pace == nil {
+		return nil
+	}
+	est, rec := map[string]float64{}, map[string]float64{}
+	txns := 0
+	for _, t := range w.Job.Work {
+		for _, st := range t.Stages {
+			for _, id := range st {
+				c := w.Calls[id]
+				if !c.Transactional() {
+					continue
+				}
+				txns++
+				for _, u := range paceWrites(c) {
+					est[paceFamily(u.key)] += u.units
+				}
+				for _, u := range compile(c, DefaultLatency).shared {
+					if u.wcu > 0 {
+						rec[paceFamily(strings.TrimPrefix(u.key, "|"))] += u.wcu
+					}
+				}
+			}
+		}
+	}
+	var out []PaceCheck
+	for f := range rec {
+		out = append(out, PaceCheck{Family: f, Estimated: est[f] / float64(max(txns, 1)), Recorded: rec[f] / float64(max(txns, 1))})
+	}
+	for f := range est {
+		if _, ok := rec[f]; !ok {
+			out = append(out, PaceCheck{Family: f, Estimated: est[f] / float64(max(txns, 1))})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Recorded > out[j].Recorded || (out[i].Recorded == out[j].Recorded && out[i].Family < out[j].Family)
+	})
+	return out
+}
+
+// paceFamily names a pacer key's partition family for reports: "GSI EVENT#…#{%16}",
+// "table EVENT#…#{%16}".
+func paceFamily(key string) string {
+	where, pk, ok := strings.Cut(key, "|")
+	if !ok {
+		where, pk = "table", key
+	}
+	return where + " " + record.Family(pk)
 }

@@ -1,4 +1,4 @@
-package scale
+package sim
 
 import (
 	"math"
@@ -124,15 +124,6 @@ func TestOneUnitPerShardAtATime(t *testing.T) {
 	for range 3 {
 		if _, ok := q.take(); !ok {
 			t.Fatal("no shards: every unit may run at once")
-		}
-	}
-}
-
-func TestLargestWithinBisects(t *testing.T) {
-	for _, c := range []struct{ limit, want int }{{123_456, 123_000}, {5_000, 10_000}, {2_000_000, 1_000_000}} {
-		got, below, steps := largestWithin(10_000, 1_000_000, 1_000, func(n int) bool { return n <= c.limit })
-		if got != c.want || below != (c.limit < 10_000) || steps > 12 {
-			t.Errorf("limit %d: got %d (below %v) in %d steps, want %d", c.limit, got, below, steps, c.want)
 		}
 	}
 }
