@@ -104,8 +104,8 @@ func statsOf(r *record.Recording, load string) requestStats {
 	return s
 }
 
-// Check compares the design's recordings, every load.
-func (d Design) Check() Soundness { return d.checkLoads(record.Loads...) }
+// check compares the design's recordings, every load.
+func (d Design) check() Soundness { return d.checkLoads(record.Loads...) }
 
 // checkLoads compares the design's recordings of loads.
 func (d Design) checkLoads(loads ...string) Soundness {
@@ -174,7 +174,7 @@ func sumErrors(lt *record.LoadTrace) int {
 // the recorded request shapes; the scoring job gets players/N times the work units and
 // its per-call reads as fitted (sim.Job). It refuses a design that does not extrapolate.
 func (d Design) At(players int) (*sim.Workload, Soundness, error) {
-	s := d.Check()
+	s := d.check()
 	if len(s.Problems) > 0 {
 		return nil, s, fmt.Errorf("scale: %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
 	}
@@ -182,7 +182,7 @@ func (d Design) At(players int) (*sim.Workload, Soundness, error) {
 }
 
 // scoringAt is At for the scoring job alone: it checks only the scoring load of the
-// recordings, and the workload it returns is for Run(w, record.LoadScore, …).
+// recordings, and the workload it returns is for sim.Run(w, record.LoadScore, …).
 func (d Design) scoringAt(players int) (*sim.Workload, Soundness, error) {
 	s := d.checkLoads(record.LoadScore)
 	if len(s.Problems) > 0 {
@@ -194,7 +194,7 @@ func (d Design) scoringAt(players int) (*sim.Workload, Soundness, error) {
 // crossCheck extrapolates the smaller recording to the larger one's size, and the larger
 // one to its own size, for comparing what the model makes of each.
 func (d Design) crossCheck() (fromSmall, fromLarge *sim.Workload, err error) {
-	s := d.Check()
+	s := d.check()
 	if len(s.Problems) > 0 {
 		return nil, nil, fmt.Errorf("scale: %s does not extrapolate: %s", d.Name, strings.Join(s.Problems, "; "))
 	}

@@ -56,7 +56,7 @@ func TestRecordingMatchesTheModel(t *testing.T) {
 	// At these sizes scoring takes too few calls to fit its reads (make scale's sizes do);
 	// everything else must extrapolate.
 	var problems []string
-	for _, p := range d.Check().Problems {
+	for _, p := range d.check().Problems {
 		if !strings.HasPrefix(p, tooFewCalls) {
 			problems = append(problems, p)
 		}
@@ -143,7 +143,7 @@ func TestCommittedBeforeRecordingsExtrapolate(t *testing.T) {
 	if recs[0].Players > recs[1].Players {
 		recs[0], recs[1] = recs[1], recs[0]
 	}
-	if s := (Design{Name: "before", Small: recs[0], Large: recs[1]}).Check(); len(s.Problems) > 0 {
+	if s := (Design{Name: "before", Small: recs[0], Large: recs[1]}).check(); len(s.Problems) > 0 {
 		t.Fatalf("the before recordings do not extrapolate:\n%s", strings.Join(s.Problems, "\n"))
 	}
 	if _, err := os.Stat("testdata/README.md"); err != nil {

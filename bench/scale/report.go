@@ -129,7 +129,7 @@ type DesignReport struct {
 	// Cross is the check of the extrapolation: the larger size predicted from the
 	// smaller recording, and from the larger one.
 	CrossSmall, CrossLarge Figures
-	// Note explains a design stand-in (e.g. "after" while the redesign has not landed).
+	// Note explains a stand-in design (e.g. "after" making the same calls as "before").
 	Note string
 	// Workload is the design at the report's number of players.
 	Workload *sim.Workload

@@ -105,11 +105,11 @@ func SearchOneShard(d Design, low, high, step int, sizes []int, p sim.Params) (*
 		}
 		or.ScoreBySize = append(or.ScoreBySize, st)
 	}
-	if s := d.Check(); len(s.Problems) > 0 {
+	if s := d.check(); len(s.Problems) > 0 {
 		or.SubmitProblems = s.Problems
 		return or, nil
 	}
-	or.Soundness = d.Check()
+	or.Soundness = d.check()
 	lp := p
 	lp.Limits = true
 	or.Submits, err = search(low, high, step, func(n int) (SearchStep, bool, error) {

@@ -24,9 +24,9 @@ type Screen struct {
 	SignedIn bool
 }
 
-// Screens are the requests of the per-player loads. A redesign that changes what the
-// frontend sends (e.g. a public card over GET with a persisted query hash) changes it here
-// and in bench/frontend.
+// Screens are the requests of the per-player loads, as bench/frontend sends them: a change
+// of what the frontend sends (e.g. a public card over GET with a persisted query hash) is
+// made in both.
 var Screens = map[string]Screen{
 	LoadSubmit:      {Method: "POST", Route: "POST /graphql", Document: frontend.SubmitPrediction, SignedIn: true},
 	LoadCard:        {Method: "POST", Route: "POST /graphql", Document: frontend.EventCard, SignedIn: true},
