@@ -18,7 +18,7 @@ import (
 // The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the
 // path's client (the one its store uses) and nothing else: hand-written inputs, no
 // expression builder, no rows decoded, no GraphQL, no HTTP. Every key value and sort-key
-// bound comes from the store's layout (dynamo/layout.go). Every floor returns the number
+// bound comes from the store's layout (dynamo/table/layout.go). Every floor returns the number
 // of items DynamoDB returned to it; what its calls cost is counted by the client's cost
 // middleware (ddb.CostOption, the store's own accounting) into the ddb.Cost of the
 // context it runs with (see measure).
@@ -38,7 +38,7 @@ func keyOf(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{table.AttrPK: sv(pk), table.AttrSK: sv(sk)}
 }
 
-// Page arithmetic of the store's profile (dynamo/reads.go): the user, up to 4 standings,
+// Page arithmetic of the store's profile (dynamo/profiles.go): the user, up to 4 standings,
 // then predictions, one more than the page to learn whether there is a next one.
 const seasonsPerProfile = 4
 
