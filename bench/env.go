@@ -20,6 +20,7 @@ import (
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/internal/awsfaithful"
+	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/server"
 )
 
@@ -83,6 +84,9 @@ func (e *env) newPath(ctx context.Context, endpoint string) (*path, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The production client, but for its 2 s attempt timeout: DynamoDB Local on a loaded
+	// machine may take longer to answer a transaction of 100 items, which on AWS is a fault.
+	db = dynamodb.New(db.Options(), dynamotest.PatientAttempts)
 	clock := func() time.Time { return e.now }
 	store := dynamo.New(db, e.table, dynamo.WithClock(clock))
 	h, err := server.New(server.Config{

@@ -18,7 +18,7 @@ import (
 // The floors: for each screen, the DynamoDB call(s) it cannot avoid, made with the
 // path's client (the one its store uses) and nothing else: hand-written inputs, no
 // expression builder, no rows decoded, no GraphQL, no HTTP. Every key value and sort-key
-// bound comes from the store's layout (dynamo/layout.go). Every floor returns the number
+// bound comes from the store's layout (dynamo/table/layout.go). Every floor returns the number
 // of items DynamoDB returned to it; what its calls cost is counted by the client's cost
 // middleware (ddb.CostOption, the store's own accounting) into the ddb.Cost of the
 // context it runs with (see measure).
@@ -38,7 +38,7 @@ func keyOf(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{table.AttrPK: sv(pk), table.AttrSK: sv(sk)}
 }
 
-// Page arithmetic of the store's profile (dynamo/reads.go): the user, up to 4 standings,
+// Page arithmetic of the store's profile (dynamo/profiles.go): the user, up to 4 standings,
 // then predictions, one more than the page to learn whether there is a next one.
 const seasonsPerProfile = 4
 
@@ -144,17 +144,31 @@ func queryAll(db *dynamodb.Client, q *dynamodb.QueryInput, each func(map[string]
 	}
 }
 
-// floorCard is screen 2: the card's Query and, at once, the caller's prediction
-// (consistent GetItem).
+// floorCard is screen 2: the card's Query and, at once, the caller's prediction (consistent
+// GetItem); with its rank (an event dated today or before, which may have a rank table), the
+// prediction and the event's rank table in one consistent BatchGetItem. It returns the items
+// read.
 func (e *env) floorCard(ctx context.Context, db *dynamodb.Client, eid, uid string) (int, error) {
 	return parallel(ctx, queryAll(db, e.cardQuery(eid), nil), func(ctx context.Context) (int, error) {
-		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(e.table), Key: table.PredictionKey(uid, eid), ConsistentRead: aws.Bool(true),
-		})
-		if err == nil && out.Item == nil {
-			err = fmt.Errorf("no prediction of %s for %s", uid, eid)
+		if eid[:10] > domain.EventDate(e.now) {
+			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
+				TableName: aws.String(e.table), Key: table.PredictionKey(uid, eid), ConsistentRead: aws.Bool(true),
+			})
+			if err == nil && out.Item == nil {
+				err = fmt.Errorf("no prediction of %s for %s", uid, eid)
+			}
+			return 1, err
 		}
-		return 1, err
+		out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			e.table: {Keys: []map[string]types.AttributeValue{table.PredictionKey(uid, eid), table.EventRankTableKey(eid)}, ConsistentRead: aws.Bool(true)},
+		}})
+		if err != nil {
+			return 0, err
+		}
+		if len(out.UnprocessedKeys) > 0 {
+			return 0, fmt.Errorf("unprocessed keys reading the prediction of %s for %s", uid, eid)
+		}
+		return len(out.Responses[e.table]), nil
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // pacer paces the scoring floor exactly as the store paces scoring at AWS's throughput
-// (dynamo/pace.go): one write bucket and one read bucket per partition, refilling at the
+// (dynamo/scoring/pace.go): one write bucket and one read bucket per partition, refilling at the
 // partition's throughput minus the burst a second (scoring.PartitionWriteUnits −
 // scoring.PaceWriteBurst, reads likewise) and lending at most the burst at once (a larger
 // demand is taken a burst at a time), so that no second asks a partition for more than AWS

@@ -196,15 +196,13 @@ func (e *env) floorScore(ctx context.Context, l *league, ev *leagueEvent) (read,
 				units := map[string]float64{}
 				for _, p := range preds[start:min(start+perTransaction, len(preds))] {
 					st := standings[str(p, table.AttrPK)]
-					ws, err := scoring.ScoringWrites(e.table, event, l.shards, l.shards, p, st)
+					ws, demand, err := scoring.ScoringWrites(e.table, event, l.shards, l.shards, p, st)
 					if err != nil {
 						return err
 					}
 					items = append(items, ws...)
-					// An index entry whose key changes is a delete and a put.
-					units[str(p, table.AttrGSIPK)] += 2 * capacity.WriteUnits(table.ItemSize(p))
-					if len(ws) > 1 {
-						units[str(st, table.AttrGSIPK)] += 2 * capacity.WriteUnits(table.ItemSize(st))
+					for partition, u := range demand { // as the store paces them
+						units[partition] += u
 					}
 				}
 				if err := pace.waitWrites(gctx, units); err != nil {

@@ -206,7 +206,7 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 			floor: func(ctx context.Context, db *dynamodb.Client, _ int) (int, error) {
 				return e.floorCard(ctx, db, ev.id, playerID(viewer))
 			},
-			floorRows: 2 + len(ev.matches),
+			floorRows: 2 + len(ev.matches) + map[bool]int{true: 1}[state == domain.StateScored], // + the rank table
 		}
 	}
 	for _, size := range l.sizes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -105,6 +106,7 @@ func TestCostOfCardAndOwnPredictionIsFlatInPlayers(t *testing.T) {
 
 	t.Logf("card + own prediction: 10 players %s; 2,000 players %s", costString(with10), costString(with2000))
 	t.Logf("whole partition (the seed's filter): 10 players %s; 2,000 players %s", costString(whole10), costString(whole2000))
+	// An open event dated after today has no rank table to read with the prediction.
 	if with10.Calls != 2 || with10.Operations["Query"] != 1 || with10.Operations["GetItem"] != 1 {
 		t.Errorf("with 10 players: %s, want one Query and one GetItem", costString(with10))
 	}
@@ -295,4 +297,54 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 			t.Errorf("%d calls sent", c)
 		}
 	})
+}
+
+// TestCostOfAScoredCardWithMyRankIsTwoCalls: once scored, the card screen with the caller's
+// rank is the card's Query and one BatchGetItem of the prediction and the event's rank
+// table, in parallel: one round trip, as before the event was scored.
+func TestCostOfAScoredCardWithMyRankIsTwoCalls(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := ctxT(t)
+	ev := f.createEvent("2030-05-02-rank-cost", 20, standardCard())
+	f.submit("r-best", ev, 0, 0, 0)
+	f.submit("r-next", ev, 1, 1, 1)
+	f.clock.Set(time.Date(2030, 5, 3, 0, 0, 0, 0, time.UTC)) // the day after
+	f.lockAndResult(ev, 0, 0, 0)
+	f.score(ev)
+	cctx, cost := ddb.WithCost(ctx)
+	g, gctx := errgroup.WithContext(cctx)
+	g.Go(func() error { _, err := f.s.GetEvent(gctx, ev.ID); return err })
+	var p domain.Prediction
+	g.Go(func() error {
+		var err error
+		p, err = f.s.GetPrediction(gctx, "r-next", ev.ID, true)
+		return err
+	})
+	mustOK(t, g.Wait())
+	snap := cost.Snapshot()
+	if snap.Calls != 2 || snap.Operations["Query"] != 1 || snap.Operations["BatchGetItem"] != 1 {
+		t.Errorf("scored card + my rank: %s, want one Query and one BatchGetItem", costString(snap))
+	}
+	if p.Rank == nil || *p.Rank != 2 {
+		t.Errorf("rank %v, want 2", p.Rank)
+	}
+}
+
+// TestRankOfAnEventScoredBeforeItsDate: an event dated after today, locked early and
+// scored, still gives the caller's rank (its table read once the prediction is seen
+// scored).
+func TestRankOfAnEventScoredBeforeItsDate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ev := f.createEvent("2030-05-04-early", 20, standardCard())
+	f.submit("e-best", ev, 0, 0, 0)
+	f.submit("e-next", ev, 1, 1, 1)
+	f.lockAndResult(ev, 0, 0, 0) // the fixture's clock is months before the event's date
+	f.score(ev)
+	p, err := f.s.GetPrediction(ctxT(t), "e-next", ev.ID, true)
+	mustOK(t, err)
+	if p.Rank == nil || *p.Rank != 2 {
+		t.Errorf("rank %v, want 2", p.Rank)
+	}
 }

@@ -283,16 +283,17 @@ func (s *Store) submitRefusal(ctx context.Context, read domain.Event, old map[st
 }
 
 // maxSubmitAttempts bounds a submit's attempts (ddb.Table.TransactAttempts): more than other
-// transactions', because at the show's peak minute (~2,800 submits/s over an event's 256
-// lock copies) a few submits meet a busy copy many times in a row: the partition-throughput
-// model (make scale) found 1 submit in a million reaching its player as UNAVAILABLE after 8
-// attempts, none after 12 (bench/results/scale.md). The four more wait at most 4 s more,
-// only for those few.
+// transactions', because at the show's peak minute a few submits meet a busy lock copy many
+// times in a row. With 12, the peak hour the partition-throughput model replays (make scale,
+// bench/results/scale.md) reaches no player as UNAVAILABLE; the attempts beyond the usual
+// wait only for those few.
 const maxSubmitAttempts = 12
 
 // GetPrediction returns a user's prediction for an event (one consistent GetItem), or
 // NOT_FOUND. With withRank, a scored prediction carries its rank in the event when the
-// event has a rank table (rankTables; one more read, or none from the read cache).
+// event has a rank table: the table comes from the read cache, or with the prediction in
+// one consistent BatchGetItem (for an event dated after today, only once the prediction
+// is seen scored).
 func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error) {
 	uid, err := table.ParseUserID(user)
 	if err != nil {
@@ -302,20 +303,51 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 	if err != nil {
 		return domain.Prediction{}, err
 	}
-	row, err := ddb.Get[table.PredictionRow](ctx, s.db, table.Key(table.UserPK(uid), table.EventSK(eid)), true)
-	if err != nil {
-		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	key := table.Key(table.UserPK(uid), table.EventSK(eid))
+	wrap := func(err error) error { return fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err) }
+	var row *table.PredictionRow
+	var ranks *domain.RankTable
+	_, cached := s.cache.Get(rankRef{event: eid}.cacheKey())
+	// An event dated after today has no rank table but in the rare case of an early lock
+	// and live scoring (then it is read after the prediction, below).
+	future := string(eid)[:10] > domain.EventDate(s.now())
+	if withRank && !cached && !future {
+		// The prediction and its event's rank table in one consistent BatchGetItem: one
+		// round trip, not two.
+		tables, err := s.rankTables(ctx, []rankRef{{event: eid}}, []map[string]types.AttributeValue{key}, func(item map[string]types.AttributeValue) error {
+			row = &table.PredictionRow{}
+			return attributevalue.UnmarshalMap(item, row)
+		})
+		if err != nil {
+			return domain.Prediction{}, wrap(err)
+		}
+		ranks = tables[rankRef{event: eid}]
+	} else {
+		if row, err = ddb.Get[table.PredictionRow](ctx, s.db, key, true); err != nil {
+			return domain.Prediction{}, wrap(err)
+		}
+		if withRank && cached {
+			v, _ := s.cache.Get(rankRef{event: eid}.cacheKey())
+			ranks, _ = v.(*domain.RankTable)
+		}
 	}
 	if row == nil {
 		return domain.Prediction{}, domain.Errorf(domain.CodeNotFound, "no prediction of user %q for event %q", user, event)
 	}
 	p, err := row.ToDomain()
-	if err != nil || !withRank {
-		return p, err
+	if err != nil {
+		return domain.Prediction{}, err
 	}
-	ps := []domain.Prediction{p}
-	if err := s.fillPredictionRanks(ctx, ps, nil); err != nil {
-		return domain.Prediction{}, fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err)
+	if withRank && !cached && future && p.Points != nil {
+		tables, err := s.rankTables(ctx, []rankRef{{event: eid}}, nil, nil)
+		if err != nil {
+			return domain.Prediction{}, wrap(err)
+		}
+		ranks = tables[rankRef{event: eid}]
 	}
-	return ps[0], nil
+	if ranks != nil && p.Points != nil {
+		r := ranks.Rank(*p.Points)
+		p.Rank = &r
+	}
+	return p, nil
 }

@@ -142,7 +142,7 @@ func (p *profilePage) add(item map[string]types.AttributeValue) (bool, error) {
 
 // resolve returns the page, with ranks on its scored predictions and on standings (the
 // profile's seasons, if any): the pending events' rows are read in the rank tables'
-// BatchGetItem (fillRanksWith), so another viewer's profile costs no more calls than the
+// BatchGetItem (fillRanks), so another viewer's profile costs no more calls than the
 // owner's.
 func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) (domain.Page[domain.Prediction], error) {
 	var page domain.Page[domain.Prediction]
@@ -159,7 +159,7 @@ func (p *profilePage) resolve(ctx context.Context, standings []domain.Standing) 
 	}
 	locked := map[string]bool{}
 	now := p.s.now()
-	err := p.s.fillRanksWith(ctx, rows, standings, keys, func(item map[string]types.AttributeValue) error {
+	err := p.s.fillRanks(ctx, rows, standings, keys, func(item map[string]types.AttributeValue) error {
 		var row table.EventRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
 			return err

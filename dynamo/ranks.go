@@ -84,14 +84,10 @@ func (s *Store) rankTables(ctx context.Context, refs []rankRef, extra []map[stri
 	return out, nil
 }
 
-// fillPredictionRanks sets the rank of every scored prediction in ps from its event's rank
-// table (left nil where the event has none).
-func (s *Store) fillPredictionRanks(ctx context.Context, ps []domain.Prediction, standings []domain.Standing) error {
-	return s.fillRanksWith(ctx, ps, standings, nil, nil)
-}
-
-// fillRanksWith is fillPredictionRanks also reading the items at extra, as rankTables does.
-func (s *Store) fillRanksWith(ctx context.Context, ps []domain.Prediction, standings []domain.Standing, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
+// fillRanks sets the rank of every scored prediction in ps and of every standing from
+// their rank tables (left nil where there is none), reading the items at extra in the same
+// calls and handing each to fn, as rankTables does.
+func (s *Store) fillRanks(ctx context.Context, ps []domain.Prediction, standings []domain.Standing, extra []map[string]types.AttributeValue, fn func(map[string]types.AttributeValue) error) error {
 	var refs []rankRef
 	for _, p := range ps {
 		if p.Points != nil {

@@ -368,9 +368,14 @@ func (e *scEnv) snapshot() scSnapshot {
 			if table.ItemType(item) == table.TypeAudit {
 				continue
 			}
-			// Likewise a checkpoint's By: which attempt wrote it last.
-			if table.ItemType(item) == table.TypeCheckpoint {
+			// Likewise a checkpoint's By: which attempt wrote it last; and the rev of a
+			// histogram or a rank table: how many transactions changed the counts, which
+			// depends on how the work was batched, not on the counts.
+			switch table.ItemType(item) {
+			case table.TypeCheckpoint:
 				delete(item, "by")
+			case table.TypeRanks, table.TypeRankTable:
+				delete(item, "rev")
 			}
 			s.items = append(s.items, item)
 		}

@@ -110,10 +110,10 @@ func (p *Pacer) chargeRead(ctx context.Context, partition string, units float64)
 // writeDemand adds up what a scoring transaction asks of the partitions it shares.
 type writeDemand map[string]float64
 
-// indexMove adds an index entry of size bytes whose key changes (a delete and a put) in
-// partition.
-func (d writeDemand) indexMove(partition string, size int) {
-	d[partition] += 2 * capacity.WriteUnits(size)
+// indexMove adds an index entry whose key changes in partition: the delete of the entry as
+// it was (before bytes) and the put of the new one (after bytes).
+func (d writeDemand) indexMove(partition string, before, after int) {
+	d[partition] += capacity.WriteUnits(before) + capacity.WriteUnits(after)
 }
 
 // transactional adds a transaction's write of an item of size bytes in partition.

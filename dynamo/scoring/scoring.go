@@ -568,20 +568,40 @@ func (r *scoringRun) scoreItems(j *scoreJob, ev rankDelta, seasonRanks map[int]r
 		return pred, st, err
 	}
 	ev.move(j.row.Points, &j.rescore.Score.Points)
-	demand.indexMove(table.IndexName+"|"+table.EventShardPK(table.EventID(r.ev.ID), table.UserID(j.row.UserID).Shard(r.shards), r.shards), j.size)
+	demand.indexMove(table.IndexName+"|"+table.EventShardPK(table.EventID(r.ev.ID), table.UserID(j.row.UserID).Shard(r.shards), r.shards), j.size, j.scoredSize())
 	if moved != nil {
 		ss := table.UserID(j.row.UserID).Shard(r.seasonShards)
 		if seasonRanks[ss] == nil {
 			seasonRanks[ss] = rankDelta{}
 		}
 		seasonRanks[ss].move(moved[0], moved[1])
-		demand.indexMove(table.IndexName+"|"+table.SeasonShardPK(r.ev.Season(), ss, r.seasonShards), max(j.standingSize, newStandingSize))
+		size := max(j.standingSize, newStandingSize)
+		demand.indexMove(table.IndexName+"|"+table.SeasonShardPK(r.ev.Season(), ss, r.seasonShards), size, size)
 	}
 	return pred, st, nil
 }
 
 // newStandingSize is what a standing is taken to weigh when pacing its first write.
 const newStandingSize = 300
+
+// Bytes a prediction gains when scored (DynamoDB's item size): each correct match id in
+// correctIds (its 36 characters and a byte of list overhead), and on its first scoring the
+// attributes scoring adds (points, correct, scoredWith, correctIds' name and list).
+const (
+	correctIDBytes  = 37
+	firstScoreBytes = 48
+)
+
+// scoredSize estimates the prediction's size once this run has scored it: scored, an item
+// often crosses a write unit (1 KB) that it was under as read, and its index entry's put
+// costs what the new item weighs.
+func (j *scoreJob) scoredSize() int {
+	n := j.size + (len(j.rescore.CorrectIDs)-len(j.row.CorrectIDs))*correctIDBytes
+	if j.row.Points == nil {
+		n += firstScoreBytes
+	}
+	return n
+}
 
 // scoreWrites is scoreItems without the histograms: moved is the standing's total before
 // and after (nil before: no standing yet), or nil if the standing is not written.
@@ -923,30 +943,34 @@ func tooManyItems(items []types.TransactWriteItem) bool { return len(items) > dd
 
 // ScoringWrites returns the writes scoring makes for one prediction against ev's card: the
 // prediction's update and, when its player's season standing moves, the standing's update
-// (or put of a first standing). prediction and standing (nil: none) are the items as read;
-// the event has eventShards shards, its season seasonShards. A scoring transaction adds its
-// checkpoint, histograms and name checks to these: a benchmark's floor writes only these.
-func ScoringWrites(tableName string, ev domain.Event, eventShards, seasonShards int, prediction, standing map[string]types.AttributeValue) ([]types.TransactWriteItem, error) {
+// (or put of a first standing); and the write units they ask of each index partition, by
+// partition, as the scoring run paces them. prediction and standing (nil: none) are the
+// items as read; the event has eventShards shards, its season seasonShards. A scoring
+// transaction adds its checkpoint, histograms and name checks to these: a benchmark's floor
+// writes only these.
+func ScoringWrites(tableName string, ev domain.Event, eventShards, seasonShards int, prediction, standing map[string]types.AttributeValue) ([]types.TransactWriteItem, map[string]float64, error) {
 	var row table.PredictionRow
 	if err := attributevalue.UnmarshalMap(prediction, &row); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	j := newScoreJob(row, table.ItemSize(prediction), ev)
 	if standing != nil {
 		j.standing = &table.StandingRow{}
 		if err := attributevalue.UnmarshalMap(standing, j.standing); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		j.standingSize = table.ItemSize(standing)
 	}
 	r := &scoringRun{e: &Engine{db: &ddb.Table{Name: tableName}}, ev: ev, shards: eventShards, seasonShards: seasonShards}
-	pred, st, _, err := r.scoreWrites(j)
+	demand := writeDemand{}
+	pred, st, err := r.scoreItems(j, rankDelta{}, map[int]rankDelta{}, demand)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st == nil {
-		return []types.TransactWriteItem{pred}, nil
+		return []types.TransactWriteItem{pred}, demand, nil
 	}
-	return []types.TransactWriteItem{pred, *st}, nil
+	return []types.TransactWriteItem{pred, *st}, demand, nil
 }
 
 // ShardCount is how many predictions shard s of the event has: the sum of the counts on

@@ -1,65 +1,60 @@
 package table
 
 import (
-	"encoding/json"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pickem/api/internal/capacity"
 )
 
-// itemSize is an item's size by capacity's rules (0 for no item).
+// itemSize is an item's size by capacity's rules (0 for no item): the length of each
+// attribute name plus the size of its value.
 func itemSize(item map[string]types.AttributeValue) int {
-	if item == nil {
-		return 0
-	}
-	n, err := capacity.ItemSize(wireItem(item))
-	if err != nil {
-		panic(err) // wireItem writes only what ItemSize reads
+	n := 0
+	for name, v := range item {
+		n += len(name) + valueSize(v)
 	}
 	return n
 }
 
-// wireItem returns an item in DynamoDB's JSON wire format, which capacity reads.
-func wireItem(item map[string]types.AttributeValue) capacity.Item {
-	out := make(capacity.Item, len(item))
-	for name, v := range item {
-		out[name] = wireValue(v)
-	}
-	return out
-}
-
-func wireValue(v types.AttributeValue) json.RawMessage {
-	var w any
+// valueSize is the size of one attribute value as capacity.ValueSize counts its wire form:
+// strings and binaries their length, numbers capacity.NumberSize, booleans and null 1 byte,
+// sets their elements, lists and maps capacity.ContainerSize and their elements.
+func valueSize(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
-		w = map[string]string{"S": v.Value}
+		return len(v.Value)
 	case *types.AttributeValueMemberN:
-		w = map[string]string{"N": v.Value}
+		return capacity.NumberSize(v.Value)
 	case *types.AttributeValueMemberB:
-		w = map[string][]byte{"B": v.Value}
-	case *types.AttributeValueMemberBOOL:
-		w = map[string]bool{"BOOL": v.Value}
-	case *types.AttributeValueMemberNULL:
-		w = map[string]bool{"NULL": v.Value}
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
 	case *types.AttributeValueMemberSS:
-		w = map[string][]string{"SS": v.Value}
-	case *types.AttributeValueMemberNS:
-		w = map[string][]string{"NS": v.Value}
-	case *types.AttributeValueMemberBS:
-		w = map[string][][]byte{"BS": v.Value}
-	case *types.AttributeValueMemberL:
-		l := make([]json.RawMessage, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = wireValue(e)
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
 		}
-		w = map[string][]json.RawMessage{"L": l}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += capacity.NumberSize(s)
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := capacity.ContainerSize(len(v.Value))
+		for _, e := range v.Value {
+			n += valueSize(e)
+		}
+		return n
 	case *types.AttributeValueMemberM:
-		w = map[string]capacity.Item{"M": wireItem(v.Value)}
+		return capacity.ContainerSize(len(v.Value)) + itemSize(v.Value)
 	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		panic(err) // plain data
-	}
-	return b
+	return 0
 }

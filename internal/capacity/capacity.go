@@ -91,7 +91,7 @@ func ValueSize(raw json.RawMessage) (int, error) {
 	case v.S != nil:
 		return len(*v.S), nil
 	case v.N != nil:
-		return numberSize(*v.N), nil
+		return NumberSize(*v.N), nil
 	case v.B != nil:
 		return binarySize(*v.B)
 	case v.BOOL != nil, v.NULL != nil:
@@ -105,7 +105,7 @@ func ValueSize(raw json.RawMessage) (int, error) {
 	case v.NS != nil:
 		n := 0
 		for _, s := range v.NS {
-			n += numberSize(s)
+			n += NumberSize(s)
 		}
 		return n, nil
 	case v.BS != nil:
@@ -119,7 +119,7 @@ func ValueSize(raw json.RawMessage) (int, error) {
 		}
 		return n, nil
 	case v.L != nil:
-		n := 3 + len(v.L)
+		n := ContainerSize(len(v.L))
 		for _, e := range v.L {
 			s, err := ValueSize(e)
 			if err != nil {
@@ -129,7 +129,7 @@ func ValueSize(raw json.RawMessage) (int, error) {
 		}
 		return n, nil
 	case v.M != nil:
-		n := 3 + len(v.M)
+		n := ContainerSize(len(v.M))
 		for name, e := range v.M {
 			s, err := ValueSize(e)
 			if err != nil {
@@ -148,9 +148,13 @@ func binarySize(b64 string) (int, error) {
 	return len(b), err
 }
 
-// numberSize is 1 byte per two significant digits plus 1 (leading and trailing zeros,
-// sign, point and exponent do not count).
-func numberSize(n string) int {
+// ContainerSize is what a list or a map of n elements adds to the size of its elements
+// (and, for a map, of their names): 3 bytes plus 1 per element.
+func ContainerSize(n int) int { return 3 + n }
+
+// NumberSize is the size of a number given as its decimal text: 1 byte per two significant
+// digits plus 1 (leading and trailing zeros, sign, point and exponent do not count).
+func NumberSize(n string) int {
 	n, _, _ = strings.Cut(strings.ToLower(n), "e")
 	digits := strings.Trim(strings.Map(func(r rune) rune {
 		if r == '-' || r == '+' || r == '.' {
