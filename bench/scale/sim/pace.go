@@ -26,9 +26,10 @@ type paceUse struct {
 }
 
 // paceWrites is the code's estimate of what a scoring transaction asks of each shared
-// partition it writes (scoringRun.scoreItems, scoreBatch): an index entry as a delete and a
-// put of the entry's size as read (the old entry's when its key changes, the entry's when
-// it is written in place or new), a shared table item at its recorded units (the shard's
+// partition it writes (scoring's writeDemand): an index entry whose key changes as the
+// delete of the old entry and the put of the new one, each at its own size (the code
+// estimates the scored size; the recording has it); an entry written in place or new as a
+// delete and a put of its size; a shared table item at its recorded units (the shard's
 // checkpoint and histograms, transactional). Sorted by key, as the code waits on them.
 func paceWrites(c record.Call) []paceUse {
 	if !c.Transactional() {
@@ -36,7 +37,7 @@ func paceWrites(c record.Call) []paceUse {
 	}
 	units := map[string]float64{}
 	// An item's index writes follow its table write in a recorded call; per index partition,
-	// the old entry's size if the item's key there changed, else the entry's.
+	// the size of the entry deleted and of the entry written.
 	type entry struct {
 		deleted, written int // bytes; -1: none
 		partition        string
@@ -44,11 +45,14 @@ func paceWrites(c record.Call) []paceUse {
 	var item map[string]*entry
 	flush := func() {
 		for _, e := range item {
-			size := e.written
-			if e.deleted >= 0 {
-				size = e.deleted
+			switch {
+			case e.deleted >= 0 && e.written >= 0:
+				units[e.partition] += capacity.WriteUnits(e.deleted) + capacity.WriteUnits(e.written)
+			case e.deleted >= 0:
+				units[e.partition] += 2 * capacity.WriteUnits(e.deleted)
+			default:
+				units[e.partition] += 2 * capacity.WriteUnits(e.written)
 			}
-			units[e.partition] += 2 * capacity.WriteUnits(size)
 		}
 		item = nil
 	}
