@@ -307,14 +307,16 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 	wrap := func(err error) error { return fmt.Errorf("dynamo: get prediction %s/%s: %w", user, event, err) }
 	var row *table.PredictionRow
 	var ranks *domain.RankTable
-	_, cached := s.cache.Get(rankRef{event: eid}.cacheKey())
+	held, cached := s.cache.Get(rankRef{event: eid}.cacheKey())
 	// An event dated after today has no rank table but in the rare case of an early lock
 	// and live scoring (then it is read after the prediction, below).
 	future := string(eid)[:10] > domain.EventDate(s.now())
+	// The reads of the rank table fill its entry: with it held, the prediction alone.
+	fill := ddb.WithCacheFill(ctx, rankRef{event: eid}.cacheKey())
 	if withRank && !cached && !future {
 		// The prediction and its event's rank table in one consistent BatchGetItem: one
 		// round trip, not two.
-		tables, err := s.rankTables(ctx, []rankRef{{event: eid}}, []map[string]types.AttributeValue{key}, func(item map[string]types.AttributeValue) error {
+		tables, err := s.rankTables(fill, []rankRef{{event: eid}}, []map[string]types.AttributeValue{key}, func(item map[string]types.AttributeValue) error {
 			row = &table.PredictionRow{}
 			return attributevalue.UnmarshalMap(item, row)
 		})
@@ -327,8 +329,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 			return domain.Prediction{}, wrap(err)
 		}
 		if withRank && cached {
-			v, _ := s.cache.Get(rankRef{event: eid}.cacheKey())
-			ranks, _ = v.(*domain.RankTable)
+			ranks, _ = held.(*domain.RankTable)
 		}
 	}
 	if row == nil {
@@ -339,7 +340,7 @@ func (s *Store) GetPrediction(ctx context.Context, user, event string, withRank 
 		return domain.Prediction{}, err
 	}
 	if withRank && !cached && future && p.Points != nil {
-		tables, err := s.rankTables(ctx, []rankRef{{event: eid}}, nil, nil)
+		tables, err := s.rankTables(fill, []rankRef{{event: eid}}, nil, nil)
 		if err != nil {
 			return domain.Prediction{}, wrap(err)
 		}

@@ -115,7 +115,7 @@ func (z *Sized) Size() int {
 // cancellation (the SDK's attempt timeouts bound it): one caller leaving does not fail the
 // others. Its DynamoDB calls are counted in that first request's cost.
 func Cached[T any](ctx context.Context, c *Cache, key string, fill func(context.Context, *Sized) (T, error)) (T, error) {
-	ctx = withCacheFill(ctx, key) // an observed fill's calls say which entry they fill
+	ctx = WithCacheFill(ctx, key) // an observed fill's calls say which entry they fill
 	if c == nil {
 		return fill(ctx, nil)
 	}

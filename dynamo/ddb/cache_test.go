@@ -33,7 +33,7 @@ func TestCacheBoundedInBytes(t *testing.T) {
 // caller's own.
 func TestCacheFillMarksOnlyObservedContexts(t *testing.T) {
 	t.Parallel()
-	if ctx := withCacheFill(t.Context(), "card|x"); ctx.Value(cacheFillKey{}) != nil {
-		t.Error("withCacheFill without an observer marked the context")
+	if ctx := WithCacheFill(t.Context(), "card|x"); ctx.Value(cacheFillKey{}) != nil {
+		t.Error("WithCacheFill without an observer marked the context")
 	}
 }

@@ -105,9 +105,11 @@ func observerFromContext(ctx context.Context) Observer {
 
 type cacheFillKey struct{}
 
-// withCacheFill marks the calls made with the returned context, when observed, as filling
-// the read-cache entry key. Without an observer it returns ctx.
-func withCacheFill(ctx context.Context, key string) context.Context {
+// WithCacheFill marks the calls made with the returned context, when observed, as filling
+// the read-cache entry key: a process holding key fresh would not make them, or (a call
+// that also reads the caller's own items) would read only those. Cached marks its fills;
+// a store that fills an entry itself marks its call. Without an observer it returns ctx.
+func WithCacheFill(ctx context.Context, key string) context.Context {
 	if observerFromContext(ctx) == nil {
 		return ctx
 	}

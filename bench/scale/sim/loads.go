@@ -175,7 +175,8 @@ func (s *sim) instance() *instance {
 }
 
 // cached returns a request's stages without the calls that fill read-cache entries inst
-// holds fresh (filled less than the TTL ago), and the entries the request fills.
+// holds fresh (filled less than the TTL ago), but for their reads of the player's own
+// items (ownPart), and the entries the request fills.
 func (s *sim) cached(inst *instance, stages [][]int) ([][]int, []string) {
 	ttl := int64(s.w.Rec.FrontDoor.ReadCacheTTLSeconds * µsPerSecond)
 	var fills []string
@@ -190,6 +191,9 @@ func (s *sim) cached(inst *instance, stages [][]int) ([][]int, []string) {
 			}
 			if t, ok := inst.filled[key]; ok && s.now-t < ttl {
 				s.res.CacheHits++
+				if own, ok := s.w.ownPart(id); ok {
+					keep = append(keep, own)
+				}
 				continue
 			}
 			keep = append(keep, id)

@@ -47,6 +47,38 @@ type Workload struct {
 	Rec *record.Recording
 
 	pages map[[2]int]int // (job read, bytes) → the call id of a page (page)
+	held  map[int]int    // a fill's call id → the call id of its own reads alone (ownPart)
+}
+
+// ownPart returns the id of what call id still reads when the read-cache entry it fills is
+// held: its reads of the player's own items, alone (a consistent GetItem of one item, as
+// the code makes), or false when it reads nothing of the player's.
+func (w *Workload) ownPart(id int) (int, bool) {
+	if v, ok := w.held[id]; ok {
+		return v, v >= 0
+	}
+	if w.held == nil {
+		w.held = map[int]int{}
+	}
+	c := w.Calls[id]
+	own := record.Call{Op: c.Op, Consistent: c.Consistent}
+	items := 0
+	for _, a := range c.Accesses {
+		if a.Own() {
+			own.Accesses = append(own.Accesses, a)
+			items += a.Items
+		}
+	}
+	if len(own.Accesses) == 0 {
+		w.held[id] = -1
+		return -1, false
+	}
+	if items <= 1 {
+		own.Op = "GetItem"
+	}
+	w.Calls = append(w.Calls, own)
+	w.held[id] = len(w.Calls) - 1
+	return w.held[id], true
 }
 
 // Params are the model's own settings.

@@ -275,3 +275,24 @@ func TestReadCacheFillsOncePerInstancePerTTL(t *testing.T) {
 		t.Errorf("no cache: %d hits", r.CacheHits)
 	}
 }
+
+func TestAHeldEntryLeavesAFillsOwnReads(t *testing.T) {
+	// The caller's prediction and the event's rank table in one consistent BatchGetItem
+	// that fills the rank table's entry: with the entry held, the prediction alone.
+	fill := record.Call{Op: "BatchGetItem", Consistent: true, Cache: "rank|e", Accesses: record.Accesses{
+		{PK: "USER#{p1}", SK: "EVENT#e", Kind: "read", Items: 1, Bytes: 800, RCU: 1},
+		{PK: "EVENT#e", SK: "RANKS", Kind: "read", Items: 1, Bytes: 2000, RCU: 1}}}
+	w := &Workload{Players: 100_000, Calls: []record.Call{fill},
+		Requests: map[string][]record.Template{record.LoadCard: {{Count: 1, Stages: [][]int{{0}}}}},
+		Rec:      &record.Recording{SDK: record.SDKRetry{MaxAttempts: 1}, FrontDoor: record.FrontDoor{TimeoutSeconds: 10, ReadCacheTTLSeconds: 2}}}
+	r := Run(w, record.LoadCard, limited())
+	if r.OK != r.Requests || r.CacheHits == 0 || r.Attempts != r.Requests {
+		t.Errorf("%d requests, %d ok, %d cache hits, %d attempts: want every request to read the player's prediction, hit or not", r.Requests, r.OK, r.CacheHits, r.Attempts)
+	}
+	if p := r.Partitions[0]; p.Partition != "table EVENT#e" || p.RCU > float64(r.Instances)/2+float64(r.MaxLambda) {
+		t.Errorf("rank table's partition %+v: more than each instance filling once per TTL", p)
+	}
+	if got := w.Calls[len(w.Calls)-1]; got.Op != "GetItem" || len(got.Accesses) != 1 || !got.Accesses[0].Own() {
+		t.Errorf("what a hit reads: %+v, want the GetItem of the player's prediction", got)
+	}
+}
