@@ -160,16 +160,12 @@ func (t *Table) Update(key map[string]types.AttributeValue, upd expression.Updat
 // UpdateIf is an Update of key by upd on cond; when cond fails, the cancellation reason
 // carries the item as it was (ALL_OLD).
 func (t *Table) UpdateIf(key map[string]types.AttributeValue, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	w, err := t.Update(key, upd, cond)
 	if err != nil {
-		return types.TransactWriteItem{}, err
+		return w, err
 	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(t.Name), Key: key,
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	w.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return w, nil
 }
 
 // DeleteIf is a Delete of key on cond.
