@@ -272,3 +272,25 @@ func TestRankTableGivesTheRankersRanks(t *testing.T) {
 		t.Error("the only player of an empty table is not first")
 	}
 }
+
+func TestCompareStandings(t *testing.T) {
+	for _, c := range []struct {
+		ap   int
+		au   string
+		bp   int
+		bu   string
+		want int // sign
+	}{
+		{90, "zed", 80, "amy", -1}, // more points first
+		{80, "amy", 90, "zed", 1},
+		{80, "amy", 80, "bob", -1}, // a tie by user id
+		{80, "bob", 80, "amy", 1},
+		{80, "amy", 80, "amy", 0},
+		{0, "amy", 0, "amy2", -1},
+	} {
+		got := CompareStandings(c.ap, c.au, c.bp, c.bu)
+		if (got < 0) != (c.want < 0) || (got > 0) != (c.want > 0) {
+			t.Errorf("CompareStandings(%d %s, %d %s) = %d, want sign %d", c.ap, c.au, c.bp, c.bu, got, c.want)
+		}
+	}
+}

@@ -49,6 +49,16 @@ func MissingResults(card []Match) []string {
 	return missing
 }
 
+// CompareStandings orders a ranked list: most points first, ties by user id ascending (the
+// order of the index's SCORE#<inverted points>#<user id> keys). It returns a negative number
+// when a comes before b, zero when they are the same player's, positive otherwise.
+func CompareStandings(aPoints int, aUser string, bPoints int, bUser string) int {
+	if aPoints != bPoints {
+		return bPoints - aPoints
+	}
+	return strings.Compare(aUser, bUser)
+}
+
 // Ranker assigns competition ranks (1, 2, 2, 4) to rows given highest points first. The
 // zero value starts a list; a Ranker restored from a cursor continues one.
 type Ranker struct {

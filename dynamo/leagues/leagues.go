@@ -653,16 +653,13 @@ func (lg *Leagues) Standings(ctx context.Context, l domain.League, season, first
 		return page, wrap(err)
 	}
 	slices.SortFunc(rows, func(a, b domain.Standing) int {
-		if a.Points != b.Points {
-			return b.Points - a.Points
-		}
-		return strings.Compare(a.User.ID, b.User.ID)
+		return domain.CompareStandings(a.Points, a.User.ID, b.Points, b.User.ID)
 	})
 	var r domain.Ranker
 	for i := range rows {
 		rank := r.Next(rows[i].Points)
 		rows[i].Rank = &rank
-		if from != nil && (rows[i].Points > from.Points || rows[i].Points == from.Points && rows[i].User.ID <= from.ID) {
+		if from != nil && domain.CompareStandings(rows[i].Points, rows[i].User.ID, from.Points, from.ID) <= 0 {
 			continue // on an earlier page
 		}
 		if len(page.Items) == first {

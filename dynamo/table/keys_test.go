@@ -316,3 +316,23 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestScoreKeysSortAsCompareStandings: the index's ranked keys, compared as strings, order
+// players as domain.CompareStandings does.
+func TestScoreKeysSortAsCompareStandings(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		points int
+		user   UserID
+	}
+	rows := []row{{0, "amy"}, {90, "zed"}, {80, "bob"}, {80, "amy"}, {MaxScore, "c"}, {7, "amy2"}, {7, "amy"}}
+	for _, a := range rows {
+		for _, b := range rows {
+			keys := strings.Compare(mustScoreSK(t, a.points, a.user), mustScoreSK(t, b.points, b.user))
+			rule := domain.CompareStandings(a.points, string(a.user), b.points, string(b.user))
+			if (keys < 0) != (rule < 0) || (keys > 0) != (rule > 0) {
+				t.Errorf("%v vs %v: keys compare %d, CompareStandings %d", a, b, keys, rule)
+			}
+		}
+	}
+}
