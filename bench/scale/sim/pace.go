@@ -156,35 +156,37 @@ func (p *pacer) bucket(m map[string]*paceBucket, key string, units, burst float6
 	return b
 }
 
-// take is what the code asks of a bucket for units: whole units, at most the burst.
-func take(units, burst float64) float64 { return math.Min(math.Ceil(units), burst) }
-
 // waitWrites waits, partition after partition, for the write units of uses, then calls
 // next.
 func (s *sim) waitWrites(uses []paceUse, next func()) {
-	if s.pacer == nil || len(uses) == 0 {
-		next()
+	if s.pacer != nil {
+		s.pace(s.pacer.writes, s.pacer.pace.WriteUnits, s.pacer.pace.WriteBurst, uses, next)
 		return
 	}
-	p := s.pacer
-	b := p.bucket(p.writes, uses[0].key, p.pace.WriteUnits, p.pace.WriteBurst)
-	wait := b.reserve(s.now, take(uses[0].units, p.pace.WriteBurst))
-	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
-	s.after(wait, func() { s.waitWrites(uses[1:], next) })
+	next()
 }
 
 // chargeReads charges the read units of uses, waiting while a bucket is empty, then calls
 // next.
 func (s *sim) chargeReads(uses []paceUse, next func()) {
-	if s.pacer == nil || len(uses) == 0 {
+	if s.pacer != nil {
+		s.pace(s.pacer.reads, s.pacer.pace.ReadUnits, s.pacer.pace.ReadBurst, uses, next)
+		return
+	}
+	next()
+}
+
+// pace takes the units of uses, whole units, from the buckets of m (units a second, burst),
+// one after the other, then calls next. The code takes a demand above the burst a burst at
+// a time; one reservation of the whole demand waits as long.
+func (s *sim) pace(m map[string]*paceBucket, units, burst float64, uses []paceUse, next func()) {
+	if len(uses) == 0 {
 		next()
 		return
 	}
-	p := s.pacer
-	b := p.bucket(p.reads, uses[0].key, p.pace.ReadUnits, p.pace.ReadBurst)
-	wait := b.reserve(s.now, take(uses[0].units, p.pace.ReadBurst))
+	wait := s.pacer.bucket(m, uses[0].key, units, burst).reserve(s.now, math.Ceil(uses[0].units))
 	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
-	s.after(wait, func() { s.chargeReads(uses[1:], next) })
+	s.after(wait, func() { s.pace(m, units, burst, uses[1:], next) })
 }
 
 // PaceCheck compares, for one family of partitions, what the code's pace estimates a
