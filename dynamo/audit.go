@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -62,25 +61,12 @@ func (s *Store) AuditLog(ctx context.Context, eventID string, first int, after s
 		}
 		q.ExclusiveStartKey = table.Key(table.AuditPK(log), c.ID)
 	}
-	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
-		if len(page.Items) == first {
-			page.HasNext = true
-			return false, nil
-		}
-		var row table.AuditRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-			return false, err
-		}
+	page, err = queryPage(ctx, s.db, q, first, func(row *table.AuditRow) (domain.AuditEntry, string, error) {
 		e, err := row.ToDomain()
-		if err != nil {
-			return false, err
-		}
-		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorAudit, Owner: string(log), ID: row.SK}))
-		return true, nil
+		return e, s.cursors.Encode(table.Cursor{Kind: table.CursorAudit, Owner: string(log), ID: row.SK}), err
 	})
 	if err != nil {
-		return domain.Page[domain.AuditEntry]{}, fmt.Errorf("dynamo: audit log %s: %w", log, err)
+		return page, fmt.Errorf("dynamo: audit log %s: %w", log, err)
 	}
 	return page, nil
 }

@@ -42,25 +42,39 @@ func (s *Store) ListEvents(ctx context.Context, season *int, first int, after st
 		}
 		q.ExclusiveStartKey = table.Key(table.EventsPartition, table.EventSK(table.EventID(c.ID)))
 	}
-	err = s.db.QueryEach(ctx, q, func(item map[string]types.AttributeValue) (bool, error) {
+	page, err = queryPage(ctx, s.db, q, first, func(row *table.EventRow) (domain.Event, string, error) {
+		e, err := row.ToDomain()
+		return e, s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: owner, ID: e.ID}), err
+	})
+	if err != nil {
+		return page, fmt.Errorf("dynamo: list events: %w", err)
+	}
+	return page, nil
+}
+
+// queryPage reads a page of at most first items with q (its Limit first+1): each row of R
+// becomes an item and its cursor through item; a row beyond first only sets HasNext.
+func queryPage[R, T any](ctx context.Context, db *ddb.Table, q *dynamodb.QueryInput, first int, item func(*R) (T, string, error)) (domain.Page[T], error) {
+	var page domain.Page[T]
+	err := db.QueryEach(ctx, q, func(raw map[string]types.AttributeValue) (bool, error) {
 		if len(page.Items) == first {
 			page.HasNext = true
 			return false, nil
 		}
-		var row table.EventRow
-		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
+		var row R
+		if err := attributevalue.UnmarshalMap(raw, &row); err != nil {
 			return false, err
 		}
-		e, err := row.ToDomain()
+		it, cursor, err := item(&row)
 		if err != nil {
 			return false, err
 		}
-		page.Items = append(page.Items, e)
-		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorEvents, Owner: owner, ID: e.ID}))
+		page.Items = append(page.Items, it)
+		page.Cursors = append(page.Cursors, cursor)
 		return true, nil
 	})
 	if err != nil {
-		return domain.Page[domain.Event]{}, fmt.Errorf("dynamo: list events: %w", err)
+		return domain.Page[T]{}, err
 	}
 	return page, nil
 }
