@@ -4,6 +4,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/internal/capacity"
@@ -114,46 +117,35 @@ func sortedPace(m map[string]float64) []paceUse {
 	return out
 }
 
-// paceBucket is one token bucket of the pacer, reserving as golang.org/x/time/rate's
-// Limiter does: it holds at most burst units and starts full, refills at rate units a
-// second, and a reservation takes its units at once (the bucket may go below zero) and
-// waits until the bucket is back at zero.
-type paceBucket struct {
-	tokens, rate, burst float64
-	last                int64
-}
-
-// reserve takes n units at time now and returns the wait in µs.
-func (b *paceBucket) reserve(now int64, n float64) int64 {
-	b.tokens = math.Min(b.burst, b.tokens+b.rate*float64(now-b.last)/µsPerSecond)
-	b.last = now
-	b.tokens -= n
-	if b.tokens >= 0 {
-		return 0
-	}
-	return int64(math.Ceil(-b.tokens / b.rate * µsPerSecond))
-}
-
-// pacer holds the write and read buckets of the job's partitions.
+// pacer holds the write and read buckets of the job's partitions: golang.org/x/time/rate
+// Limiters, as the code's, reserving at the simulator's virtual time.
 type pacer struct {
 	pace          record.Pace
-	writes, reads map[string]*paceBucket
+	writes, reads map[string]*rate.Limiter
 }
 
 func newPacer(p *record.Pace) *pacer {
 	if p == nil {
 		return nil
 	}
-	return &pacer{pace: *p, writes: map[string]*paceBucket{}, reads: map[string]*paceBucket{}}
+	return &pacer{pace: *p, writes: map[string]*rate.Limiter{}, reads: map[string]*rate.Limiter{}}
 }
 
-func (p *pacer) bucket(m map[string]*paceBucket, key string, units, burst float64) *paceBucket {
-	b := m[key]
-	if b == nil {
-		b = &paceBucket{tokens: burst, rate: units - burst, burst: burst}
-		m[key] = b
+// reserve takes n whole units from the bucket of key in m (units a second, burst) at time
+// now (µs) and returns the wait in µs. The code waits for a demand above the burst a burst
+// at a time; reserving the bursts at once adds up to the same wait.
+func (p *pacer) reserve(m map[string]*rate.Limiter, key string, units, burst float64, now int64, n float64) int64 {
+	l := m[key]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(units-burst), int(burst))
+		m[key] = l
 	}
-	return b
+	at := time.UnixMicro(now)
+	var wait time.Duration
+	for left := int(math.Ceil(n)); left > 0; left -= l.Burst() {
+		wait = l.ReserveN(at, min(left, l.Burst())).DelayFrom(at)
+	}
+	return (wait + time.Microsecond - 1).Microseconds()
 }
 
 // waitWrites waits, partition after partition, for the write units of uses, then calls
@@ -179,12 +171,12 @@ func (s *sim) chargeReads(uses []paceUse, next func()) {
 // pace takes the units of uses, whole units, from the buckets of m (units a second, burst),
 // one after the other, then calls next. The code takes a demand above the burst a burst at
 // a time; one reservation of the whole demand waits as long.
-func (s *sim) pace(m map[string]*paceBucket, units, burst float64, uses []paceUse, next func()) {
+func (s *sim) pace(m map[string]*rate.Limiter, units, burst float64, uses []paceUse, next func()) {
 	if len(uses) == 0 {
 		next()
 		return
 	}
-	wait := s.pacer.bucket(m, uses[0].key, units, burst).reserve(s.now, math.Ceil(uses[0].units))
+	wait := s.pacer.reserve(m, uses[0].key, units, burst, s.now, uses[0].units)
 	s.res.PaceWaitSeconds += float64(wait) / µsPerSecond
 	s.after(wait, func() { s.pace(m, units, burst, uses[1:], next) })
 }

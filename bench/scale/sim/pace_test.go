@@ -3,29 +3,26 @@ package sim
 import (
 	"math"
 	"testing"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/dynamo/scoring"
 	"github.com/pickem/api/internal/capacity"
 )
 
-func TestPaceBucketReservesAsRateLimiter(t *testing.T) {
-	// The same reservations at the same instants: the same waits as x/time/rate's.
-	base := time.Unix(1000, 0)
-	lim := rate.NewLimiter(750, 250) // full; its clock starts at the first reservation
-	b := &paceBucket{tokens: 250, rate: 750, burst: 250}
+func TestPaceWaitsForADemandAboveTheBurstAsTheCodeDoes(t *testing.T) {
+	// 1,000 units a second, a burst of 250: the bucket starts full and refills at 750.
+	p := newPacer(&record.Pace{WriteUnits: 1000, WriteBurst: 250})
 	for i, step := range []struct {
-		atMs int64
-		n    int
-	}{{0, 200}, {0, 100}, {10, 250}, {400, 50}, {2000, 250}, {2000, 250}, {2001, 1}} {
-		at := base.Add(time.Duration(step.atMs) * time.Millisecond)
-		want := lim.ReserveN(at, step.n).DelayFrom(at)
-		got := time.Duration(b.reserve(step.atMs*1000, float64(step.n))) * time.Microsecond
-		if d := got - want; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("reservation %d (%d units at %d ms): wait %v, rate.Limiter %v", i, step.n, step.atMs, got, want)
+		atMs   int64
+		n      float64
+		waitUs int64
+	}{
+		{0, 600, 466_667}, // 250 at once, 350 more at 750 a second (the code: two waits of a burst, then 100)
+		{466, 1, 2_000},   // half a unit short of zero: 1.5 units at 750 a second
+		{10_000, 0.2, 0},  // a part of a unit is a whole one, and the bucket is full again
+	} {
+		if got := p.reserve(p.writes, "k", 1000, 250, step.atMs*1000, step.n); got != step.waitUs {
+			t.Errorf("reservation %d (%g units at %d ms): wait %d µs, want %d", i, step.n, step.atMs, got, step.waitUs)
 		}
 	}
 }
