@@ -142,6 +142,13 @@ type Prediction struct {
 // Scored reports whether the prediction has been scored.
 func (p Prediction) Scored() bool { return p.Points != nil }
 
+// PredictionIDSeparator joins a prediction's event and user ids in its id. Event, user,
+// match and league ids never contain it, so a prediction id never equals another id.
+const PredictionIDSeparator = "/"
+
+// ID is the prediction's id for clients: <event id>/<user id>, stable for its lifetime.
+func (p Prediction) ID() string { return p.EventID + PredictionIDSeparator + p.User.ID }
+
 // Standing is a player's total in one season.
 type Standing struct {
 	Rank         *int // set only where a standings list computed it

@@ -84,12 +84,6 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
-	EventRef struct {
-		ID       func(childComplexity int) int
-		Name     func(childComplexity int) int
-		StartsAt func(childComplexity int) int
-	}
-
 	League struct {
 		ID          func(childComplexity int) int
 		InviteCode  func(childComplexity int) int
@@ -138,8 +132,10 @@ type ComplexityRoot struct {
 	}
 
 	PageInfo struct {
-		EndCursor   func(childComplexity int) int
-		HasNextPage func(childComplexity int) int
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	Pick struct {
@@ -152,6 +148,7 @@ type ComplexityRoot struct {
 		Correct   func(childComplexity int) int
 		Event     func(childComplexity int) int
 		EventID   func(childComplexity int) int
+		ID        func(childComplexity int) int
 		Picks     func(childComplexity int) int
 		Points    func(childComplexity int) int
 		Rank      func(childComplexity int) int
@@ -245,7 +242,7 @@ type LeagueResolver interface {
 }
 type MutationResolver interface {
 	Register(ctx context.Context, name string) (*model.User, error)
-	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*domain.Prediction, error)
+	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*model.Prediction, error)
 	CreateEvent(ctx context.Context, input model.EventInput) (*model.Event, error)
 	UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*model.Event, error)
 	AddMatch(ctx context.Context, eventID string, input model.MatchInput) (*domain.Match, error)
@@ -266,7 +263,7 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Events(ctx context.Context, first *int, after *string, season *int) (*model.EventConnection, error)
 	Event(ctx context.Context, id string) (*model.Event, error)
-	Prediction(ctx context.Context, eventID string, userID *string) (*domain.Prediction, error)
+	Prediction(ctx context.Context, eventID string, userID *string) (*model.Prediction, error)
 	Standings(ctx context.Context, season int, first *int, after *string) (*model.StandingConnection, error)
 	User(ctx context.Context, id string) (*model.User, error)
 	Me(ctx context.Context) (*model.User, error)
@@ -445,25 +442,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventEdge.Node(childComplexity), true
-
-	case "EventRef.id":
-		if e.ComplexityRoot.EventRef.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.EventRef.ID(childComplexity), true
-	case "EventRef.name":
-		if e.ComplexityRoot.EventRef.Name == nil {
-			break
-		}
-
-		return e.ComplexityRoot.EventRef.Name(childComplexity), true
-	case "EventRef.startsAt":
-		if e.ComplexityRoot.EventRef.StartsAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.EventRef.StartsAt(childComplexity), true
 
 	case "League.id":
 		if e.ComplexityRoot.League.ID == nil {
@@ -781,6 +759,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
 	case "Pick.correct":
 		if e.ComplexityRoot.Pick.Correct == nil {
@@ -819,6 +809,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Prediction.EventID(childComplexity), true
+	case "Prediction.id":
+		if e.ComplexityRoot.Prediction.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Prediction.ID(childComplexity), true
 	case "Prediction.picks":
 		if e.ComplexityRoot.Prediction.Picks == nil {
 			break
@@ -1349,18 +1345,6 @@ func (ec *executionContext) childFields_EventEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type EventEdge", field.Name)
 }
 
-func (ec *executionContext) childFields_EventRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_EventRef_id(ctx, field)
-	case "name":
-		return ec.fieldContext_EventRef_name(ctx, field)
-	case "startsAt":
-		return ec.fieldContext_EventRef_startsAt(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type EventRef", field.Name)
-}
-
 func (ec *executionContext) childFields_League(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1417,6 +1401,10 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	switch field.Name {
 	case "hasNextPage":
 		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
 	case "endCursor":
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
@@ -1437,6 +1425,8 @@ func (ec *executionContext) childFields_Pick(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_Prediction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Prediction_id(ctx, field)
 	case "eventId":
 		return ec.fieldContext_Prediction_eventId(ctx, field)
 	case "event":
@@ -2710,7 +2700,7 @@ func (ec *executionContext) _Event_state(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Event_state(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.State, nil
+			return obj.State()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v domain.EventState) graphql.Marshaler {
@@ -2721,7 +2711,7 @@ func (ec *executionContext) _Event_state(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Event_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type EventState does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type EventState does not have child fields"))
 }
 
 func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -2733,7 +2723,7 @@ func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Event_locked(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Locked, nil
+			return obj.Locked()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -2744,7 +2734,7 @@ func (ec *executionContext) _Event_locked(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Event_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Event_matches(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -2832,7 +2822,7 @@ func (ec *executionContext) _Event_scoredMatches(ctx context.Context, field grap
 			return ec.fieldContext_Event_scoredMatches(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ScoredMatches, nil
+			return obj.ScoredMatches()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -2843,7 +2833,7 @@ func (ec *executionContext) _Event_scoredMatches(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Event_scoredMatches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EventConnection) (ret graphql.Marshaler) {
@@ -2965,75 +2955,6 @@ func (ec *executionContext) fieldContext_EventEdge_node(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _EventRef_id(ctx context.Context, field graphql.CollectedField, obj *domain.EventRef) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EventRef_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_EventRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EventRef", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _EventRef_name(ctx context.Context, field graphql.CollectedField, obj *domain.EventRef) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EventRef_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_EventRef_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EventRef", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _EventRef_startsAt(ctx context.Context, field graphql.CollectedField, obj *domain.EventRef) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EventRef_startsAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StartsAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_EventRef_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EventRef", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
 func (ec *executionContext) _League_id(ctx context.Context, field graphql.CollectedField, obj *model.League) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3092,8 +3013,8 @@ func (ec *executionContext) _League_owner(ctx context.Context, field graphql.Col
 			return obj.Owner, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.UserRef) graphql.Marshaler {
-			return ec.marshalNUserRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐUserRef(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.User) graphql.Marshaler {
+			return ec.marshalNUser2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3106,7 +3027,7 @@ func (ec *executionContext) fieldContext_League_owner(_ context.Context, field g
 		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_UserRef(ctx, field)
+			return ec.childFields_User(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3530,8 +3451,8 @@ func (ec *executionContext) _Mutation_submitPrediction(ctx context.Context, fiel
 			return ec.Resolvers.Mutation().SubmitPrediction(ctx, fc.Args["eventId"].(string), fc.Args["picks"].([]model.PickInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Prediction) graphql.Marshaler {
-			return ec.marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐPrediction(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
+			return ec.marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐPrediction(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4267,6 +4188,52 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4359,7 +4326,30 @@ func (ec *executionContext) fieldContext_Pick_correct(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Pick", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Prediction_eventId(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_id(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Prediction_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Prediction_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Prediction", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Prediction_eventId(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4382,7 +4372,7 @@ func (ec *executionContext) fieldContext_Prediction_eventId(_ context.Context, f
 	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Prediction_event(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_event(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4391,11 +4381,11 @@ func (ec *executionContext) _Prediction_event(ctx context.Context, field graphql
 			return ec.fieldContext_Prediction_event(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Event, nil
+			return obj.Event(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.EventRef) graphql.Marshaler {
-			return ec.marshalNEventRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐEventRef(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4405,16 +4395,16 @@ func (ec *executionContext) fieldContext_Prediction_event(_ context.Context, fie
 	fc = &graphql.FieldContext{
 		Object:     "Prediction",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_EventRef(ctx, field)
+			return ec.childFields_Event(ctx, field)
 		},
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Prediction_user(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_user(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4423,11 +4413,11 @@ func (ec *executionContext) _Prediction_user(ctx context.Context, field graphql.
 			return ec.fieldContext_Prediction_user(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.User, nil
+			return obj.User(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.UserRef) graphql.Marshaler {
-			return ec.marshalNUserRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐUserRef(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.User) graphql.Marshaler {
+			return ec.marshalNUser2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4437,16 +4427,16 @@ func (ec *executionContext) fieldContext_Prediction_user(_ context.Context, fiel
 	fc = &graphql.FieldContext{
 		Object:     "Prediction",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_UserRef(ctx, field)
+			return ec.childFields_User(ctx, field)
 		},
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Prediction_picks(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_picks(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4478,7 +4468,7 @@ func (ec *executionContext) fieldContext_Prediction_picks(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Prediction_points(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_points(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4501,7 +4491,7 @@ func (ec *executionContext) fieldContext_Prediction_points(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Prediction_correct(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_correct(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4524,7 +4514,7 @@ func (ec *executionContext) fieldContext_Prediction_correct(_ context.Context, f
 	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Prediction_rank(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_rank(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4547,7 +4537,7 @@ func (ec *executionContext) fieldContext_Prediction_rank(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Prediction_updatedAt(ctx context.Context, field graphql.CollectedField, obj *domain.Prediction) (ret graphql.Marshaler) {
+func (ec *executionContext) _Prediction_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4669,8 +4659,8 @@ func (ec *executionContext) _PredictionEdge_node(ctx context.Context, field grap
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Prediction) graphql.Marshaler {
-			return ec.marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐPrediction(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
+			return ec.marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐPrediction(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4790,8 +4780,8 @@ func (ec *executionContext) _Query_prediction(ctx context.Context, field graphql
 			return ec.Resolvers.Query().Prediction(ctx, fc.Args["eventId"].(string), fc.Args["userId"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Prediction) graphql.Marshaler {
-			return ec.marshalOPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐPrediction(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
+			return ec.marshalOPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐPrediction(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5356,7 +5346,7 @@ func (ec *executionContext) fieldContext_ScoreReport_remaining(_ context.Context
 	return graphql.NewScalarFieldContext("ScoreReport", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Standing_rank(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_rank(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5379,7 +5369,7 @@ func (ec *executionContext) fieldContext_Standing_rank(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Standing", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Standing_season(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_season(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5402,7 +5392,7 @@ func (ec *executionContext) fieldContext_Standing_season(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Standing", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Standing_user(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_user(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5411,11 +5401,11 @@ func (ec *executionContext) _Standing_user(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Standing_user(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.User, nil
+			return obj.User(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.UserRef) graphql.Marshaler {
-			return ec.marshalNUserRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐUserRef(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.User) graphql.Marshaler {
+			return ec.marshalNUser2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5425,16 +5415,16 @@ func (ec *executionContext) fieldContext_Standing_user(_ context.Context, field 
 	fc = &graphql.FieldContext{
 		Object:     "Standing",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_UserRef(ctx, field)
+			return ec.childFields_User(ctx, field)
 		},
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Standing_points(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_points(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5457,7 +5447,7 @@ func (ec *executionContext) fieldContext_Standing_points(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Standing", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Standing_correct(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_correct(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5480,7 +5470,7 @@ func (ec *executionContext) fieldContext_Standing_correct(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Standing", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Standing_eventsPlayed(ctx context.Context, field graphql.CollectedField, obj *domain.Standing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Standing_eventsPlayed(ctx context.Context, field graphql.CollectedField, obj *model.Standing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5602,8 +5592,8 @@ func (ec *executionContext) _StandingEdge_node(ctx context.Context, field graphq
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Standing) graphql.Marshaler {
-			return ec.marshalNStanding2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐStanding(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Standing) graphql.Marshaler {
+			return ec.marshalNStanding2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStanding(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5746,11 +5736,11 @@ func (ec *executionContext) _User_standings(ctx context.Context, field graphql.C
 			return ec.fieldContext_User_standings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Standings, nil
+			return obj.Standings()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.Standing) graphql.Marshaler {
-			return ec.marshalNStanding2ᚕgithubᚗcomᚋpickemᚋapiᚋdomainᚐStandingᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Standing) graphql.Marshaler {
+			return ec.marshalNStanding2ᚕgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStandingᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5760,7 +5750,7 @@ func (ec *executionContext) fieldContext_User_standings(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "User",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Standing(ctx, field)
@@ -7674,54 +7664,6 @@ func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var eventRefImplementors = []string{"EventRef"}
-
-func (ec *executionContext) _EventRef(ctx context.Context, sel ast.SelectionSet, obj *domain.EventRef) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, eventRefImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("EventRef")
-		case "id":
-			out.Values[i] = ec._EventRef_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "name":
-			out.Values[i] = ec._EventRef_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "startsAt":
-			out.Values[i] = ec._EventRef_startsAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
 var leagueImplementors = []string{"League"}
 
 func (ec *executionContext) _League(ctx context.Context, sel ast.SelectionSet, obj *model.League) graphql.Marshaler {
@@ -8123,6 +8065,16 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -8199,7 +8151,7 @@ func (ec *executionContext) _Pick(ctx context.Context, sel ast.SelectionSet, obj
 
 var predictionImplementors = []string{"Prediction"}
 
-func (ec *executionContext) _Prediction(ctx context.Context, sel ast.SelectionSet, obj *domain.Prediction) graphql.Marshaler {
+func (ec *executionContext) _Prediction(ctx context.Context, sel ast.SelectionSet, obj *model.Prediction) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, predictionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8209,6 +8161,11 @@ func (ec *executionContext) _Prediction(ctx context.Context, sel ast.SelectionSe
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Prediction")
+		case "id":
+			out.Values[i] = ec._Prediction_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "eventId":
 			out.Values[i] = ec._Prediction_eventId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -8689,7 +8646,7 @@ func (ec *executionContext) _ScoreReport(ctx context.Context, sel ast.SelectionS
 
 var standingImplementors = []string{"Standing"}
 
-func (ec *executionContext) _Standing(ctx context.Context, sel ast.SelectionSet, obj *domain.Standing) graphql.Marshaler {
+func (ec *executionContext) _Standing(ctx context.Context, sel ast.SelectionSet, obj *model.Standing) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, standingImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -9499,6 +9456,10 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNEvent2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v model.Event) graphql.Marshaler {
+	return ec._Event(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -9542,10 +9503,6 @@ func (ec *executionContext) marshalNEventEdge2ᚕgithubᚗcomᚋpickemᚋapiᚋg
 func (ec *executionContext) unmarshalNEventInput2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEventInput(ctx context.Context, v any) (model.EventInput, error) {
 	res, err := ec.unmarshalInputEventInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNEventRef2githubᚗcomᚋpickemᚋapiᚋdomainᚐEventRef(ctx context.Context, sel ast.SelectionSet, v domain.EventRef) graphql.Marshaler {
-	return ec._EventRef(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNEventState2githubᚗcomᚋpickemᚋapiᚋdomainᚐEventState(ctx context.Context, v any) (domain.EventState, error) {
@@ -9793,7 +9750,7 @@ func (ec *executionContext) unmarshalNPickInput2ᚕgithubᚗcomᚋpickemᚋapi�
 	return res, nil
 }
 
-func (ec *executionContext) marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐPrediction(ctx context.Context, sel ast.SelectionSet, v *domain.Prediction) graphql.Marshaler {
+func (ec *executionContext) marshalNPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐPrediction(ctx context.Context, sel ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -9843,15 +9800,15 @@ func (ec *executionContext) marshalNScoreReport2ᚖgithubᚗcomᚋpickemᚋapi�
 	return ec._ScoreReport(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNStanding2githubᚗcomᚋpickemᚋapiᚋdomainᚐStanding(ctx context.Context, sel ast.SelectionSet, v domain.Standing) graphql.Marshaler {
+func (ec *executionContext) marshalNStanding2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStanding(ctx context.Context, sel ast.SelectionSet, v model.Standing) graphql.Marshaler {
 	return ec._Standing(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStanding2ᚕgithubᚗcomᚋpickemᚋapiᚋdomainᚐStandingᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Standing) graphql.Marshaler {
+func (ec *executionContext) marshalNStanding2ᚕgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStandingᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Standing) graphql.Marshaler {
 	ret := marshalSliceInOrder(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStanding2githubᚗcomᚋpickemᚋapiᚋdomainᚐStanding(ctx, sel, v[i])
+		return ec.marshalNStanding2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStanding(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -9863,7 +9820,7 @@ func (ec *executionContext) marshalNStanding2ᚕgithubᚗcomᚋpickemᚋapiᚋdo
 	return ret
 }
 
-func (ec *executionContext) marshalNStanding2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐStanding(ctx context.Context, sel ast.SelectionSet, v *domain.Standing) graphql.Marshaler {
+func (ec *executionContext) marshalNStanding2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐStanding(ctx context.Context, sel ast.SelectionSet, v *model.Standing) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -10001,6 +9958,10 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNUser2githubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v model.User) graphql.Marshaler {
+	return ec._User(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {
@@ -10336,7 +10297,7 @@ func (ec *executionContext) unmarshalOMatchResultInput2ᚖgithubᚗcomᚋpickem�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐPrediction(ctx context.Context, sel ast.SelectionSet, v *domain.Prediction) graphql.Marshaler {
+func (ec *executionContext) marshalOPrediction2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐPrediction(ctx context.Context, sel ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -60,7 +60,7 @@ func (r *Resolver) event(e domain.Event, leaderboard *model.FirstPage[domain.Pre
 // keep the answer (cachehint.Live), so that polling screens follow the show.
 func (r *Resolver) liveEvent(ctx context.Context, e domain.Event, leaderboard *model.FirstPage[domain.Prediction]) *model.Event {
 	v := r.event(e, leaderboard)
-	if v.State == domain.StateBroadcast {
+	if v.Live() {
 		cachehint.Cap(ctx, cachehint.Live)
 	}
 	return v
@@ -73,18 +73,23 @@ func deref(s *string) string {
 	return *s
 }
 
+// pageInfo is a forward page's PageInfo (Relay's cursor connections): no previous page,
+// the first and last edges' cursors (null without edges).
 func pageInfo[T any](p domain.Page[T]) *model.PageInfo {
 	info := &model.PageInfo{HasNextPage: p.HasNext}
-	if c := p.EndCursor(); c != "" {
-		info.EndCursor = &c
+	if len(p.Cursors) > 0 {
+		info.StartCursor = &p.Cursors[0]
+		info.EndCursor = &p.Cursors[len(p.Cursors)-1]
 	}
 	return info
 }
 
 func predictionConnection(p domain.Page[domain.Prediction]) *model.PredictionConnection {
 	c := &model.PredictionConnection{Edges: make([]model.PredictionEdge, len(p.Items)), PageInfo: pageInfo(p)}
+	nodes := make([]model.Prediction, len(p.Items))
 	for i := range p.Items {
-		c.Edges[i] = model.PredictionEdge{Cursor: p.Cursors[i], Node: &p.Items[i]}
+		nodes[i] = model.Prediction{Prediction: p.Items[i]}
+		c.Edges[i] = model.PredictionEdge{Cursor: p.Cursors[i], Node: &nodes[i]}
 	}
 	return c
 }

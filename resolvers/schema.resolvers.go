@@ -16,6 +16,9 @@ import (
 
 // Matches is the resolver for the matches field.
 func (r *eventResolver) Matches(ctx context.Context, obj *model.Event) ([]domain.Match, error) {
+	if obj.Ref {
+		return nil, model.NotOnRef("matches")
+	}
 	if obj.Matches == nil {
 		return nil, domain.BadInput("matches are not part of list rows: query event(id) for the card")
 	}
@@ -27,6 +30,9 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	n, err := domain.PageSize(first, 50)
 	if err != nil {
 		return nil, err
+	}
+	if obj.Ref {
+		return nil, model.NotOnRef("leaderboard")
 	}
 	if obj.Matches == nil {
 		return nil, domain.BadInput("leaderboard is not part of list rows: query event(id)")
@@ -78,7 +84,7 @@ func (r *mutationResolver) Register(ctx context.Context, name string) (*model.Us
 }
 
 // SubmitPrediction is the resolver for the submitPrediction field.
-func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*domain.Prediction, error) {
+func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*model.Prediction, error) {
 	caller, err := requireUser(ctx)
 	if err != nil {
 		return nil, err
@@ -94,7 +100,7 @@ func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string,
 	if err != nil {
 		return nil, err
 	}
-	return &p, nil
+	return &model.Prediction{Prediction: p}, nil
 }
 
 // CreateEvent is the resolver for the createEvent field.
@@ -348,7 +354,7 @@ func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, err
 }
 
 // Prediction is the resolver for the prediction field.
-func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *string) (*domain.Prediction, error) {
+func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *string) (*model.Prediction, error) {
 	caller := auth.FromContext(ctx)
 	target := deref(userID)
 	if target == "" {
@@ -370,7 +376,7 @@ func (r *queryResolver) Prediction(ctx context.Context, eventID string, userID *
 			return nil, domain.PredictionHidden()
 		}
 	}
-	return p, nil
+	return &model.Prediction{Prediction: *p}, nil
 }
 
 // Standings is the resolver for the standings field.
@@ -452,6 +458,9 @@ func (r *queryResolver) AuditLog(ctx context.Context, eventID string, first *int
 
 // Predictions is the resolver for the predictions field.
 func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *int, after *string) (*model.PredictionConnection, error) {
+	if obj.Row {
+		return nil, model.NotOnRow("predictions")
+	}
 	n, err := domain.PageSize(first, domain.DefaultPageSize)
 	if err != nil {
 		return nil, err
@@ -479,6 +488,9 @@ func (r *userResolver) Predictions(ctx context.Context, obj *model.User, first *
 
 // Leagues is the resolver for the leagues field.
 func (r *userResolver) Leagues(ctx context.Context, obj *model.User) ([]model.League, error) {
+	if obj.Row {
+		return nil, model.NotOnRow("leagues")
+	}
 	caller := auth.FromContext(ctx)
 	view, err := domain.ViewPlayerLeagues(caller.ID == obj.ID, caller.IsAdmin())
 	if err != nil {

@@ -74,9 +74,10 @@ var FieldCosts = []FieldCost{
 	{Field: "Query.standings", Calls: 1 + table.MaxShards, Note: "a season of one shard: 1 Query (GSI `STANDINGS#<season>`: the season's item, then the page); of more: 1 Query per shard, in parallel (`STANDINGS#<season>#<ss>`), merged, and the first time a process reads the season, the season's Query before them; the first page none when the read cache has it"},
 	{Field: "Query.user", Calls: 3, Note: "without `standings` or `predictions` selected, 1 GetItem of the profile item; otherwise 1 Query (main `USER#<id>`): profile, seasons and the first predictions page; another player's profile skips predictions of events still open (1 Query more per `first` + 6 of them); ranks: 1 BatchGetItem per 100 rank tables (the page's scored events, the seasons) not in the read cache, and on another player's profile, in the same consistent BatchGetItem, the rows of the unscored predictions' events dated today or later (have they locked?)"},
 	{Field: "Query.me", Calls: 3, Note: "as `user`; none when signed out"},
-	{Field: "Event.leaderboard", Calls: 1 + table.MaxShards, FreeUnder: []string{"Query.event"}, FreeCalls: table.MaxShards, ZeroUnder: []string{"EventEdge.node"},
-		Note: "an event of one shard: under `event(id)` none (the card's Query reads the top of the leaderboard with it: GSI `EVENT#<id>` from `CARD#` to the last score), after a cursor 1 Query; of more: 1 Query per shard, all at once (`EVENT#<id>#<ss>`), merged, the rows without their picks unless `picks` is selected (same capacity, a fraction of the bytes), under `event(id)` at the same time as the card's Query once the process knows the event; the first page none when the read cache has it, or has the card of an event without a leaderboard; the same first page again is free; refused on `events` rows"},
-	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem (with the events' rows, as `user`)"},
+	{Field: "Event.leaderboard", Calls: 1 + table.MaxShards, FreeUnder: []string{"Query.event"}, FreeCalls: table.MaxShards, ZeroUnder: []string{"EventEdge.node", "Prediction.event"},
+		Note: "an event of one shard: under `event(id)` none (the card's Query reads the top of the leaderboard with it: GSI `EVENT#<id>` from `CARD#` to the last score), after a cursor 1 Query; of more: 1 Query per shard, all at once (`EVENT#<id>#<ss>`), merged, the rows without their picks unless `picks` is selected (same capacity, a fraction of the bytes), under `event(id)` at the same time as the card's Query once the process knows the event; the first page none when the read cache has it, or has the card of an event without a leaderboard; the same first page again is free; refused on `events` rows and on a prediction's event"},
+	{Field: "User.predictions", Calls: 2, FreeUnder: []string{"Query.user", "Query.me"}, ZeroUnder: rowPlayers,
+		Note: "free in `user`/`me`'s own reads; with `after`, another `first` or on a mutation's result, 1 Query and the ranks' BatchGetItem (with the events' rows, as `user`); refused on a player on a row (a prediction's, a standing's, a league's owner)"},
 	{Field: "Mutation.register", Calls: 7, Note: "GetItem, PutItem or UpdateItem, Query; a rename of a player who has played: 1 TransactWriteItems per 100 predictions and standings, and a Query that finds none left; of a player in leagues: 1 BatchGetItem (the leagues they own) and 1 TransactWriteItems (their league rows) more"},
 	{Field: "Mutation.submitPrediction", Calls: 3, Note: "Query ∥ BatchGetItem (profile and previous prediction), TransactWriteItems (on the player's lock copy)"},
 	{Field: "Mutation.createEvent", Calls: 2 + dynamo.MaxLockCopyBatches, Note: "PutItem of its season's item (unless the process knows it: a season's first event gives it its shard count), TransactWriteItems (the event, its card and, when they fit, its lock copies: one at one shard); otherwise TransactWriteItems of its lock copies, 100 a transaction (256 copies at 16 shards: 3)"},
@@ -88,7 +89,7 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.setResult", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
-	{Field: "User.leagues", Calls: 2, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20)"},
+	{Field: "User.leagues", Calls: 2, ZeroUnder: rowPlayers, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20); refused on a player on a row"},
 	{Field: "League.standings", Calls: 1 + leagueBatches, FreeUnder: []string{"Query.league"}, FreeCalls: leagueBatches, ZeroUnder: []string{"User.leagues"},
 		Note: "the members' season standings by key: BatchGetItems of 100 keys, all at once, eventually consistent (2 at 101 to 200 members, 10 at 1,000); under `league(id)` the Query that read the league read the member rows, elsewhere a Query of them first; refused on `User.leagues` rows"},
 	{Field: "Mutation.createLeague", Calls: 2, Note: "BatchGetItem (the caller's profile, for their name), TransactWriteItems"},
@@ -102,6 +103,10 @@ var FieldCosts = []FieldCost{
 	{Field: "Query.auditLog", Calls: 1, Note: "1 consistent Query (main `AUDIT#<event id>`, the event's audit log alone)"},
 	{Field: "Mutation.scoreEvent", Calls: wholeBudget, Note: "the whole budget (alone in its request): reads and writes grow with the predictions, in pages of 48 players per shard"},
 }
+
+// rowPlayers are the fields whose User is a player as a row carries them (id and name):
+// their reading fields are refused there, before any read.
+var rowPlayers = []string{"Prediction.user", "Standing.user", "League.owner"}
 
 // leagueBatches is how many BatchGetItems a league's standings take at most: one per 100
 // members of the largest league.

@@ -67,9 +67,16 @@ type MatchUpdateInput struct {
 type Mutation struct {
 }
 
+// Where a page is in its list (Relay's cursor connections). Lists page forward only.
 type PageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor,omitempty"`
+	// More items follow endCursor: pass it as after.
+	HasNextPage bool `json:"hasNextPage"`
+	// Always false: lists page forward only.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The first edge's cursor; null when the page has no edges.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The last edge's cursor; null when the page has no edges.
+	EndCursor *string `json:"endCursor,omitempty"`
 }
 
 type PickInput struct {
@@ -83,8 +90,8 @@ type PredictionConnection struct {
 }
 
 type PredictionEdge struct {
-	Cursor string             `json:"cursor"`
-	Node   *domain.Prediction `json:"node"`
+	Cursor string      `json:"cursor"`
+	Node   *Prediction `json:"node"`
 }
 
 type Query struct {
@@ -96,8 +103,8 @@ type StandingConnection struct {
 }
 
 type StandingEdge struct {
-	Cursor string           `json:"cursor"`
-	Node   *domain.Standing `json:"node"`
+	Cursor string    `json:"cursor"`
+	Node   *Standing `json:"node"`
 }
 
 type TeamInput struct {

@@ -7,17 +7,20 @@ import (
 )
 
 // Event is the GraphQL Event: a domain event as one response shows it. The resolvers build
-// it; gqlgen binds the schema's fields to its plain fields and to the embedded
+// it; gqlgen binds the schema's fields to its plain fields, its methods and the embedded
 // domain.Event, so that no field of a list row needs a resolver.
 type Event struct {
 	domain.Event
 	// Season is domain.Event's Season(), a plain field so that a list row marshals it
 	// without a field resolution of its own (it shadows the embedded method).
 	Season int
-	// State and Locked are the event's state at the instant the resolver read it (one
+	// state and locked are the event's state at the instant the resolver read it (one
 	// instant for both).
-	State  domain.EventState
-	Locked bool
+	state  domain.EventState
+	locked bool
+	// Ref marks the event of a prediction's row (EventOf): it carries the id, name and
+	// start the row copies, nothing else.
+	Ref bool
 	// Leaderboard is the leaderboard's first page when the resolver read it in the same
 	// request as the event; nil otherwise.
 	Leaderboard *FirstPage[domain.Prediction]
@@ -26,15 +29,97 @@ type Event struct {
 // NewEvent is e as seen at now.
 func NewEvent(e domain.Event, now time.Time) Event {
 	state := e.State(now)
-	return Event{Event: e, Season: e.Season(), State: state, Locked: state != domain.StateUpcoming}
+	return Event{Event: e, Season: e.Season(), state: state, locked: state != domain.StateUpcoming}
 }
+
+// EventOf is the event of a prediction as its row carries it.
+func EventOf(p domain.Prediction) Event {
+	e := domain.Event{ID: p.Event.ID, Name: p.Event.Name, StartsAt: p.Event.StartsAt}
+	return Event{Event: e, Season: e.Season(), Ref: true}
+}
+
+// NotOnRef is the refusal of an event field that a prediction's row does not carry.
+func NotOnRef(field string) error {
+	return domain.BadInput("%s is not part of a prediction's event (it carries id, name, startsAt and season): query event(id)", field)
+}
+
+// State is the event's state; BAD_USER_INPUT on a prediction's event.
+func (e *Event) State() (domain.EventState, error) {
+	if e.Ref {
+		return "", NotOnRef("state")
+	}
+	return e.state, nil
+}
+
+// Locked reports whether picks are closed; BAD_USER_INPUT on a prediction's event.
+func (e *Event) Locked() (bool, error) {
+	if e.Ref {
+		return false, NotOnRef("locked")
+	}
+	return e.locked, nil
+}
+
+// ScoredMatches is domain.Event's ScoredMatches; BAD_USER_INPUT on a prediction's event.
+func (e *Event) ScoredMatches() (int, error) {
+	if e.Ref {
+		return 0, NotOnRef("scoredMatches")
+	}
+	return e.Event.ScoredMatches, nil
+}
+
+// Live reports whether the event is BROADCAST (results and live scoring passes coming).
+func (e *Event) Live() bool { return !e.Ref && e.state == domain.StateBroadcast }
 
 // User is the GraphQL User: a domain user with the first page of predictions the resolver
 // read in the same request, if any.
 type User struct {
 	domain.User
 	Predictions *FirstPage[domain.Prediction]
+	// Row marks a player as a row carries them (UserOf): id and name, nothing else.
+	Row bool
 }
+
+// UserOf is a player as a row (a prediction, a standing, a league) carries them.
+func UserOf(u domain.UserRef) User {
+	return User{User: domain.User{ID: u.ID, Name: u.Name}, Row: true}
+}
+
+// NotOnRow is the refusal of a player field that a row does not carry.
+func NotOnRow(field string) error {
+	return domain.BadInput("%s is not part of a player on a row (it carries id and name): query user(id)", field)
+}
+
+// Standings are the player's season standings, newest first; BAD_USER_INPUT on a row.
+func (u *User) Standings() ([]Standing, error) {
+	if u.Row {
+		return nil, NotOnRow("standings")
+	}
+	out := make([]Standing, len(u.User.Standings))
+	for i, s := range u.User.Standings {
+		out[i] = Standing{s}
+	}
+	return out, nil
+}
+
+// Prediction is the GraphQL Prediction: a domain prediction whose event and player are the
+// Event and User entities, as much of them as the prediction's row carries.
+type Prediction struct {
+	domain.Prediction
+}
+
+// Event is the prediction's event (EventOf).
+func (p *Prediction) Event() Event { return EventOf(p.Prediction) }
+
+// User is the prediction's player (UserOf).
+func (p *Prediction) User() User { return UserOf(p.Prediction.User) }
+
+// Standing is the GraphQL Standing: a domain standing whose player is the User entity.
+type Standing struct {
+	domain.Standing
+}
+
+// User is the standing's player (UserOf).
+func (s *Standing) User() User { return UserOf(s.Standing.User) }
 
 // FirstPage is the first page of a nested list, read together with its parent so that the
 // list's field resolver needs no second read. The field resolver uses it when the field's
@@ -63,7 +148,7 @@ func (p *FirstPage[T]) Serves(first int) bool {
 type League struct {
 	ID          string
 	Name        string
-	Owner       domain.UserRef
+	Owner       User
 	MemberCount int
 	InviteCode  *string
 	// View is how the caller may see the league (standings need a member or an admin).
@@ -78,7 +163,7 @@ type League struct {
 
 // NewLeague is l as a caller with view v sees it.
 func NewLeague(l domain.League, v domain.LeagueView) *League {
-	out := &League{ID: l.ID, Name: l.Name, Owner: l.Owner, MemberCount: l.MemberCount, View: v, Members: l.Members}
+	out := &League{ID: l.ID, Name: l.Name, Owner: UserOf(l.Owner), MemberCount: l.MemberCount, View: v, Members: l.Members}
 	if v.ShowsMembersOnly() && l.InviteCode != "" {
 		code := l.InviteCode
 		out.InviteCode = &code

@@ -18,11 +18,18 @@ import (
 // and `make test` (TestRepoGraph): serve it from the parent's read instead
 // (copy what a row needs onto its item: no N+1), or, if it truly does no I/O, add it here.
 var listElementResolvers = map[string]string{
-	"Event.matches": "returns the card its parent read (model.Event); list rows have no card and get BAD_USER_INPUT, no read",
+	"Event.matches": "returns the card its parent read (model.Event); list rows have no card and a prediction's event is " +
+		"marked Ref: both get BAD_USER_INPUT, no read",
 	"Event.leaderboard": "reads only for an event read alone (event(id), createEvent, updateEvent); list rows (events) have " +
-		"no card and get BAD_USER_INPUT before any read (server test MatchesOnListRowsIsAnError)",
+		"no card and a prediction's event is marked Ref: both get BAD_USER_INPUT before any read (server tests " +
+		"MatchesOnListRowsIsAnError, TestEntityFieldsOnRowsAreRefused)",
 	"League.standings": "reads only for a league read alone (league(id), the league mutations); list rows (User.leagues) are " +
 		"marked ListRow and get BAD_USER_INPUT before any read (server test TestLeagueStandingsOnListRowsIsAnError)",
+	"User.predictions": "reads only for a player read alone (user(id), me, register, renamePlayer); a player on a row " +
+		"(Prediction.user, Standing.user, League.owner) is marked Row and gets BAD_USER_INPUT before any read (server test " +
+		"TestEntityFieldsOnRowsAreRefused)",
+	"User.leagues": "reads only for a player read alone (user(id), me, register, renamePlayer); a player on a row is marked " +
+		"Row and gets BAD_USER_INPUT before any read (server test TestEntityFieldsOnRowsAreRefused)",
 }
 
 // checkListElementResolvers returns an error naming every resolver field of a type that
