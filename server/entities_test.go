@@ -41,14 +41,21 @@ func TestOneEntityPerThing(t *testing.T) {
 		}
 		League struct{ Owner entity }
 	}
-	q := `query($e: ID!, $u: ID!, $l: ID!) {
-  event(id: $e) { leaderboard(first: 1) { edges { node { __typename id user { __typename id name } event { __typename id name } } } } }
-  prediction(eventId: $e) { __typename id user { __typename id name } event { __typename id name } }
-  standings(season: 2030, first: 1) { edges { node { user { __typename id name } } } }
-  user(id: $u) { __typename id predictions(first: 1) { edges { node { __typename id user { __typename id } event { __typename id name } } } } }
-  league(id: $l) { owner { __typename id name } }
-}`
-	d := mustGQL[screens](t, e, ace, q, map[string]any{"e": f.ev.ID, "u": "p-ace", "l": l.ID})
+	// One request per screen: together they would exceed a request's DynamoDB budget.
+	vars := map[string]any{"e": f.ev.ID, "u": "p-ace", "l": l.ID}
+	var d screens
+	for _, q := range []string{
+		`query($e: ID!) { event(id: $e) { leaderboard(first: 1) { edges { node { __typename id user { __typename id name } event { __typename id name } } } } } }`,
+		`query($e: ID!) { prediction(eventId: $e) { __typename id user { __typename id name } event { __typename id name } } }`,
+		`query { standings(season: 2030, first: 1) { edges { node { user { __typename id name } } } } }`,
+		`query($u: ID!) { user(id: $u) { __typename id predictions(first: 1) { edges { node { __typename id user { __typename id } event { __typename id name } } } } } }`,
+		`query($l: ID!) { league(id: $l) { owner { __typename id name } } }`,
+	} {
+		raw := mustGQL[json.RawMessage](t, e, ace, q, vars)
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	wantID := f.ev.ID + "/p-ace"
 	player := entity{Typename: "User", ID: "p-ace", Name: "Ace"}
@@ -188,16 +195,19 @@ func TestPageInfoFollowsRelay(t *testing.T) {
 		League      struct{ Standings page }
 		NoStandings struct{ Standings page }
 	}
-	raw := mustGQL[json.RawMessage](t, e, ace, `query($e: ID!, $l: ID!) {
-  events(first: 1) { `+info+` }
-  standings(season: 2030, first: 2) { `+info+` }
-  empty: standings(season: 2031) { `+info+` }
-  event(id: $e) { leaderboard(first: 3) { `+info+` } }
-  me { predictions(first: 1) { `+info+` } }
-  league(id: $l) { standings(season: 2030, first: 1) { `+info+` } }
-}`, map[string]any{"e": f.ev.ID, "l": l.ID})
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
+	vars := map[string]any{"e": f.ev.ID, "l": l.ID}
+	for _, q := range []string{
+		`{ events(first: 1) { ` + info + ` } }`,
+		`{ standings(season: 2030, first: 2) { ` + info + ` } }`,
+		`{ empty: standings(season: 2031) { ` + info + ` } }`,
+		`query($e: ID!) { event(id: $e) { leaderboard(first: 3) { ` + info + ` } } }`,
+		`{ me { predictions(first: 1) { ` + info + ` } } }`,
+		`query($l: ID!) { league(id: $l) { standings(season: 2030, first: 1) { ` + info + ` } } }`,
+	} {
+		raw := mustGQL[json.RawMessage](t, e, ace, q, vars)
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for name, p := range map[string]page{
 		"Events": d.Events, "Standings": d.Standings, "Leaderboard": d.Event.Leaderboard,
