@@ -37,6 +37,8 @@ const (
 	ActionReorderMatches = "reorderMatches"
 	ActionSetResult      = "setResult"
 	ActionScoreEvent     = "scoreEvent"
+	// ActionSetTiebreakerAnswer is setTiebreakerAnswer's.
+	ActionSetTiebreakerAnswer = "setTiebreakerAnswer"
 	// Moderation (AuditLogModeration).
 	ActionRenameLeague = "renameLeague"
 	ActionDeleteLeague = "deleteLeague"
@@ -108,7 +110,37 @@ func SummarizeEventChange(ev Event, c EventChange) string {
 	if c.State != nil {
 		parts = append(parts, fmt.Sprintf("state %s → %s", ev.Stored, *c.State))
 	}
+	if s := c.Settings; s != nil {
+		if s.Jokers != ev.Settings.Jokers {
+			parts = append(parts, fmt.Sprintf("jokers %t → %t", ev.Settings.Jokers, s.Jokers))
+		}
+		if s.PerfectCardBonus != ev.Settings.PerfectCardBonus {
+			parts = append(parts, fmt.Sprintf("perfectCardBonus %d → %d", ev.Settings.PerfectCardBonus, s.PerfectCardBonus))
+		}
+		if !samePtr(s.Tiebreaker, ev.Settings.Tiebreaker) {
+			parts = append(parts, fmt.Sprintf("tiebreaker %s → %s", questionLabel(ev.Settings.Tiebreaker), questionLabel(s.Tiebreaker)))
+		}
+	}
 	return strings.Join(parts, "; ")
+}
+
+func questionLabel(q *string) string {
+	if q == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%q", *q)
+}
+
+// SummarizeTiebreakerAnswer says what setTiebreakerAnswer did to ev's answer (next: the
+// answer after; nil cleared).
+func SummarizeTiebreakerAnswer(ev Event, next *TiebreakerAnswer) string {
+	label := func(a *TiebreakerAnswer) string {
+		if a == nil {
+			return "none"
+		}
+		return fmt.Sprint(a.Value)
+	}
+	return fmt.Sprintf("tie-breaker answer %s → %s", label(ev.Answer), label(next))
 }
 
 // SummarizeMatch names a match: its position, name, points and teams.
@@ -117,7 +149,11 @@ func SummarizeMatch(verb string, m Match) string {
 	for i, t := range m.Teams {
 		teams[i] = TeamLabel(t)
 	}
-	return fmt.Sprintf("%s match %d %q (%d points): %s", verb, m.Position, m.Name, m.Points, strings.Join(teams, " vs "))
+	points := fmt.Sprintf("%d points", m.Points)
+	if m.MethodPoints > 0 {
+		points += fmt.Sprintf(", %d for the method", m.MethodPoints)
+	}
+	return fmt.Sprintf("%s match %d %q (%s): %s", verb, m.Position, m.Name, points, strings.Join(teams, " vs "))
 }
 
 // SummarizeMatchUpdate says what updateMatch changed from old to m.
@@ -128,6 +164,9 @@ func SummarizeMatchUpdate(old, m Match) string {
 	}
 	if m.Points != old.Points {
 		parts = append(parts, fmt.Sprintf("points %d → %d", old.Points, m.Points))
+	}
+	if m.MethodPoints != old.MethodPoints {
+		parts = append(parts, fmt.Sprintf("methodPoints %d → %d", old.MethodPoints, m.MethodPoints))
 	}
 	if m.Preshow != old.Preshow {
 		parts = append(parts, fmt.Sprintf("preshow %t → %t", old.Preshow, m.Preshow))
@@ -166,13 +205,17 @@ func SummarizeResult(m Match, old *MatchResult) string {
 }
 
 // ResultLabel is a result as a person reads it: "WIN, team 1 (Becky Lynch & Lyra Valkyria)",
-// "DRAW (void)", "no result".
+// "WIN by PINFALL, team 0 (Orange Cassidy)", "DRAW (void)", "no result".
 func ResultLabel(m Match, r *MatchResult) string {
 	switch {
 	case r == nil:
 		return "no result"
 	case r.Outcome == OutcomeWin && r.Winner != nil && *r.Winner >= 0 && *r.Winner < len(m.Teams):
-		return fmt.Sprintf("WIN, team %d (%s)", *r.Winner, TeamLabel(m.Teams[*r.Winner]))
+		by := ""
+		if r.Method != nil {
+			by = " by " + string(*r.Method)
+		}
+		return fmt.Sprintf("WIN%s, team %d (%s)", by, *r.Winner, TeamLabel(m.Teams[*r.Winner]))
 	default:
 		return string(r.Outcome) + " (void)"
 	}

@@ -135,14 +135,14 @@ func TestValidateResult(t *testing.T) {
 		r    MatchResult
 		ok   bool
 	}{
-		{"WinInRange", MatchResult{OutcomeWin, ptr(1)}, true},
-		{"WinOutOfRange", MatchResult{OutcomeWin, ptr(2)}, false},
-		{"WinNegative", MatchResult{OutcomeWin, ptr(-1)}, false},
-		{"WinWithoutWinner", MatchResult{OutcomeWin, nil}, false},
-		{"Draw", MatchResult{OutcomeDraw, nil}, true},
-		{"DrawWithWinner", MatchResult{OutcomeDraw, ptr(0)}, false},
-		{"NoContest", MatchResult{OutcomeNoContest, nil}, true},
-		{"Unknown", MatchResult{"FORFEIT", nil}, false},
+		{"WinInRange", MatchResult{Outcome: OutcomeWin, Winner: ptr(1)}, true},
+		{"WinOutOfRange", MatchResult{Outcome: OutcomeWin, Winner: ptr(2)}, false},
+		{"WinNegative", MatchResult{Outcome: OutcomeWin, Winner: ptr(-1)}, false},
+		{"WinWithoutWinner", MatchResult{Outcome: OutcomeWin, Winner: nil}, false},
+		{"Draw", MatchResult{Outcome: OutcomeDraw, Winner: nil}, true},
+		{"DrawWithWinner", MatchResult{Outcome: OutcomeDraw, Winner: ptr(0)}, false},
+		{"NoContest", MatchResult{Outcome: OutcomeNoContest, Winner: nil}, true},
+		{"Unknown", MatchResult{Outcome: "FORFEIT", Winner: nil}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

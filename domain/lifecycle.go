@@ -17,6 +17,16 @@ import "time"
 //	match teams (new match id)          yes        yes                  no
 //	set or correct a result             no         yes                  yes (then re-score)
 //	clear a result                      no         yes                  no
+//	game settings (jokers, perfect-     yes        no                   no
+//	  card bonus, tie-breaker question)
+//	set, correct or clear the           no         yes                  yes (then re-score)
+//	  tie-breaker answer
+//
+// Every change to the card is a card edit: it moves the card version, so a submit checked
+// against the card before it fails (CONFLICT) and the next scoring pass rewrites every
+// prediction. The card edits are the rows above from "add / remove / reorder matches" on,
+// the game settings and the tie-breaker answer included (they decide what a submit may
+// hold and what a prediction scores); the name, start and state are not.
 //
 // The store enforces each rule twice: in Go on what it read, and as a condition of the
 // write on the values the decision used, so a rule cannot be broken by a change that
@@ -27,13 +37,15 @@ type CardEdit int
 
 // Card edits.
 const (
-	EditAddMatch     CardEdit = iota // addMatch
-	EditRemoveMatch                  // removeMatch
-	EditReorder                      // reorderMatches
-	EditMatchDetails                 // updateMatch without new teams
-	EditMatchTeams                   // updateMatch with new teams (the match gets a new id)
-	EditSetResult                    // setResult with a result
-	EditClearResult                  // setResult(null)
+	EditAddMatch         CardEdit = iota // addMatch
+	EditRemoveMatch                      // removeMatch
+	EditReorder                          // reorderMatches
+	EditMatchDetails                     // updateMatch without new teams
+	EditMatchTeams                       // updateMatch with new teams (the match gets a new id)
+	EditSetResult                        // setResult with a result
+	EditClearResult                      // setResult(null)
+	EditSettings                         // updateEvent changing jokers, perfectCardBonus or tiebreaker
+	EditTiebreakerAnswer                 // setTiebreakerAnswer, with an answer or null
 )
 
 // CheckCardEdit returns BAD_USER_INPUT if edit is not allowed on ev at now.
@@ -55,6 +67,14 @@ func CheckCardEdit(ev Event, edit CardEdit, now time.Time) error {
 		if edit == EditClearResult && state == StateScored {
 			return BadInput("event %q is scored: a result can be corrected but not cleared", ev.ID)
 		}
+	case EditSettings:
+		if state != StateUpcoming {
+			return BadInput("event %q has locked: its jokers, perfectCardBonus and tiebreaker change only while it is UPCOMING", ev.ID)
+		}
+	case EditTiebreakerAnswer:
+		if state == StateUpcoming {
+			return BadInput("event %q is still open for picks: lock it (updateEvent state BROADCAST) before setting the tie-breaker answer", ev.ID)
+		}
 	}
 	return nil
 }
@@ -65,20 +85,34 @@ type EventChange struct {
 	Name     *string     // set the name
 	StartsAt *time.Time  // set the start
 	State    *EventState // set the stored state (BROADCAST only)
+	// Settings: set the game settings (all of them, cleaned); a card edit (MovesCard).
+	Settings *EventSettings
 	// RequireOpen: the decision relied on the event being open at now (a start or state
-	// change of an UPCOMING event); the write must fail if it has locked since.
+	// change of an UPCOMING event, a settings change); the write must fail if it has
+	// locked since.
 	RequireOpen bool
 }
 
 // Empty reports whether the change writes nothing.
-func (c EventChange) Empty() bool { return c.Name == nil && c.StartsAt == nil && c.State == nil }
+func (c EventChange) Empty() bool {
+	return c.Name == nil && c.StartsAt == nil && c.State == nil && c.Settings == nil
+}
+
+// MovesCard reports whether the change is a card edit (a settings change): its write moves
+// the card version by one, as every card edit does, in the same transaction.
+func (c EventChange) MovesCard() bool { return c.Settings != nil }
 
 // PlanEventUpdate checks u against the lifecycle rules for ev at now and returns what to
-// write. The name is cleaned; the start must stay on the date of the event id. Returns
-// BAD_USER_INPUT for a change the rules refuse: any change but the name of a SCORED event,
-// SCORED set by hand, reopening (UPCOMING once locked), or a later start once locked.
+// write. The name is cleaned; the start must stay on the date of the event id; the game
+// settings are cleaned (CleanSettings). Returns BAD_USER_INPUT, for the whole update, for a
+// change the rules refuse: any change but the name of a SCORED event, SCORED set by hand,
+// reopening (UPCOMING once locked), a later start once locked, or a change of the game
+// settings once locked (settings given as they already are change nothing and pass).
 func PlanEventUpdate(ev Event, u EventUpdate, now time.Time) (EventChange, error) {
 	var c EventChange
+	if err := planSettings(ev, u, now, &c); err != nil {
+		return EventChange{}, err
+	}
 	if u.Name != nil {
 		name, err := CleanText("event name", *u.Name, MaxTextLen)
 		if err != nil {
@@ -108,7 +142,7 @@ func PlanEventUpdate(ev Event, u EventUpdate, now time.Time) (EventChange, error
 		}
 		if !start.Equal(ev.StartsAt) {
 			c.StartsAt = &start
-			c.RequireOpen = !locked
+			c.RequireOpen = c.RequireOpen || !locked
 		}
 	}
 	if u.State != nil {
@@ -123,7 +157,39 @@ func PlanEventUpdate(ev Event, u EventUpdate, now time.Time) (EventChange, error
 	return c, nil
 }
 
-// Apply returns ev with the change made.
+// planSettings sets c.Settings (and c.RequireOpen) when u changes ev's game settings.
+func planSettings(ev Event, u EventUpdate, now time.Time, c *EventChange) error {
+	if u.Tiebreaker != nil && u.ClearTiebreaker {
+		return BadInput("tiebreaker: give a question or clear it, not both")
+	}
+	next := ev.Settings
+	if u.Jokers != nil {
+		next.Jokers = *u.Jokers
+	}
+	if u.PerfectCardBonus != nil {
+		next.PerfectCardBonus = *u.PerfectCardBonus
+	}
+	if u.Tiebreaker != nil {
+		next.Tiebreaker = u.Tiebreaker
+	}
+	if u.ClearTiebreaker {
+		next.Tiebreaker = nil
+	}
+	next, err := CleanSettings(next)
+	if err != nil {
+		return err
+	}
+	if next.Equal(ev.Settings) {
+		return nil
+	}
+	if err := CheckCardEdit(ev, EditSettings, now); err != nil {
+		return err
+	}
+	c.Settings, c.RequireOpen = &next, true
+	return nil
+}
+
+// Apply returns ev with the change made (a card edit moves its card version by one).
 func (c EventChange) Apply(ev Event) Event {
 	if c.Name != nil {
 		ev.Name = *c.Name
@@ -133,6 +199,12 @@ func (c EventChange) Apply(ev Event) Event {
 	}
 	if c.State != nil {
 		ev.Stored = *c.State
+	}
+	if c.Settings != nil {
+		ev.Settings = *c.Settings
+	}
+	if c.MovesCard() {
+		ev.CardVersion++
 	}
 	return ev
 }

@@ -39,6 +39,12 @@ type Event struct {
 	ScoredMatches int
 	// ScoredVersion is the card version of the last complete scoring pass (0: none).
 	ScoredVersion int
+	// Settings are the event's game settings (jokers, perfect-card bonus, tie-breaker
+	// question); the zero value plays one pick per match for the match's points.
+	Settings EventSettings
+	// Answer is the tie-breaker's answer as set (setTiebreakerAnswer); nil: none. It
+	// counts once a scoring pass completes after it was set (CountedAnswer).
+	Answer *TiebreakerAnswer
 }
 
 // LeaderboardVisible reports whether the event has a leaderboard to show: once SCORED, or
@@ -80,6 +86,7 @@ type Match struct {
 	Position      int // 1-based card position
 	Name          string
 	Points        int
+	MethodPoints  int // added for the right method of a WIN (ScorePick); 0: no method pick
 	Preshow       bool
 	Championships []string
 	Teams         []Team
@@ -97,10 +104,12 @@ type Team struct {
 	Champion bool
 }
 
-// MatchResult is the result of a match. Winner indexes Teams and is set only for WIN.
+// MatchResult is the result of a match. Winner indexes Teams and is set only for WIN;
+// Method, how the WIN was won, may be set only for WIN.
 type MatchResult struct {
 	Outcome Outcome
 	Winner  *int
+	Method  *VictoryMethod
 }
 
 // Void reports whether the result voids the match (nobody scores it).
@@ -119,12 +128,18 @@ type UserRef struct {
 	Name string
 }
 
-// Pick is a player's predicted winner (team index) of one match.
+// Pick is a player's predicted winner (team index) of one match, and optionally how the
+// match is won.
 type Pick struct {
 	MatchID string
 	Team    int
+	// Method is the predicted method of victory; nil: none. Only a match with method
+	// points takes one.
+	Method *VictoryMethod
 	// Correct is nil until the prediction is scored; false on a voided match.
 	Correct *bool
+	// Points is what the last scoring write gave the pick (ScorePick); nil before one.
+	Points *int
 }
 
 // Prediction is one player's picks for one event.
@@ -137,6 +152,22 @@ type Prediction struct {
 	Correct   *int // nil until scored
 	Rank      *int // set only where a leaderboard computed it
 	UpdatedAt time.Time
+	// Joker is the id of the match the player staked double on; nil: none.
+	Joker *string
+	// Tiebreaker is the player's guess at the tie-breaker question; nil: none.
+	Tiebreaker *int
+	// PerfectCard is set by a final scoring pass (every match resulted) of an event with
+	// ExtraScoring: whether the player called every non-void match right (ScoreEntry).
+	// nil before one.
+	PerfectCard *bool
+	// Place is the leaderboard place with the tie-breaker (Placer); set only where a
+	// leaderboard computed it.
+	Place *int
+}
+
+// Entry is what the player staked (picks, joker, guess).
+func (p Prediction) Entry() Entry {
+	return Entry{Picks: p.Picks, Joker: p.Joker, Tiebreaker: p.Tiebreaker}
 }
 
 // Scored reports whether the prediction has been scored.
@@ -188,6 +219,7 @@ type EventSpec struct {
 	Name     string
 	StartsAt time.Time
 	Matches  []MatchSpec
+	Settings EventSettings // checked by CleanSettings
 }
 
 // EventUpdate is what updateEvent takes; nil fields stay as they are.
@@ -195,12 +227,20 @@ type EventUpdate struct {
 	Name     *string
 	StartsAt *time.Time
 	State    *EventState
+	// The game settings (PlanEventUpdate: they change only while the event is UPCOMING).
+	Jokers           *bool
+	PerfectCardBonus *int
+	Tiebreaker       *string // the question
+	// ClearTiebreaker removes the question (an explicit null); with Tiebreaker set too it
+	// is BAD_USER_INPUT.
+	ClearTiebreaker bool
 }
 
 // MatchUpdate is what updateMatch takes; nil fields stay as they are.
 type MatchUpdate struct {
 	Name          *string
 	Points        *int
+	MethodPoints  *int
 	Preshow       *bool
 	Championships []string // nil: unchanged
 	Teams         []Team   // nil: unchanged

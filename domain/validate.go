@@ -206,6 +206,7 @@ func ValidateEventIDForStart(id string, startsAt time.Time) error {
 type MatchSpec struct {
 	Name          string
 	Points        int
+	MethodPoints  int // 0..MaxMethodPoints; 0: the match offers no method pick
 	Preshow       bool
 	Championships []string
 	Teams         []Team
@@ -219,6 +220,9 @@ func CleanMatch(m MatchSpec) (MatchSpec, error) {
 	}
 	if m.Points < 1 || m.Points > MaxMatchPoints {
 		return m, BadInput("match points must be between 1 and %d", MaxMatchPoints)
+	}
+	if m.MethodPoints < 0 || m.MethodPoints > MaxMethodPoints {
+		return m, BadInput("match methodPoints must be between 0 and %d", MaxMethodPoints)
 	}
 	if len(m.Championships) > MaxChampionships {
 		return m, BadInput("a match has at most %d championships", MaxChampionships)
@@ -258,16 +262,23 @@ func CleanMatch(m MatchSpec) (MatchSpec, error) {
 	return m, nil
 }
 
-// ValidateResult checks a result against the match's teams.
+// ValidateResult checks a result against the match's teams: a WIN has a winner among them
+// and may have a method; a DRAW or NO_CONTEST has neither.
 func ValidateResult(r MatchResult, teams int) error {
 	switch r.Outcome {
 	case OutcomeWin:
 		if r.Winner == nil || *r.Winner < 0 || *r.Winner >= teams {
 			return BadInput("a WIN needs a winner between 0 and %d", teams-1)
 		}
+		if r.Method != nil && !r.Method.Valid() {
+			return BadInput("unknown method %q", truncate(string(*r.Method), 20))
+		}
 	case OutcomeDraw, OutcomeNoContest:
 		if r.Winner != nil {
 			return BadInput("a %s has no winner", r.Outcome)
+		}
+		if r.Method != nil {
+			return BadInput("a %s has no method: only a WIN is won by one", r.Outcome)
 		}
 	default:
 		return BadInput("unknown outcome %q", r.Outcome)
@@ -302,7 +313,8 @@ func CheckPicks(picks []Pick) error {
 }
 
 // ValidatePicks checks picks against the card: at least one, at most one per match, every
-// match on the card and every team index in range. The result is in card order.
+// match on the card and every team index in range. The result is in card order, each pick
+// with its team and method. ValidateEntry checks the rest of a submit.
 func ValidatePicks(card []Match, picks []Pick) ([]Pick, error) {
 	if len(picks) == 0 {
 		return nil, BadInput("a prediction needs at least one pick")
@@ -312,7 +324,7 @@ func ValidatePicks(card []Match, picks []Pick) ([]Pick, error) {
 		if _, dup := byMatch[p.MatchID]; dup {
 			return nil, BadInput("more than one pick for match %q", truncate(p.MatchID, 40))
 		}
-		byMatch[p.MatchID] = Pick{MatchID: p.MatchID, Team: p.Team}
+		byMatch[p.MatchID] = Pick{MatchID: p.MatchID, Team: p.Team, Method: p.Method}
 	}
 	out := make([]Pick, 0, len(picks))
 	for _, m := range card {
