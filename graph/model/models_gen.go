@@ -8,62 +8,101 @@ import (
 	"github.com/pickem/api/domain"
 )
 
+// A page of an audit log (Relay's cursor connection).
 type AuditEntryConnection struct {
-	Edges    []AuditEntryEdge `json:"edges"`
-	PageInfo *PageInfo        `json:"pageInfo"`
+	// The page's entries, newest first; empty past the end.
+	Edges []AuditEntryEdge `json:"edges"`
+	// Where the page is: pass endCursor as after for the next one.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One audit entry of a page, with its cursor.
 type AuditEntryEdge struct {
-	Cursor string             `json:"cursor"`
-	Node   *domain.AuditEntry `json:"node"`
-}
-
-type EventConnection struct {
-	Edges    []EventEdge `json:"edges"`
-	PageInfo *PageInfo   `json:"pageInfo"`
-}
-
-type EventEdge struct {
+	// Opaque: pass as after to continue after this entry. Valid only for the list it came from.
 	Cursor string `json:"cursor"`
-	Node   *Event `json:"node"`
+	// The entry.
+	Node *domain.AuditEntry `json:"node"`
 }
 
+// A page of events (Relay's cursor connection).
+type EventConnection struct {
+	// The page's events, in list order; empty past the end.
+	Edges []EventEdge `json:"edges"`
+	// Where the page is: pass endCursor as after for the next one.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One event of a page, with its cursor.
+type EventEdge struct {
+	// Opaque: pass as after to continue after this event. Valid only for the list it came from.
+	Cursor string `json:"cursor"`
+	// The event, as a list row: no matches or leaderboard (query event(id)).
+	Node *Event `json:"node"`
+}
+
+// A new event and its card.
 type EventInput struct {
 	// Optional: <yyyy-mm-dd>-<slug>, the date being the UTC date of startsAt. Derived from the date and name when omitted.
-	ID       *string   `json:"id,omitempty"`
-	Name     string    `json:"name"`
+	ID *string `json:"id,omitempty"`
+	// 1–100 characters.
+	Name string `json:"name"`
+	// When the show starts (a four-digit year): picks lock then; a past start locks the event at once.
 	StartsAt time.Time `json:"startsAt"`
 	// The whole card, written in the same transaction as the event.
 	Matches []MatchInput `json:"matches,omitempty"`
 }
 
+// Changes to an event; a field left out or null stays as it is. A SCORED event can only be
+// renamed; once locked the start may move earlier only and the state never goes back to
+// UPCOMING.
 type EventUpdateInput struct {
-	Name     *string            `json:"name,omitempty"`
-	StartsAt *time.Time         `json:"startsAt,omitempty"`
-	State    *domain.EventState `json:"state,omitempty"`
+	// 1–100 characters.
+	Name *string `json:"name,omitempty"`
+	// A start on the same UTC date as the event's id; once locked, only earlier.
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+	// UPCOMING (only while the event has not locked) or BROADCAST (locks it at once). scoreEvent alone sets SCORED.
+	State *domain.EventState `json:"state,omitempty"`
 }
 
+// A match to write on a card (a card holds at most 30).
 type MatchInput struct {
-	Name          string      `json:"name"`
-	Points        int         `json:"points"`
-	Preshow       *bool       `json:"preshow,omitempty"`
-	Championships []string    `json:"championships,omitempty"`
-	Teams         []TeamInput `json:"teams"`
+	// 1–100 characters.
+	Name string `json:"name"`
+	// What a correct pick scores: 1–1000.
+	Points int `json:"points"`
+	// The match is on the pre-show rather than the main card.
+	Preshow *bool `json:"preshow,omitempty"`
+	// The championships at stake: at most 8 names of 1–100 characters; none when left out.
+	Championships []string `json:"championships,omitempty"`
+	// 2–16 teams, in the order picks and results index them (from 0).
+	Teams []TeamInput `json:"teams"`
 }
 
+// A match's result.
 type MatchResultInput struct {
+	// WIN, or DRAW or NO_CONTEST, which void the match.
 	Outcome domain.Outcome `json:"outcome"`
-	Winner  *int           `json:"winner,omitempty"`
+	// The winning team: an index into the match's teams, from 0. Required for WIN; none for DRAW and NO_CONTEST.
+	Winner *int `json:"winner,omitempty"`
 }
 
+// Changes to a match; a field left out or null stays as it is.
 type MatchUpdateInput struct {
-	Name          *string     `json:"name,omitempty"`
-	Points        *int        `json:"points,omitempty"`
-	Preshow       *bool       `json:"preshow,omitempty"`
-	Championships []string    `json:"championships,omitempty"`
-	Teams         []TeamInput `json:"teams,omitempty"`
+	// 1–100 characters.
+	Name *string `json:"name,omitempty"`
+	// What a correct pick scores: 1–1000.
+	Points *int `json:"points,omitempty"`
+	// The match is on the pre-show rather than the main card.
+	Preshow *bool `json:"preshow,omitempty"`
+	// Replaces the championships at stake: at most 8 names of 1–100 characters.
+	Championships []string `json:"championships,omitempty"`
+	// Replaces the teams (2–16): the match gets a new id and picks of the old one stop counting. Not once the event is SCORED.
+	Teams []TeamInput `json:"teams,omitempty"`
 }
 
+// Changes. Every mutation needs a signed-in caller (UNAUTHENTICATED otherwise); those marked
+// Admin need the admin group (FORBIDDEN otherwise). A missing target is NOT_FOUND; bad input
+// is BAD_USER_INPUT and changes nothing.
 type Mutation struct {
 }
 
@@ -79,36 +118,57 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// One pick to submit: a match of the event's card and the team picked to win it.
 type PickInput struct {
+	// A match of the event's card (Match.id); at most one pick per match.
 	MatchID string `json:"matchId"`
-	Team    int    `json:"team"`
+	// The team picked to win: an index into the match's teams, from 0.
+	Team int `json:"team"`
 }
 
+// A page of predictions (Relay's cursor connection).
 type PredictionConnection struct {
-	Edges    []PredictionEdge `json:"edges"`
-	PageInfo *PageInfo        `json:"pageInfo"`
+	// The page's predictions, in list order; empty past the end.
+	Edges []PredictionEdge `json:"edges"`
+	// Where the page is: pass endCursor as after for the next one.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One prediction of a page, with its cursor.
 type PredictionEdge struct {
-	Cursor string      `json:"cursor"`
-	Node   *Prediction `json:"node"`
+	// Opaque: pass as after to continue after this prediction. Valid only for the list it came from.
+	Cursor string `json:"cursor"`
+	// The prediction.
+	Node *Prediction `json:"node"`
 }
 
+// Reads. Anybody may read, signed in or not, unless a field says otherwise. A missing event,
+// player, prediction or league is null; a malformed id or cursor is BAD_USER_INPUT.
 type Query struct {
 }
 
+// A page of season standings (Relay's cursor connection).
 type StandingConnection struct {
-	Edges    []StandingEdge `json:"edges"`
-	PageInfo *PageInfo      `json:"pageInfo"`
+	// The page's standings, in list order; empty past the end.
+	Edges []StandingEdge `json:"edges"`
+	// Where the page is: pass endCursor as after for the next one.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One standing of a page, with its cursor.
 type StandingEdge struct {
-	Cursor string    `json:"cursor"`
-	Node   *Standing `json:"node"`
+	// Opaque: pass as after to continue after this standing. Valid only for the list it came from.
+	Cursor string `json:"cursor"`
+	// The standing.
+	Node *Standing `json:"node"`
 }
 
+// One side of a match to write.
 type TeamInput struct {
-	Name     *string  `json:"name,omitempty"`
-	Members  []string `json:"members"`
-	Champion *bool    `json:"champion,omitempty"`
+	// The team's name, 1–100 characters; null or left out for a team known by its members alone.
+	Name *string `json:"name,omitempty"`
+	// 1–16 names, each 1–100 characters.
+	Members []string `json:"members"`
+	// The team holds a championship at stake.
+	Champion *bool `json:"champion,omitempty"`
 }
