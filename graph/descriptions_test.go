@@ -84,7 +84,7 @@ func TestSchemaDescribesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	if missing := undescribed(s); len(missing) > 0 {
-		t.Errorf("graph/*.graphqls: %d elements have no description (write one: what it is, units, "+
+		t.Errorf("graph/*.graphqls: elements without a description (%d; write one: what it is, units, "+
 			"what null means, limits, who may read or call it, errors with their code):\n  %s",
 			len(missing), strings.Join(missing, "\n  "))
 	}
