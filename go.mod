@@ -27,6 +27,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/rs/cors v1.11.1
 	github.com/rs/zerolog v1.33.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.uber.org/goleak v1.3.0
