@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pickem/api/auth"
+	"github.com/pickem/api/domain"
 )
 
 // Mode selects defaults: Local (playground and cost extension on, dev tokens allowed) or
@@ -60,7 +61,19 @@ type Config struct {
 	// partitions the events and seasons created from now on spread their predictions and
 	// standings over. Each event and each season keeps the count it was created with.
 	ScoreShards int
+	// LiveHTTPDomain (PICKEM_LIVE_HTTP_DOMAIN) is the HTTP domain of the AppSync Event API
+	// the Lambda function publishes live messages to, a host name without a scheme
+	// (deploy/template.yaml sets it). Empty: push is off and nothing is published. The
+	// local server publishes in process and does not read it.
+	LiveHTTPDomain string
+	// LiveNamespace (PICKEM_LIVE_NAMESPACE, default DefaultLiveNamespace) is the channel
+	// namespace of the events' live channels (domain.LiveChannel): the template's channel
+	// namespace on AWS, the local server's own locally.
+	LiveNamespace string
 }
+
+// DefaultLiveNamespace is PICKEM_LIVE_NAMESPACE's default.
+const DefaultLiveNamespace = "pickem"
 
 // MaxScoreShards bounds PICKEM_SCORE_SHARDS.
 const MaxScoreShards = 16
@@ -135,6 +148,14 @@ func Load(mode Mode, getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("config: PICKEM_SCORE_SHARDS=%q: want a whole number from 1 to %d (1 suits events of up to about 13,000 players; see docs/decisions/score-shards.md)", v, MaxScoreShards)
 		}
 		c.ScoreShards = n
+	}
+	c.LiveHTTPDomain = getenv("PICKEM_LIVE_HTTP_DOMAIN")
+	if c.LiveHTTPDomain != "" && (strings.ContainsAny(c.LiveHTTPDomain, "/: ") || !strings.Contains(c.LiveHTTPDomain, ".")) {
+		return c, fmt.Errorf("config: PICKEM_LIVE_HTTP_DOMAIN=%q: want the Event API's HTTP domain, a host name such as abc.appsync-api.eu-west-1.amazonaws.com (empty: push off)", c.LiveHTTPDomain)
+	}
+	c.LiveNamespace = or(getenv("PICKEM_LIVE_NAMESPACE"), DefaultLiveNamespace)
+	if strings.Contains(c.LiveNamespace, "/") || !domain.ValidChannel(c.LiveNamespace) {
+		return c, fmt.Errorf("config: PICKEM_LIVE_NAMESPACE=%q: want a channel namespace of 1 to 50 letters, digits and dashes, starting and ending with a letter or a digit", c.LiveNamespace)
 	}
 	if lvl := getenv("LOG_LEVEL"); lvl != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {

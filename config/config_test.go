@@ -146,3 +146,30 @@ func TestLoadCursorKeys(t *testing.T) {
 		t.Fatalf("error %v quotes the key or is missing", err)
 	}
 }
+
+func TestLoadLive(t *testing.T) {
+	c, err := Load(Lambda, lambdaEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LiveHTTPDomain != "" || c.LiveNamespace != DefaultLiveNamespace {
+		t.Errorf("defaults: domain %q (want empty: push off), namespace %q (want %q)", c.LiveHTTPDomain, c.LiveNamespace, DefaultLiveNamespace)
+	}
+	c, err = Load(Lambda, lambdaEnv(map[string]string{"PICKEM_LIVE_HTTP_DOMAIN": "abc.appsync-api.eu-west-1.amazonaws.com", "PICKEM_LIVE_NAMESPACE": "shows"}))
+	if err != nil || c.LiveHTTPDomain != "abc.appsync-api.eu-west-1.amazonaws.com" || c.LiveNamespace != "shows" {
+		t.Errorf("set: %q %q %v", c.LiveHTTPDomain, c.LiveNamespace, err)
+	}
+	for name, e := range map[string]map[string]string{
+		"DomainWithScheme":   {"PICKEM_LIVE_HTTP_DOMAIN": "https://abc.appsync-api.eu-west-1.amazonaws.com"},
+		"DomainWithPath":     {"PICKEM_LIVE_HTTP_DOMAIN": "abc.appsync-api.eu-west-1.amazonaws.com/event"},
+		"DomainNotAHost":     {"PICKEM_LIVE_HTTP_DOMAIN": "appsync"},
+		"NamespaceWithSlash": {"PICKEM_LIVE_NAMESPACE": "pickem/live"},
+		"NamespaceDashEnd":   {"PICKEM_LIVE_NAMESPACE": "pickem-"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Load(Lambda, lambdaEnv(e)); err == nil || !strings.Contains(err.Error(), "PICKEM_LIVE_") {
+				t.Errorf("error %v, want one naming the variable", err)
+			}
+		})
+	}
+}

@@ -8,9 +8,10 @@
 // PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND (both off by
 // default), PICKEM_INTROSPECTION (default off), PICKEM_TRUSTED_DOCUMENTS ("builtin": only
 // the frontend's documents run), PICKEM_SCORING_BUDGET (default 20s), PICKEM_READ_CACHE_TTL
-// (default 2s), PICKEM_SCORE_SHARDS (default 1), LOG_LEVEL (docs/operations.md,
-// "Configuration"). PICKEM_DEV_SECRET is refused: HS256 development tokens are never
-// accepted in Lambda.
+// (default 2s), PICKEM_SCORE_SHARDS (default 1), PICKEM_LIVE_HTTP_DOMAIN and
+// PICKEM_LIVE_NAMESPACE (push to AppSync Events; empty domain: off), LOG_LEVEL
+// (docs/operations.md, "Configuration"). PICKEM_DEV_SECRET is refused: HS256
+// development tokens are never accepted in Lambda.
 //
 // Identity: the HTTP API has no JWT authorizer on its routes (an authorizer cannot be
 // optional, and signed-out players read events and standings), so the function verifies
@@ -38,6 +39,7 @@ import (
 	"github.com/pickem/api/config"
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/dynamo/ddb"
+	"github.com/pickem/api/push"
 	"github.com/pickem/api/server"
 )
 
@@ -60,6 +62,11 @@ func main() {
 type function struct {
 	adapter *httpadapter.HandlerAdapterV2
 	log     *slog.Logger
+	// live publishes each commit's live message to AppSync Events on channels of
+	// liveNamespace (domain.LiveChannel); nil when push is off (PICKEM_LIVE_HTTP_DOMAIN
+	// empty).
+	live          push.Publisher
+	liveNamespace string
 }
 
 // newFunction reads the configuration from getenv and wires the store, the token verifier
@@ -73,6 +80,14 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		return nil, err
 	}
 	log := slog.New(requestIDHandler{slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel})})
+	var live push.Publisher
+	if cfg.LiveHTTPDomain != "" {
+		appsync, err := push.NewAppSyncFromEnv(getenv, cfg.LiveHTTPDomain, log)
+		if err != nil {
+			return nil, err
+		}
+		live = appsync
+	}
 	client, err := ddb.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
 		return nil, err
@@ -103,7 +118,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 	if err != nil {
 		return nil, err
 	}
-	return &function{adapter: httpadapter.NewV2(h), log: log}, nil
+	return &function{adapter: httpadapter.NewV2(h), log: log, live: live, liveNamespace: cfg.LiveNamespace}, nil
 }
 
 // Handle serves one API Gateway HTTP API (v2) event. It never returns an error: an event
