@@ -110,6 +110,21 @@ export async function scoreEvent(eventId) {
 export const renamePlayer = (id, name) =>
   admin(read('operations/admin-rename-player.graphql'), { id, name });
 
+// Every request made with fetch (the clients' and admin's): method, URL, body and the
+// answer's Cache-Control.
+export const requests = [];
+const fetchOnce = globalThis.fetch;
+globalThis.fetch = async (input, init = {}) => {
+  const res = await fetchOnce(input, init);
+  requests.push({
+    method: init.method ?? 'GET',
+    url: new URL(String(input)),
+    body: init.body,
+    cacheControl: res.headers.get('cache-control'),
+  });
+  return res;
+};
+
 // Every console.warn and console.error is kept (and still printed): a client's cache warns
 // there of what it cannot store or merge. Each test fails if it printed any.
 const printed = [];

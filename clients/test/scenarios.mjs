@@ -23,6 +23,7 @@ import {
   operations,
   otherPlayer,
   renamePlayer,
+  requests,
   scoreEvent,
   server,
   setResult,
@@ -110,6 +111,30 @@ export function clientTests(c) {
     });
     assert.deepEqual([...answered].sort(), Object.keys(operations).sort());
   });
+
+  test(
+    'queries are sent by id with GET (signed out: cacheable), mutations by id with POST',
+    { skip: !server.trusted && 'the clients send their documents\' text (trusted documents off)' },
+    async () => {
+      requests.length = 0;
+      await ok(c.query(c.anonymous, 'EventList', vars.events(), 'network'));
+      assert.equal(requests.length, 1, 'one request');
+      const [get] = requests;
+      assert.equal(get.method, 'GET');
+      assert.equal(get.url.searchParams.get('query'), null, 'the text was sent');
+      assert.ok(JSON.parse(get.url.searchParams.get('extensions')).persistedQuery.sha256Hash, 'no id');
+      assert.match(get.cacheControl, /^public, max-age=\d+$/);
+
+      requests.length = 0;
+      await mutate('Register', { name: 'Demo Player' });
+      assert.equal(requests.length, 1, 'one request');
+      const [post] = requests;
+      assert.equal(post.method, 'POST');
+      const body = JSON.parse(post.body);
+      assert.equal(body.query, undefined, 'the text was sent');
+      assert.ok(body.extensions.persistedQuery.sha256Hash, 'no id');
+    },
+  );
 
   test('register: cached standings, leaderboard, league and profile rows show the new name', async () => {
     await read('Standings', vars.standings());
