@@ -128,10 +128,7 @@ func PredictionItem(ev domain.Event, shards int, user, name string, picks []doma
 		IndexKeys: IndexKeys{GSIPK: EventShardPK(eid, uid.Shard(shards), shards), GSISK: PendingSK(uid)},
 		Type:      TypePrediction, UserID: user, UserName: name, UserNameVersion: 1,
 		EventID: ev.ID, EventName: ev.Name, EventStartsAt: FormatTime(ev.StartsAt), Season: ev.Season(),
-		UpdatedAt: FormatTime(updated), Version: 1,
-	}
-	for _, p := range picks {
-		row.Picks = append(row.Picks, PickRow{MatchID: p.MatchID, Team: p.Team})
+		Picks: NewPickRows(picks), UpdatedAt: FormatTime(updated), Version: 1,
 	}
 	return attributevalue.MarshalMap(row)
 }

@@ -90,6 +90,14 @@ type EventRow struct {
 	// step, 0 before any.
 	ScoredMatches int `dynamodbav:"scoredMatches"`
 	ScoredVersion int `dynamodbav:"scoredVersion"`
+	// The game settings (domain.EventSettings) and the tie-breaker answer
+	// (domain.TiebreakerAnswer): each attribute exists only while it holds something, so an
+	// event that uses none of them is stored and read as one without the game's extras.
+	Jokers           bool   `dynamodbav:"jokers,omitempty"`
+	PerfectCardBonus int    `dynamodbav:"perfectCardBonus,omitempty"`
+	Tiebreaker       string `dynamodbav:"tiebreaker,omitempty"` // the question; "": none
+	Answer           *int   `dynamodbav:"answer,omitempty"`
+	AnswerVersion    int    `dynamodbav:"answerVersion,omitempty"` // the card version setting Answer made
 }
 
 // NewEventRow is the row of a new event of shards shards.
@@ -109,7 +117,26 @@ func NewEventRow(e domain.Event, shards int) EventRow {
 		Rev:         1,
 		Shards:      shards,
 		LockCopies:  LockCopies(shards),
+	}.WithSettings(e.Settings)
+}
+
+// WithSettings returns the row holding the game settings s (cleaned: domain.CleanSettings).
+func (r EventRow) WithSettings(s domain.EventSettings) EventRow {
+	r.Jokers, r.PerfectCardBonus, r.Tiebreaker = s.Jokers, s.PerfectCardBonus, ""
+	if s.Tiebreaker != nil {
+		r.Tiebreaker = *s.Tiebreaker
 	}
+	return r
+}
+
+// WithAnswer returns the row holding the tie-breaker answer a (nil: none).
+func (r EventRow) WithAnswer(a *domain.TiebreakerAnswer) EventRow {
+	r.Answer, r.AnswerVersion = nil, 0
+	if a != nil {
+		v := a.Value
+		r.Answer, r.AnswerVersion = &v, a.Version
+	}
+	return r
 }
 
 // SeasonRow is a season's item: how many index partitions its standings are spread over,
@@ -134,8 +161,17 @@ func (r EventRow) ToDomain() (domain.Event, error) {
 	if err != nil {
 		return domain.Event{}, fmt.Errorf("event %s: startsAt: %w", r.ID, err)
 	}
-	return domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion,
-		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion}, nil
+	ev := domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion,
+		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion,
+		Settings: domain.EventSettings{Jokers: r.Jokers, PerfectCardBonus: r.PerfectCardBonus}}
+	if r.Tiebreaker != "" {
+		q := r.Tiebreaker
+		ev.Settings.Tiebreaker = &q
+	}
+	if r.Answer != nil {
+		ev.Answer = &domain.TiebreakerAnswer{Value: *r.Answer, Version: r.AnswerVersion}
+	}
+	return ev, nil
 }
 
 // TeamRow is a team of a match.
@@ -149,6 +185,7 @@ type TeamRow struct {
 type ResultRow struct {
 	Outcome string `dynamodbav:"outcome"`
 	Winner  *int   `dynamodbav:"winner,omitempty"`
+	Method  string `dynamodbav:"method,omitempty"` // how a WIN was won; "": not given
 }
 
 // MatchRow is a match of an event's card.
@@ -161,6 +198,7 @@ type MatchRow struct {
 	Position      int        `dynamodbav:"position"`
 	Name          string     `dynamodbav:"name"`
 	Points        int        `dynamodbav:"points"`
+	MethodPoints  int        `dynamodbav:"methodPoints,omitempty"` // no attribute for no method pick
 	Preshow       bool       `dynamodbav:"preshow"`
 	Championships []string   `dynamodbav:"championships,omitempty"` // no attribute for no championships
 	Teams         []TeamRow  `dynamodbav:"teams"`
@@ -185,12 +223,16 @@ func NewMatchRow(e EventID, m domain.Match) MatchRow {
 		Position:      m.Position,
 		Name:          m.Name,
 		Points:        m.Points,
+		MethodPoints:  m.MethodPoints,
 		Preshow:       m.Preshow,
 		Championships: nilIfEmpty(m.Championships),
 		Teams:         teams,
 	}
 	if m.Result != nil {
 		row.Result = &ResultRow{Outcome: string(m.Result.Outcome), Winner: m.Result.Winner}
+		if m.Result.Method != nil {
+			row.Result.Method = string(*m.Result.Method)
+		}
 	}
 	if len(m.PickCounts) > 0 {
 		row.PickCounts = slices.Clone(m.PickCounts)
@@ -209,21 +251,48 @@ func (r MatchRow) ToDomain() domain.Match {
 		Position:      r.Position,
 		Name:          r.Name,
 		Points:        r.Points,
+		MethodPoints:  r.MethodPoints,
 		Preshow:       r.Preshow,
 		Championships: nonNil(r.Championships),
 		Teams:         teams,
 		PickCounts:    r.PickCounts,
 	}
 	if r.Result != nil {
-		m.Result = &domain.MatchResult{Outcome: domain.Outcome(r.Result.Outcome), Winner: r.Result.Winner}
+		m.Result = &domain.MatchResult{Outcome: domain.Outcome(r.Result.Outcome), Winner: r.Result.Winner, Method: methodOf(r.Result.Method)}
 	}
 	return m
 }
 
-// PickRow is a pick of a prediction: a team (index) of a match.
+// methodOf is a stored method ("": none) as the domain holds it.
+func methodOf(s string) *domain.VictoryMethod {
+	if s == "" {
+		return nil
+	}
+	m := domain.VictoryMethod(s)
+	return &m
+}
+
+// PickRow is a pick of a prediction: a team (index) of a match, and the predicted method
+// of victory when the player gave one.
 type PickRow struct {
 	MatchID string `dynamodbav:"matchId"`
 	Team    int    `dynamodbav:"team"`
+	Method  string `dynamodbav:"method,omitempty"` // "": none
+	// Points is what the last scoring write gave the pick, written by scoring only for an
+	// event with domain.Event.ExtraScoring.
+	Points *int `dynamodbav:"points,omitempty"`
+}
+
+// NewPickRows are the rows of picks as a submit stores them (team and method; no points).
+func NewPickRows(picks []domain.Pick) []PickRow {
+	rows := make([]PickRow, len(picks))
+	for i, p := range picks {
+		rows[i] = PickRow{MatchID: p.MatchID, Team: p.Team}
+		if p.Method != nil {
+			rows[i].Method = string(*p.Method)
+		}
+	}
+	return rows
 }
 
 // PredictionRow is a player's prediction for an event, with copies of the player's name
@@ -245,8 +314,15 @@ type PredictionRow struct {
 	Correct    *int     `dynamodbav:"correct,omitempty"`
 	CorrectIDs []string `dynamodbav:"correctIds,omitempty"`
 	// ScoredWith is the event's cardVersion the score was computed from.
-	ScoredWith *int   `dynamodbav:"scoredWith,omitempty"`
-	UpdatedAt  string `dynamodbav:"updatedAt"`
+	ScoredWith *int `dynamodbav:"scoredWith,omitempty"`
+	// Joker (a picked match's id; "": none) and Tiebreaker (the guess) are the player's,
+	// stored only when given.
+	Joker      string `dynamodbav:"joker,omitempty"`
+	Tiebreaker *int   `dynamodbav:"tiebreaker,omitempty"`
+	// PerfectCard is written by a final scoring pass of an event with
+	// domain.Event.ExtraScoring only.
+	PerfectCard *bool  `dynamodbav:"perfectCard,omitempty"`
+	UpdatedAt   string `dynamodbav:"updatedAt"`
 	// Version grows by one with every write of the prediction (submit, scoring, renames);
 	// every write is conditioned on the version it read. (updatedAt has one-second
 	// resolution and is for display only.)
@@ -265,16 +341,49 @@ func (r PredictionRow) StoredScore() *domain.StoredScore {
 	if r.ScoredWith != nil {
 		s.CardVersion = *r.ScoredWith
 	}
+	if slices.ContainsFunc(r.Picks, func(p PickRow) bool { return p.Points != nil }) {
+		s.PickPoints = make([]int, len(r.Picks))
+		for i, p := range r.Picks {
+			if p.Points != nil {
+				s.PickPoints[i] = *p.Points
+			}
+		}
+	}
+	s.PerfectCard = r.PerfectCard
 	return s
 }
 
-// DomainPicks are the row's picks, without their correctness.
+// DomainPicks are the row's picks (team and method), without their correctness and points.
 func (r PredictionRow) DomainPicks() []domain.Pick {
 	picks := make([]domain.Pick, len(r.Picks))
 	for i, p := range r.Picks {
-		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
+		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team, Method: methodOf(p.Method)}
 	}
 	return picks
+}
+
+// Entry is what the player submitted: the picks (DomainPicks), the joker and the guess.
+func (r PredictionRow) Entry() domain.Entry {
+	e := domain.Entry{Picks: r.DomainPicks(), Tiebreaker: r.Tiebreaker}
+	if r.Joker != "" {
+		j := r.Joker
+		e.Joker = &j
+	}
+	return e
+}
+
+// WithEntry returns the row holding entry e (picks in the order given, joker, guess), as a
+// submit writes it: no score.
+func (r PredictionRow) WithEntry(e domain.Entry) PredictionRow {
+	r.Picks, r.Joker, r.Tiebreaker = NewPickRows(e.Picks), "", nil
+	if e.Joker != nil {
+		r.Joker = *e.Joker
+	}
+	if e.Tiebreaker != nil {
+		v := *e.Tiebreaker
+		r.Tiebreaker = &v
+	}
+	return r
 }
 
 // ToDomain is the prediction of the row, its picks marked correct or not once scored.
@@ -287,22 +396,25 @@ func (r PredictionRow) ToDomain() (domain.Prediction, error) {
 	if err != nil {
 		return domain.Prediction{}, fmt.Errorf("prediction %s/%s: updatedAt: %w", r.UserID, r.EventID, err)
 	}
-	picks := make([]domain.Pick, len(r.Picks))
+	e := r.Entry()
 	for i, p := range r.Picks {
-		picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
 		if r.Points != nil {
 			ok := slices.Contains(r.CorrectIDs, p.MatchID)
-			picks[i].Correct = &ok
+			e.Picks[i].Correct = &ok
 		}
+		e.Picks[i].Points = p.Points
 	}
 	return domain.Prediction{
-		EventID:   r.EventID,
-		Event:     domain.EventRef{ID: r.EventID, Name: r.EventName, StartsAt: start},
-		User:      domain.UserRef{ID: r.UserID, Name: r.UserName},
-		Picks:     picks,
-		Points:    r.Points,
-		Correct:   r.Correct,
-		UpdatedAt: updated,
+		EventID:     r.EventID,
+		Event:       domain.EventRef{ID: r.EventID, Name: r.EventName, StartsAt: start},
+		User:        domain.UserRef{ID: r.UserID, Name: r.UserName},
+		Picks:       e.Picks,
+		Points:      r.Points,
+		Correct:     r.Correct,
+		UpdatedAt:   updated,
+		Joker:       e.Joker,
+		Tiebreaker:  e.Tiebreaker,
+		PerfectCard: r.PerfectCard,
 	}, nil
 }
 
@@ -394,7 +506,9 @@ func nilIfEmpty[T any](s []T) []T {
 }
 
 // leaderboardRowAttrs are what a leaderboard row without its picks is read with (the score
-// key that ranked pages are merged by, and what PredictionRow.ToDomain shows): a
-// prediction's picks and correctIds are most of its size, and DynamoDB sends only what is
-// projected (it bills the whole item either way).
-var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt"}
+// key that ranked pages are merged by, and what PredictionRow.ToDomain shows, the joker,
+// the guess and the perfect card included: a leaderboard row is of a locked event, whose
+// predictions every player may see): a prediction's picks and correctIds are most of its
+// size, and DynamoDB sends only what is projected (it bills the whole item either way).
+var leaderboardRowAttrs = []string{attrGSISK, "userId", "userName", "eventId", "eventName", "eventStartsAt", "points", "correct", "updatedAt",
+	"joker", "tiebreaker", "perfectCard"}
