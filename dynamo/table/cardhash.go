@@ -4,13 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	"github.com/pickem/api/domain"
 )
 
 // CardHash is a digest of everything the match rows of a card hold (ids, positions,
-// names, points, preshow, championships, teams, results), in card order. The event row
+// names, points, method points, preshow, championships, teams, results with their
+// methods), in card order. Method points and result methods are hashed after every match,
+// and only on a card with some: a card without them hashes as it always has, so the hashes
+// stored on events that do not use them stay valid. The event row
 // carries the hash of its card (EventRow.CardHash), written in the same transaction as the
 // matches, so any reader can tell whether an event row and a set of match rows belong to
 // the same moment: an index read may show the event row of one transaction with match rows
@@ -70,8 +74,24 @@ func CardHash(matches []domain.Match) string {
 			}
 		}
 	}
+	if slices.ContainsFunc(ms, usesMethods) {
+		flag(true)
+		for _, m := range ms {
+			num(m.MethodPoints)
+			method := ""
+			if m.Result != nil && m.Result.Method != nil {
+				method = string(*m.Result.Method)
+			}
+			str(method)
+		}
+	}
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// usesMethods reports whether m offers a method pick or has a result with a method.
+func usesMethods(m domain.Match) bool {
+	return m.MethodPoints != 0 || (m.Result != nil && m.Result.Method != nil)
 }
 
 // CardOf returns the event of row with the matches of rows in card order, and whether
