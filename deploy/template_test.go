@@ -24,6 +24,7 @@ import (
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/dynamo/table"
+	"github.com/pickem/api/push"
 	"github.com/pickem/api/server"
 )
 
@@ -37,6 +38,7 @@ type template struct {
 
 type resource struct {
 	Type           string         `yaml:"Type"`
+	Condition      string         `yaml:"Condition"`
 	DeletionPolicy string         `yaml:"DeletionPolicy"`
 	Properties     map[string]any `yaml:"Properties"`
 }
@@ -143,7 +145,7 @@ func TestTemplateHeader(t *testing.T) {
 		params = append(params, p)
 	}
 	sort.Strings(params)
-	if want := []string{"AlarmEmail", "AllowedOrigins", "CursorKeys", "LogLevel", "ScoreShards", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
+	if want := []string{"AlarmEmail", "AllowedOrigins", "CursorKeys", "LiveApiKeyExpires", "LivePush", "LogLevel", "ScoreShards", "TrustedDocuments", "UserPoolClientId", "UserPoolId"}; !slices.Equal(params, want) {
 		t.Errorf("parameters %v, want %v", params, want)
 	}
 	for _, o := range []string{"ApiUrl", "TableName", "FunctionName", "AlarmTopic"} {
@@ -286,6 +288,8 @@ func TestTemplateFunction(t *testing.T) {
 			"PICKEM_SCORE_SHARDS":      `{"Ref":"ScoreShards"}`,
 			"PICKEM_CURSOR_KEYS":       `{"Ref":"CursorKeys"}`,
 			"PICKEM_TRUSTED_DOCUMENTS": `{"Ref":"TrustedDocuments"}`,
+			"PICKEM_LIVE_HTTP_DOMAIN":  `{"Fn::If":["PushEnabled",{"Fn::GetAtt":["LiveApi","Dns.Http"]},""]}`,
+			"PICKEM_LIVE_NAMESPACE":    `"` + config.DefaultLiveNamespace + `"`,
 		}
 		// Read by the Go runtime itself; bench/gqlexec's BenchmarkGraphQLDeployedGC uses
 		// the same values.
@@ -561,6 +565,7 @@ func TestTemplateAlarms(t *testing.T) {
 		"TransactionConflictAlarm": {"AWS/DynamoDB/TransactionConflict TableName=" + tbl},
 		"FunctionErrorsAlarm":      {"AWS/Lambda/Errors FunctionName=" + function},
 		"FunctionDurationAlarm":    {"AWS/Lambda/Duration FunctionName=" + function},
+		"LivePublishFailuresAlarm": {push.MetricNamespace + "/" + push.MetricPublishFailures + " FunctionName=" + function},
 	}
 	found := 0
 	for name, r := range tpl.Resources {
