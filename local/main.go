@@ -2,8 +2,10 @@
 // DYNAMODB_ENDPOINT it starts Amazon's DynamoDB Local as its child process (stopped with
 // the server) and loads demo data, so `go run ./local` (or `make run`, which installs
 // DynamoDB Local first) is all a developer needs. Its state lives in the -data directory
-// (default .pickem): the dev secret and the cursor key (so printed tokens and cursors stay
-// valid across restarts) and DynamoDB Local's data (so the table does too).
+// (default .pickem): the dev secret, the cursor key and the real-time endpoint's API key (so
+// printed tokens, cursors and the key stay valid across restarts) and DynamoDB Local's data
+// (so the table does too). Beside the API it serves AppSync Events' WebSocket protocol at
+// /event/realtime (package realtime).
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 	"github.com/pickem/api/internal/dynamolocal"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/internal/playground"
+	"github.com/pickem/api/realtime"
 	"github.com/pickem/api/server"
 )
 
@@ -174,6 +177,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
+	// The local stand-in of AppSync Events: watchers subscribe at realtime.Path with the API
+	// key (kept in the state directory) or a dev token; the server publishes to hub in
+	// process.
+	liveKey, _, err := dir.Key(realtimeKeyFile)
+	if err != nil {
+		return err
+	}
+	hub, err := realtime.New(realtime.Config{Namespace: realtime.DefaultNamespace, APIKey: liveKey, Verifier: verifier, Logger: log})
+	if err != nil {
+		return err
+	}
+	// http.Server.Shutdown leaves hijacked connections alone: the hub closes its sockets
+	// (status 1001) when run returns, after the server's shutdown.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hub.Shutdown(ctx)
+	}()
 	h, err := server.New(server.Config{
 		Store: store, Verifier: verifier, AllowedOrigins: cfg.AllowedOrigins,
 		Playground: cfg.Playground, PlaygroundHandler: playground.Handler(playground.Config{
@@ -185,7 +206,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		return err
 	}
 
-	srv := &http.Server{Handler: withDeadline(h, writeTimeout-deadlineMargin), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
+	srv := &http.Server{Handler: routes(withDeadline(h, writeTimeout-deadlineMargin), hub), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -197,8 +218,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if cfg.Playground {
 		fmt.Fprintf(out, "  Playground: %s/\n", base)
 	}
+	fmt.Fprintf(out, "  Realtime:   ws://%s%s (AppSync Events protocol; channels /%s/…)\n", ln.Addr(), realtime.Path, realtime.DefaultNamespace)
 	fmt.Fprintf(out, "  Health:     %s/healthz\n", base)
 	fmt.Fprintf(out, "  Data:       %s\n", dataDescription(dir, eng != nil))
+	fmt.Fprintf(out, "Realtime API key (across restarts), as the header- subprotocol's or a subscribe's authorization:\n")
+	fmt.Fprintf(out, "  {\"host\": %q, \"x-api-key\": %q}\n", ln.Addr().String(), liveKey)
 	fmt.Fprintf(out, "Dev tokens (valid 30 days, across restarts), paste as HTTP header:\n")
 	fmt.Fprintf(out, "  player: {\"Authorization\": \"Bearer %s\"}\n", playerTok)
 	fmt.Fprintf(out, "  admin:  {\"Authorization\": \"Bearer %s\"}\n", adminTok)
@@ -241,6 +265,10 @@ func seedDemo(ctx context.Context, client *dynamodb.Client, table string, shards
 	return nil
 }
 
+// realtimeKeyFile is the file in the state directory of the API key of the real-time
+// endpoint.
+const realtimeKeyFile = "realtime-api-key"
+
 // cursorKeyFile is the file in the state directory of the key that signs page cursors
 // when PICKEM_CURSOR_KEYS is not set.
 const cursorKeyFile = "cursor-key"
@@ -259,6 +287,19 @@ const (
 	writeTimeout   = 60 * time.Second
 	deadlineMargin = 5 * time.Second
 )
+
+// routes sends the real-time endpoint's requests to live, outside the API's request
+// deadline (a socket lives as long as its watcher keeps it), and every other request to
+// api.
+func routes(api, live http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == realtime.Path {
+			live.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
 
 // withDeadline gives every request's context a deadline d from its start.
 func withDeadline(h http.Handler, d time.Duration) http.Handler {

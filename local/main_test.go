@@ -42,6 +42,7 @@ func shared(t *testing.T, kv ...string) map[string]string {
 // localServer is a running `run`, as `go run ./local` runs it.
 type localServer struct {
 	base, playerTok, adminTok string
+	realtimeURL, realtimeAuth string // the banner's real-time endpoint and its authorization
 	cancel                    context.CancelFunc
 	done                      chan error
 	log                       *testlog.Buffer
@@ -79,6 +80,10 @@ func startLocal(t *testing.T, dir string, env map[string]string, args ...string)
 			switch {
 			case strings.HasPrefix(line, "Pick'Em API listening on "):
 				s.base = strings.TrimPrefix(line, "Pick'Em API listening on ")
+			case strings.HasPrefix(line, "  Realtime:   "):
+				s.realtimeURL, _, _ = strings.Cut(strings.TrimPrefix(line, "  Realtime:   "), " ")
+			case strings.Contains(line, `"x-api-key"`):
+				s.realtimeAuth = strings.TrimSpace(line)
 			case strings.Contains(line, "player:"):
 				s.playerTok = bearer(t, line)
 			case strings.Contains(line, "admin:"):
