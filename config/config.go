@@ -41,8 +41,11 @@ type Config struct {
 	CostExtension    bool     // PICKEM_COST_EXTENSION
 	Playground       bool     // PICKEM_PLAYGROUND
 	Introspection    bool     // PICKEM_INTROSPECTION
-	// TrustedDocuments (PICKEM_TRUSTED_DOCUMENTS): "builtin" or a manifest file; only its
-	// documents run. Lambda only: the local server accepts any document.
+	// TrustedDocuments (PICKEM_TRUSTED_DOCUMENTS): "builtin" (the committed manifests of
+	// the frontend's documents), "embedded" (the manifest built into the binary by
+	// `make lambda MANIFEST=path`) or a manifest file's path; only its documents run
+	// (admins may send any). Empty, the default: any document runs.
+	// server.LoadTrustedDocuments reads it, in the local server and in Lambda alike.
 	TrustedDocuments string
 	LogLevel         slog.Level // LOG_LEVEL: debug, info, warn, error
 	// ScoringBudget (PICKEM_SCORING_BUDGET, a Go duration) bounds one scoreEvent call; 0 =

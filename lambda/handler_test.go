@@ -363,6 +363,7 @@ func TestNewFunctionConfig(t *testing.T) {
 		{"BadLogLevel", []string{"LOG_LEVEL", "loud"}, "LOG_LEVEL"},
 		{"NoCursorKeys", []string{"PICKEM_CURSOR_KEYS", ""}, "PICKEM_CURSOR_KEYS"},
 		{"MissingTrustedDocuments", []string{"PICKEM_TRUSTED_DOCUMENTS", "/nonexistent/manifest.json"}, "trusted documents"},
+		{"EmbeddedWithoutAManifest", []string{"PICKEM_TRUSTED_DOCUMENTS", "embedded"}, "MANIFEST="},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := newFunction(t.Context(), testEnv(t, "unused", tc.extra...), &testlog.Buffer{})
@@ -374,20 +375,35 @@ func TestNewFunctionConfig(t *testing.T) {
 }
 
 // TestHandlerTrustedDocuments: with PICKEM_TRUSTED_DOCUMENTS=builtin the function runs the
-// frontend's documents and refuses any other before parsing it.
+// frontend's documents as the clients' tooling wrote them and refuses any other before
+// parsing it.
 func TestHandlerTrustedDocuments(t *testing.T) {
 	table := newTable(t)
 	fn, err := newFunction(t.Context(), testEnv(t, table, "PICKEM_TRUSTED_DOCUMENTS", "builtin"), &testlog.Buffer{})
 	if err != nil {
 		t.Fatalf("newFunction: %v", err)
 	}
+	builtin, err := operations.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	in := &invoker{h: lambda.NewHandler(fn.Handle)}
 	ev := anonymous(fixture(t, fixtureBase64POST))
-	resp, _ := in.invoke(t, marshal(t, withBody(t, ev, operations.EventList, map[string]any{"first": 3})))
-	if g := graphQL(t, resp); len(g.Errors) != 0 {
-		t.Fatalf("the frontend's EventList: %s", resp.Body)
+	ran := 0
+	for hash, doc := range builtin {
+		if !strings.Contains(doc, "query EventList") {
+			continue
+		}
+		ran++
+		resp, _ := in.invoke(t, marshal(t, withBody(t, ev, doc, map[string]any{"first": 3})))
+		if g := graphQL(t, resp); len(g.Errors) != 0 {
+			t.Fatalf("the frontend's EventList %s: %s", hash, resp.Body)
+		}
 	}
-	resp, _ = in.invoke(t, marshal(t, withBody(t, ev, "{ events { edges { cursor } } }", nil)))
+	if ran != 2 {
+		t.Fatalf("%d builtin EventList documents, want Apollo's and Codegen's", ran)
+	}
+	resp, _ := in.invoke(t, marshal(t, withBody(t, ev, "{ events { edges { cursor } } }", nil)))
 	var g gqlResponse
 	if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || resp.StatusCode != 400 || len(g.Errors) != 1 ||
 		g.Errors[0].Extensions["code"] != "UNTRUSTED_DOCUMENT" {

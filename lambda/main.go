@@ -7,7 +7,8 @@
 // COGNITO_CLIENT_ID, PICKEM_CURSOR_KEYS (required: the keys that sign page cursors),
 // PICKEM_ALLOWED_ORIGINS, PICKEM_COST_EXTENSION and PICKEM_PLAYGROUND (both off by
 // default), PICKEM_INTROSPECTION (default off), PICKEM_TRUSTED_DOCUMENTS ("builtin": only
-// the frontend's documents run), PICKEM_SCORING_BUDGET (default 20s), PICKEM_READ_CACHE_TTL
+// the frontend's documents run; "embedded": only those of the manifest built in by
+// `make lambda MANIFEST=path`), PICKEM_SCORING_BUDGET (default 20s), PICKEM_READ_CACHE_TTL
 // (default 2s), PICKEM_SCORE_SHARDS (default 1), PICKEM_LIVE_HTTP_DOMAIN and
 // PICKEM_LIVE_NAMESPACE (push to AppSync Events; empty domain: off), LOG_LEVEL
 // (docs/operations.md, "Configuration"). PICKEM_DEV_SECRET is refused: HS256
@@ -18,7 +19,9 @@
 // Cognito ID tokens itself against the pool's JWKS. If API Gateway did attach verified JWT
 // claims to the request context, those are used instead.
 //
-// Build with `make lambda` (provided.al2023, arm64, -tags lambda.norpc).
+// Build with `make lambda` (provided.al2023, arm64, -tags lambda.norpc), or
+// `make lambda MANIFEST=path` to build a trusted-documents manifest in (tag
+// pickem_manifest, package operations/embedded).
 package main
 
 import (
@@ -96,11 +99,9 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 	if err != nil {
 		return nil, err
 	}
-	var trusted map[string]string
-	if cfg.TrustedDocuments != "" {
-		if trusted, err = server.LoadTrustedDocuments(cfg.TrustedDocuments); err != nil {
-			return nil, err
-		}
+	trusted, err := server.LoadTrustedDocuments(cfg.TrustedDocuments)
+	if err != nil {
+		return nil, err
 	}
 	h, err := server.New(server.Config{
 		TrustedDocuments: trusted,

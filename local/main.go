@@ -79,10 +79,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
+	trusted, err := server.LoadTrustedDocuments(cfg.TrustedDocuments)
+	if err != nil {
+		return err
+	}
 	if *addr != "" {
 		cfg.Addr = *addr
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if trusted != nil {
+		log.Info("only trusted documents run (admins may send any)", "PICKEM_TRUSTED_DOCUMENTS", cfg.TrustedDocuments, "documents", len(trusted))
+	}
 
 	dir, err := localdata.Open(*dataDir)
 	if err != nil {
@@ -139,9 +146,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	client, err := ddb.NewClient(ctx, endpoint)
 	if err != nil {
 		return err
-	}
-	if cfg.TrustedDocuments != "" {
-		log.Warn("PICKEM_TRUSTED_DOCUMENTS ignored: the local server runs any document")
 	}
 	if len(cfg.CursorKeys) == 0 {
 		// Cursors stay valid across restarts, like the data they point into.
@@ -201,6 +205,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 			Title: "Pick'Em API (local)", Endpoint: "/graphql", SignIn: signInHint,
 		}),
 		Introspection: cfg.Introspection, CostExtension: cfg.CostExtension, Logger: log,
+		TrustedDocuments: trusted,
 	})
 	if err != nil {
 		return err

@@ -1,15 +1,14 @@
 // Package operations holds every GraphQL document the Pick'Em clients send, one .graphql
 // file each, named after what it does:
 //
-//   - the frontend's (every file but admin-*): one per screen or action, the texts the SPA
-//     sends. They make the trusted-documents manifest a production deployment runs
-//     (TrustedManifest), and the benchmarks send them;
+//   - the frontend's (every file but admin-*): one per screen or action. The frontend's
+//     client tooling writes the trusted-documents manifests of manifests/ from them, in the
+//     text that client sends (Builtin is their union), and the benchmarks send them;
 //   - the admin command's (admin-*.graphql), which it sends as they are.
 //
 // server's contract test runs every document against the real handler, so a change to the
 // schema that breaks a client breaks a test. A document's text is its file's content
-// without the surrounding whitespace; that exact text is what clients send and what the
-// manifest hashes.
+// without the surrounding whitespace.
 package operations
 
 import (
@@ -72,18 +71,6 @@ func Frontend() map[string]string {
 		if !IsAdmin(name) {
 			m[name] = Text(name)
 		}
-	}
-	return m
-}
-
-// TrustedManifest is the trusted-documents manifest of a production deployment: every
-// frontend document under the hex SHA-256 of its exact text (the format of GraphQL
-// Codegen's persisted documents and of Apollo's persisted-query hash). Admins may send any
-// document, so the admin command's are not in it.
-func TrustedManifest() map[string]string {
-	m := map[string]string{}
-	for _, doc := range Frontend() {
-		m[Hash(doc)] = doc
 	}
 	return m
 }

@@ -62,7 +62,8 @@ type Config struct {
 	Introspection bool
 	// TrustedDocuments, when not nil, is the only documents that run (by hex SHA-256, see
 	// LoadTrustedDocuments); callers in the admin group may send any. Automatic persisted
-	// queries are off then: a client sends a trusted document or its hash.
+	// queries are off then: a client sends a trusted document or its id (Transport: an
+	// extensions.persistedQuery hash, documentId or doc_id).
 	TrustedDocuments map[string]string
 	// Limits bound one request's document and DynamoDB calls (zero values: defaults).
 	Limits       Limits

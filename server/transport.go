@@ -22,6 +22,7 @@ import (
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/graph"
 	"github.com/pickem/api/internal/cachehint"
+	"github.com/pickem/api/operations"
 )
 
 // CodeBadRequest is the code of a request that is not a GraphQL request this API serves:
@@ -158,8 +159,9 @@ const noStore = "no-store"
 // — "public, max-age=N": any cache may keep it N seconds and serve it to anyone — only when
 // it is the same for everyone who sends the same URL:
 //   - GET (a URL is the whole request; POSTs are never cached by shared caches anyway);
-//   - a persisted query: the document is named by its hash (extensions.persistedQuery), so
-//     its URL is short and one per document and variables;
+//   - a persisted query: the document is named by its id (extensions.persistedQuery,
+//     documentId or doc_id: persistedID puts each into extensions.persistedQuery), so its
+//     URL is short and one per document and variables;
 //   - anonymous: no Authorization header and no identity (a signed-in player's answer may
 //     hold their own picks; Vary: Authorization keeps a browser from serving a signed-out
 //     answer to a signed-in request, and the CDN must key on Authorization too);
@@ -198,6 +200,8 @@ type postBody struct {
 	OperationName *string        `json:"operationName"`
 	Variables     map[string]any `json:"variables"`
 	Extensions    map[string]any `json:"extensions"`
+	DocumentID    string         `json:"documentId"`
+	DocID         string         `json:"doc_id"`
 }
 
 func readPOST(r *http.Request) (*graphql.RawParams, *requestError) {
@@ -217,8 +221,8 @@ func readPOST(r *http.Request) (*graphql.RawParams, *requestError) {
 	return decodeBody(body)
 }
 
-// decodeBody parses a POST body: one JSON object with a string query (or a persisted
-// query's hash in extensions), optional operationName, variables and extensions.
+// decodeBody parses a POST body: one JSON object with a string query or a document id
+// (see persistedID), optional operationName, variables and extensions.
 func decodeBody(body []byte) (*graphql.RawParams, *requestError) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -241,7 +245,67 @@ func decodeBody(body []byte) (*graphql.RawParams, *requestError) {
 	if b.OperationName != nil {
 		p.OperationName = *b.OperationName
 	}
+	if rerr := persistedID(p, b.DocumentID, b.DocID); rerr != nil {
+		return nil, rerr
+	}
 	return p, nil
+}
+
+// persistedID puts the id of the document a request names, if any, into
+// extensions.persistedQuery.sha256Hash as a bare hex SHA-256: the one place where trusted
+// documents and automatic persisted queries read it. A client names a document by
+//   - extensions.persistedQuery.sha256Hash: bare hex (Apollo) or "sha256:<hex>" (the
+//     client setups of GraphQL Codegen's docs);
+//   - documentID (documentId): "sha256:<hex>", GraphQL over HTTP's persisted documents;
+//     anything else is BAD_USER_INPUT;
+//   - docID (doc_id): bare hex or "sha256:<hex>" (Relay's network-layer examples).
+//
+// Ids naming different documents are BAD_USER_INPUT. Any other id that is no SHA-256 is
+// kept (without a sha256: prefix): no manifest holds it.
+func persistedID(p *graphql.RawParams, documentID, docID string) *requestError {
+	var pq map[string]any
+	if v, ok := p.Extensions["persistedQuery"]; ok {
+		if pq, ok = v.(map[string]any); !ok {
+			return &requestError{status: http.StatusBadRequest, code: domain.CodeBadUserInput,
+				message: "extensions.persistedQuery must be an object: {\"version\": 1, \"sha256Hash\": \"<hex>\"}"}
+		}
+	}
+	hash := ""
+	if h, ok := pq["sha256Hash"].(string); ok {
+		hash, _ = operations.ParseID(h)
+	}
+	if documentID != "" {
+		h, ok := operations.ParseID(documentID)
+		if !ok || !strings.HasPrefix(documentID, operations.IDPrefix) {
+			return &requestError{status: http.StatusBadRequest, code: domain.CodeBadUserInput,
+				message: fmt.Sprintf("documentId %q is not sha256:<64 lowercase hex digits>, the SHA-256 of a document", excerpt(documentID))}
+		}
+		if hash != "" && hash != h {
+			return &requestError{status: http.StatusBadRequest, code: domain.CodeBadUserInput,
+				message: "documentId and extensions.persistedQuery name different documents"}
+		}
+		hash = h
+	}
+	if docID != "" {
+		h, _ := operations.ParseID(docID)
+		if hash != "" && hash != h {
+			return &requestError{status: http.StatusBadRequest, code: domain.CodeBadUserInput,
+				message: "doc_id and another id of the request name different documents"}
+		}
+		hash = h
+	}
+	if hash == "" {
+		return nil
+	}
+	if pq == nil {
+		pq = map[string]any{"version": 1}
+		if p.Extensions == nil {
+			p.Extensions = map[string]any{}
+		}
+		p.Extensions["persistedQuery"] = pq
+	}
+	pq["sha256Hash"] = hash
+	return nil
 }
 
 // jsonProblem describes a JSON decoding error with at most an excerpt of the body.
@@ -286,6 +350,9 @@ func (t Transport) readGET(r *http.Request) (*graphql.RawParams, *requestError) 
 		if err := dec.Decode(dst); err != nil {
 			return nil, badRequest(http.StatusBadRequest, "the %s parameter is not a JSON object: %s", name, jsonProblem([]byte(v), err))
 		}
+	}
+	if rerr := persistedID(p, q.Get("documentId"), q.Get("doc_id")); rerr != nil {
+		return nil, rerr
 	}
 	return p, nil
 }

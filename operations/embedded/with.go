@@ -1,0 +1,8 @@
+//go:build pickem_manifest
+
+package embedded
+
+import _ "embed"
+
+//go:embed manifest.json
+var manifest []byte

@@ -1,0 +1,5 @@
+//go:build !pickem_manifest
+
+package embedded
+
+var manifest []byte
