@@ -152,13 +152,27 @@ scale: deps
 # (one executable entry named bootstrap, a static aarch64 ELF; prints the sizes), which
 # build-lambda-zip does not do. No zip or file tools needed. lambda/e2e_test.go builds the
 # same package with the same flags for the host and runs it against a fake Lambda Runtime API.
+# MANIFEST=path builds that trusted-documents manifest in (PICKEM_TRUSTED_DOCUMENTS=embedded):
+# lambda/internal/manifestcheck loads it first with the function's own loader (a manifest the
+# function would refuse fails the build), then it is copied to $(EMBEDDED_MANIFEST)
+# (gitignored), built with the tag pickem_manifest, and zipcheck checks the binary holds it.
 LAMBDA_ZIP := dist/lambda.zip
+MANIFEST ?=
+EMBEDDED_MANIFEST := operations/embedded/manifest.json
+comma := ,
+LAMBDA_TAGS := lambda.norpc$(if $(MANIFEST),$(comma)pickem_manifest)
 
 lambda:
 	@mkdir -p dist/lambda
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags "-s -w" -o dist/lambda/bootstrap ./lambda
+	@rm -f $(EMBEDDED_MANIFEST)
+	@if [ -n "$(MANIFEST)" ]; then \
+	  echo "go run ./lambda/internal/manifestcheck $(MANIFEST)"; \
+	  go run ./lambda/internal/manifestcheck "$(MANIFEST)"; \
+	  cp "$(MANIFEST)" $(EMBEDDED_MANIFEST); \
+	fi
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags $(LAMBDA_TAGS) -trimpath -ldflags "-s -w" -o dist/lambda/bootstrap ./lambda
 	go tool build-lambda-zip -o $(LAMBDA_ZIP) dist/lambda/bootstrap
-	go run ./lambda/internal/zipcheck -arch arm64 $(LAMBDA_ZIP)
+	go run ./lambda/internal/zipcheck -arch arm64 $(if $(MANIFEST),-manifest "$(MANIFEST)") $(LAMBDA_ZIP)
 
 # gofmt, no tracked binaries (scripts/no-binaries.sh), go vet, staticcheck, cfn-lint.
 lint:

@@ -158,6 +158,25 @@ func TestTemplateHeader(t *testing.T) {
 	}
 }
 
+// TestTemplateTrustedDocuments: the TrustedDocuments parameter offers exactly the values
+// that name a manifest built into the function (server.LoadTrustedDocuments) and "" (any
+// document), builtin by default. A manifest file's path is not offered: the code package
+// carries a manifest, the environment cannot.
+func TestTemplateTrustedDocuments(t *testing.T) {
+	p := loadTemplate(t).Parameters["TrustedDocuments"]
+	if got, want := js(p["AllowedValues"]), js([]string{server.BuiltinTrustedDocuments, server.EmbeddedTrustedDocuments, ""}); got != want {
+		t.Errorf("AllowedValues %s, want %s", got, want)
+	}
+	if p["Default"] != server.BuiltinTrustedDocuments {
+		t.Errorf("Default %v, want %s", p["Default"], server.BuiltinTrustedDocuments)
+	}
+	for _, v := range []string{server.BuiltinTrustedDocuments, ""} {
+		if _, err := server.LoadTrustedDocuments(v); err != nil {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+}
+
 func TestTemplateTableMatchesTableDefinition(t *testing.T) {
 	tpl := loadTemplate(t)
 	var got tableProps

@@ -23,13 +23,20 @@ import (
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/internal/dynamotest"
 	"github.com/pickem/api/internal/testlog"
+	"github.com/pickem/api/operations"
+	"github.com/pickem/api/operations/embedded"
 )
 
-// buildFlags are the Makefile's `lambda` target flags; TestBootstrapBinary checks the
-// Makefile still uses them.
-var buildFlags = []string{"-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w"}
+// buildFlags are the Makefile's `lambda` target flags (its tags are lambdaTags, and
+// embedded.Tag with MANIFEST); TestBootstrapBinary checks the Makefile still uses them.
+var buildFlags = []string{"-trimpath", "-ldflags", "-s -w"}
 
-const makefileBuildFlags = `-tags lambda.norpc -trimpath -ldflags "-s -w"`
+const (
+	lambdaTags         = "lambda.norpc"
+	makefileBuildFlags = `-tags $(LAMBDA_TAGS) -trimpath -ldflags "-s -w"`
+	makefileTags       = `LAMBDA_TAGS := ` + lambdaTags + `$(if $(MANIFEST),$(comma)` + embedded.Tag + `)`
+	makefileManifest   = `EMBEDDED_MANIFEST := operations/embedded/manifest.json`
+)
 
 // TestBootstrapBinary builds the real bootstrap for the host architecture with the
 // Makefile's flags, serves the Lambda Runtime API on 127.0.0.1, runs the binary against it
@@ -40,65 +47,8 @@ func TestBootstrapBinary(t *testing.T) {
 		t.Skip("the bootstrap binary is a Linux executable")
 	}
 	table := newTable(t)
-	bin := buildBootstrap(t)
-	rt := newFakeRuntime(t)
-
-	var stdout, stderr testlog.Buffer
-	cmd := exec.Command(bin)
-	cmd.Dir = t.TempDir()
-	// Only what Lambda sets plus the function's own variables: nothing leaks in from the
-	// developer's environment (no AWS profile, no PICKEM_DEV_SECRET). The Cognito pool is
-	// never contacted: no invocation carries an RS256 token to verify.
-	cmd.Env = []string{
-		"AWS_LAMBDA_RUNTIME_API=" + rt.addr(),
-		"AWS_LAMBDA_FUNCTION_NAME=pickem-api",
-		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
-		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/pickem-api",
-		"AWS_LAMBDA_LOG_STREAM_NAME=2024/05/24/[$LATEST]0123456789abcdef",
-		"AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=local",
-		"AWS_SECRET_ACCESS_KEY=local",
-		"AWS_CONFIG_FILE=" + filepath.Join(cmd.Dir, "none"),
-		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(cmd.Dir, "none"),
-		"AWS_EC2_METADATA_DISABLED=true",
-		"HOME=" + cmd.Dir,
-		"TZ=UTC",
-		"TABLE_NAME=" + table,
-		"PICKEM_CURSOR_KEYS=" + testCursorKey,
-		"DYNAMODB_ENDPOINT=" + dynamotest.Endpoint(t),
-		"COGNITO_USER_POOL_ID=" + testPoolID,
-		"COGNITO_CLIENT_ID=" + testClientID,
-		"PICKEM_ALLOWED_ORIGINS=" + fixtureOrigin,
-		"LOG_LEVEL=info",
-	}
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// If the test binary dies without its cleanup, the bootstrap's next call fails and
-	// aws-lambda-go exits, so no process is left behind.
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start bootstrap: %v", err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	var stopOnce sync.Once
-	stop := func() {
-		stopOnce.Do(func() {
-			_ = cmd.Process.Kill()
-			<-exited
-		})
-	}
-	t.Cleanup(stop)
-
-	select {
-	case <-rt.firstNext:
-		t.Logf("init time (process start → first invocation/next): %v", rt.firstNextAt.Sub(started).Round(100*time.Microsecond))
-	case <-exited:
-		t.Fatalf("bootstrap exited during init (%v)\nstdout:\n%s\nstderr:\n%s", waitErr, stdout.String(), stderr.String())
-	case <-time.After(15 * time.Second):
-		t.Fatalf("bootstrap did not call invocation/next within 15 s\nstderr:\n%s", stderr.String())
-	}
+	p := startBootstrap(t, buildBootstrap(t, nil), table)
+	rt, exited, stop, stdout, stderr := p.rt, p.exited, p.stop, p.stdout, p.stderr
 
 	var ids []string
 	invoke := func(t *testing.T, payload []byte) events.APIGatewayV2HTTPResponse {
@@ -197,18 +147,37 @@ func TestBootstrapBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(mk), makefileBuildFlags) {
-			t.Errorf("the Makefile's lambda target no longer builds with %s: update buildFlags here", makefileBuildFlags)
+		for _, want := range []string{makefileBuildFlags, makefileTags, makefileManifest} {
+			if !strings.Contains(string(mk), want) {
+				t.Errorf("the Makefile's lambda target no longer says %s: update buildFlags here", want)
+			}
 		}
 	})
 }
 
 // buildBootstrap builds this package for linux/GOARCH (the host) with the Makefile's
-// flags and returns the binary's path.
-func buildBootstrap(t *testing.T) string {
+// flags and returns the binary's path. With a manifest, it builds it in as
+// `make lambda MANIFEST=` does (the tag embedded.Tag), the file put in place by go
+// build's -overlay rather than copied into the source tree.
+func buildBootstrap(t *testing.T, manifest []byte) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "bootstrap")
-	args := append([]string{"build"}, buildFlags...)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "bootstrap")
+	args := append([]string{"build", "-tags", lambdaTags}, buildFlags...)
+	if manifest != nil {
+		src, err := filepath.Abs(filepath.Join("..", "operations", "embedded", "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, overlay := filepath.Join(dir, "manifest.json"), filepath.Join(dir, "overlay.json")
+		if err := os.WriteFile(file, manifest, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(overlay, marshal(t, map[string]any{"Replace": map[string]string{src: file}}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append([]string{"build", "-tags", lambdaTags + "," + embedded.Tag, "-overlay", overlay}, buildFlags...)
+	}
 	args = append(args, "-o", out, ".")
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
@@ -224,6 +193,128 @@ func buildBootstrap(t *testing.T) string {
 	fi, _ := os.Stat(out)
 	t.Logf("built bootstrap for linux/%s (%s, %.1f MiB) in %v", runtime.GOARCH, f.Machine, float64(fi.Size())/(1<<20), time.Since(began).Round(time.Millisecond))
 	return out
+}
+
+// bootstrapProcess is a running bootstrap binary and the fake Runtime API it polls.
+type bootstrapProcess struct {
+	rt             *fakeRuntime
+	exited         chan struct{} // closed when the process has exited
+	stop           func()        // kills the process and waits for it (once)
+	stdout, stderr *testlog.Buffer
+}
+
+// startBootstrap runs bin with a Lambda environment over table, plus the variables extra
+// (name, value, ...), and waits for its first invocation/next. It logs the init time
+// (process start to the first invocation/next call). The process is killed at cleanup.
+func startBootstrap(t *testing.T, bin, table string, extra ...string) *bootstrapProcess {
+	t.Helper()
+	p := &bootstrapProcess{rt: newFakeRuntime(t), exited: make(chan struct{}), stdout: &testlog.Buffer{}, stderr: &testlog.Buffer{}}
+	cmd := exec.Command(bin)
+	cmd.Dir = t.TempDir()
+	// Only what Lambda sets plus the function's own variables: nothing leaks in from the
+	// developer's environment (no AWS profile, no PICKEM_DEV_SECRET). The Cognito pool is
+	// never contacted: no invocation carries an RS256 token to verify.
+	cmd.Env = []string{
+		"AWS_LAMBDA_RUNTIME_API=" + p.rt.addr(),
+		"AWS_LAMBDA_FUNCTION_NAME=pickem-api",
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
+		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/pickem-api",
+		"AWS_LAMBDA_LOG_STREAM_NAME=2024/05/24/[$LATEST]0123456789abcdef",
+		"AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=local",
+		"AWS_SECRET_ACCESS_KEY=local",
+		"AWS_CONFIG_FILE=" + filepath.Join(cmd.Dir, "none"),
+		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(cmd.Dir, "none"),
+		"AWS_EC2_METADATA_DISABLED=true",
+		"HOME=" + cmd.Dir,
+		"TZ=UTC",
+		"TABLE_NAME=" + table,
+		"PICKEM_CURSOR_KEYS=" + testCursorKey,
+		"DYNAMODB_ENDPOINT=" + dynamotest.Endpoint(t),
+		"COGNITO_USER_POOL_ID=" + testPoolID,
+		"COGNITO_CLIENT_ID=" + testClientID,
+		"PICKEM_ALLOWED_ORIGINS=" + fixtureOrigin,
+		"LOG_LEVEL=info",
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		cmd.Env = append(cmd.Env, extra[i]+"="+extra[i+1])
+	}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	// If the test binary dies without its cleanup, the bootstrap's next call fails and
+	// aws-lambda-go exits, so no process is left behind.
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start bootstrap: %v", err)
+	}
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(p.exited) }()
+	var stopOnce sync.Once
+	p.stop = func() {
+		stopOnce.Do(func() {
+			_ = cmd.Process.Kill()
+			<-p.exited
+		})
+	}
+	t.Cleanup(p.stop)
+
+	select {
+	case <-p.rt.firstNext:
+		t.Logf("init time (process start → first invocation/next): %v", p.rt.firstNextAt.Sub(started).Round(100*time.Microsecond))
+	case <-p.exited:
+		t.Fatalf("bootstrap exited during init (%v)\nstdout:\n%s\nstderr:\n%s", waitErr, p.stdout.String(), p.stderr.String())
+	case <-time.After(15 * time.Second):
+		t.Fatalf("bootstrap did not call invocation/next within 15 s\nstderr:\n%s", p.stderr.String())
+	}
+	return p
+}
+
+// TestBootstrapWithEmbeddedManifest builds the bootstrap with a manifest built in, as
+// `make lambda MANIFEST=` does, and runs it with PICKEM_TRUSTED_DOCUMENTS=embedded: the
+// manifest's document runs, by id and by text; a builtin document is refused.
+func TestBootstrapWithEmbeddedManifest(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the bootstrap binary is a Linux executable")
+	}
+	const doc = `query FrontendEvents($first: Int) { events(first: $first) { edges { node { id name } } } }`
+	manifest := marshal(t, map[string]string{operations.IDPrefix + operations.Hash(doc): doc})
+	p := startBootstrap(t, buildBootstrap(t, manifest), newTable(t), "PICKEM_TRUSTED_DOCUMENTS", "embedded")
+	get := func(params string) events.APIGatewayV2HTTPRequest {
+		ev := fixture(t, fixtureAnonymousGET)
+		ev.RawQueryString, ev.QueryStringParameters = params, nil
+		return ev
+	}
+
+	t.Run("ItsDocumentByID", func(t *testing.T) {
+		resp, _ := p.rt.invoke(t, marshal(t, get("documentId="+operations.IDPrefix+operations.Hash(doc)+"&variables=%7B%22first%22%3A2%7D")), p.exited)
+		var d eventsData
+		graphQL(t, resp).data(t, &d)
+		if got := resp.Headers["Cache-Control"]; !strings.HasPrefix(got, "public, max-age=") {
+			t.Errorf("Cache-Control %q", got)
+		}
+	})
+	t.Run("ItsDocumentByText", func(t *testing.T) {
+		resp, _ := p.rt.invoke(t, marshal(t, withBody(t, anonymous(fixture(t, fixtureBase64POST)), doc, nil)), p.exited)
+		var d eventsData
+		graphQL(t, resp).data(t, &d)
+	})
+	t.Run("ABuiltinDocumentRefused", func(t *testing.T) {
+		builtin, err := operations.Builtin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for hash := range builtin {
+			resp, _ := p.rt.invoke(t, marshal(t, get("documentId="+operations.IDPrefix+hash)), p.exited)
+			var g gqlResponse
+			if err := json.Unmarshal([]byte(resp.Body), &g); err != nil || resp.StatusCode != http.StatusBadRequest || g.code() != "UNTRUSTED_DOCUMENT" {
+				t.Fatalf("status %d %s", resp.StatusCode, resp.Body)
+			}
+			break
+		}
+	})
+	if n := p.rt.initErrors(); n > 0 {
+		t.Errorf("%d init/error reports", n)
+	}
 }
 
 // fakeRuntime serves the Lambda Runtime API (2018-06-01) to one function process:

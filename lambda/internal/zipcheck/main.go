@@ -3,9 +3,10 @@
 // executable regular file that is a statically linked 64-bit Linux ELF for the given
 // architecture. It prints the sizes. build-lambda-zip packs but checks nothing of this:
 // a binary built for the wrong GOARCH or with cgo would be uploaded as is and fail only
-// when Lambda starts it.
+// when Lambda starts it. With -manifest, the binary must also hold that file's bytes, as
+// `make lambda MANIFEST=path` builds them in (package operations/embedded).
 //
-//	go run ./lambda/internal/zipcheck -arch arm64 dist/lambda.zip
+//	go run ./lambda/internal/zipcheck -arch arm64 [-manifest path] dist/lambda.zip
 package main
 
 import (
@@ -30,8 +31,9 @@ var machines = map[string]elf.Machine{
 
 func main() {
 	arch := flag.String("arch", "arm64", "GOARCH the binary must be built for (arm64 or amd64)")
+	manifest := flag.String("manifest", "", "a trusted-documents manifest the binary must hold, byte for byte")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: zipcheck [-arch arm64] dist/lambda.zip\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: zipcheck [-arch arm64] [-manifest path] dist/lambda.zip\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -39,7 +41,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	report, err := check(flag.Arg(0), *arch)
+	report, err := check(flag.Arg(0), *arch, *manifest)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zipcheck:", err)
 		os.Exit(1)
@@ -47,8 +49,9 @@ func main() {
 	fmt.Println(report)
 }
 
-// check checks the zip at path and returns a one-line summary with the sizes.
-func check(path, arch string) (string, error) {
+// check checks the zip at path, and that its binary holds the file manifest unless that is
+// empty, and returns a one-line summary with the sizes.
+func check(path, arch, manifest string) (string, error) {
 	z, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -60,8 +63,19 @@ func check(path, arch string) (string, error) {
 	if err := checkELF(bin, arch); err != nil {
 		return "", fmt.Errorf("%s: %s: %w", path, entryName, err)
 	}
-	return fmt.Sprintf("%s: %s (%d bytes) holding %s: linux/%s ELF (%s), statically linked, %s",
-		path, mib(len(z)), len(z), entryName, arch, machines[arch], mib(len(bin))), nil
+	report := fmt.Sprintf("%s: %s (%d bytes) holding %s: linux/%s ELF (%s), statically linked, %s",
+		path, mib(len(z)), len(z), entryName, arch, machines[arch], mib(len(bin)))
+	if manifest == "" {
+		return report, nil
+	}
+	m, err := os.ReadFile(manifest)
+	if err != nil {
+		return "", err
+	}
+	if len(m) == 0 || !bytes.Contains(bin, m) {
+		return "", fmt.Errorf("%s: %s does not hold the manifest %s", path, entryName, manifest)
+	}
+	return fmt.Sprintf("%s, with the trusted-documents manifest %s (%d bytes) built in", report, manifest, len(m)), nil
 }
 
 // bootstrap returns the content of the zip's only entry, which must be an executable

@@ -113,7 +113,7 @@ func TestBuildLambdaZipPackagePasses(t *testing.T) {
 		t.Run(tc.arch, func(t *testing.T) {
 			bin := fakeELF(t, tc.machine, false)
 			out := buildLambdaZip(t, bin)
-			report, err := check(out, tc.arch)
+			report, err := check(out, tc.arch, "")
 			if err != nil {
 				t.Fatalf("check: %v", err)
 			}
@@ -149,7 +149,7 @@ func TestCheckRejects(t *testing.T) {
 		{"NotAZip", func(t *testing.T) string { return writeRaw(t, []byte("PK no")) }, "arm64", "zip"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := check(tc.zip(t), tc.arch)
+			_, err := check(tc.zip(t), tc.arch, "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("check error = %v, want one containing %q", err, tc.want)
 			}
@@ -164,4 +164,18 @@ func writeRaw(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestCheckManifest: with -manifest, the binary must hold the manifest's bytes.
+func TestCheckManifest(t *testing.T) {
+	manifest := []byte(`{"format":"apollo-persisted-query-manifest","version":1,"operations":[]}`)
+	file := writeRaw(t, manifest)
+	bin := append(fakeELF(t, elf.EM_AARCH64, false), manifest...)
+	report, err := check(buildLambdaZip(t, bin), "arm64", file)
+	if err != nil || !strings.Contains(report, "manifest "+file) {
+		t.Fatalf("report %q, err %v", report, err)
+	}
+	if _, err := check(buildLambdaZip(t, fakeELF(t, elf.EM_AARCH64, false)), "arm64", file); err == nil || !strings.Contains(err.Error(), "does not hold") {
+		t.Fatalf("a binary without the manifest: %v", err)
+	}
 }
