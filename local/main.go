@@ -188,7 +188,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if err != nil {
 		return err
 	}
-	hub, err := realtime.New(realtime.Config{Namespace: realtime.DefaultNamespace, APIKey: liveKey, Verifier: verifier, Logger: log})
+	hub, err := realtime.New(realtime.Config{Namespace: cfg.LiveNamespace, APIKey: liveKey, Verifier: verifier, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 	if cfg.Playground {
 		fmt.Fprintf(out, "  Playground: %s/\n", base)
 	}
-	fmt.Fprintf(out, "  Realtime:   ws://%s%s (AppSync Events protocol; channels /%s/…)\n", ln.Addr(), realtime.Path, realtime.DefaultNamespace)
+	fmt.Fprintf(out, "  Realtime:   ws://%s%s (AppSync Events protocol; channels /%s/…)\n", ln.Addr(), realtime.Path, cfg.LiveNamespace)
 	fmt.Fprintf(out, "  Health:     %s/healthz\n", base)
 	fmt.Fprintf(out, "  Data:       %s\n", dataDescription(dir, eng != nil))
 	fmt.Fprintf(out, "Realtime API key (across restarts), as the header- subprotocol's or a subscribe's authorization:\n")

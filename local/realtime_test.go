@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/pickem/api/config"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/internal/localdata"
 	"github.com/pickem/api/realtime"
@@ -79,7 +80,7 @@ func TestRunServesRealtime(t *testing.T) {
 	}
 	exchange(`{"type":"connection_init"}`, `{"type":"connection_ack","connectionTimeoutMs":300000}`)
 
-	channel, err := domain.LiveChannel(realtime.DefaultNamespace, "2026-03-01-demo-show")
+	channel, err := domain.LiveChannel(config.DefaultLiveNamespace, "2026-03-01-demo-show")
 	if err != nil {
 		t.Fatal(err)
 	}

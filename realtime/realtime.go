@@ -31,19 +31,9 @@ import (
 	"github.com/pickem/api/domain"
 )
 
-// Publisher publishes one event, a JSON document, to a channel of AppSync Events. A Hub
-// publishes in process; on AWS a publisher posts to the Event API's HTTP endpoint. A
-// returned error means the event reached no one; it never says whether a watcher got it.
-type Publisher interface {
-	Publish(ctx context.Context, channel, event string) error
-}
-
 // Path is where the local server serves the protocol, as AppSync serves it on its
 // real-time domain.
 const Path = "/event/realtime"
-
-// DefaultNamespace is the channel namespace of the local server.
-const DefaultNamespace = "pickem"
 
 // Subprotocol is the WebSocket subprotocol of AppSync Events; the server selects it.
 const Subprotocol = "aws-appsync-event-ws"
@@ -132,9 +122,10 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // Publish sends event to every subscription whose channel matches channel (exactly, or
-// below the path of a /* subscription), as one data message each. It never waits for a
-// socket: one whose queue is full is dropped. It fails, reaching no one, if channel is not
-// a channel of the hub's namespace or event is not JSON, as AppSync refuses them.
+// below the path of a /* subscription), as one data message each; the Hub is the local
+// server's push.Publisher. It never waits for a socket: one whose queue is full is dropped.
+// It fails, reaching no one, if channel is not a channel of the hub's namespace or event is
+// not JSON, as AppSync refuses them.
 func (h *Hub) Publish(ctx context.Context, channel, event string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("realtime: publish to %q: %w", channel, err)
@@ -359,5 +350,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-var _ Publisher = (*Hub)(nil)

@@ -18,7 +18,11 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/domain"
+	"github.com/pickem/api/push"
 )
+
+// The local server publishes through the hub as the Lambda function publishes to AWS.
+var _ push.Publisher = (*Hub)(nil)
 
 // No test leaves a goroutine behind: every socket's reader and writer end with it.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
