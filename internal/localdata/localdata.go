@@ -6,7 +6,7 @@
 // Files:
 //
 //	dev-secret            HS256 secret of dev tokens (hex, mode 0600)
-//	<other key>           other local keys, same format (cursor-key)
+//	<other key>           other local keys, same format (cursor-key, realtime-api-key)
 //	dynamodb-local/       DynamoDB Local's database (its -dbPath)
 //	dynamodb-local.log    DynamoDB Local's output
 //	lock                  held (flock) by the local server that runs DynamoDB Local here
