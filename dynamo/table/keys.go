@@ -259,32 +259,82 @@ func HistogramPoints(attr string) (points int, ok bool) {
 	return n, err == nil
 }
 
-// ScoreSK is the GSI sort key of a scored prediction or a standing.
-func ScoreSK(points int, u UserID) (string, error) {
+// ScoreSK is the GSI sort key of a scored prediction or a standing:
+// SCORE#<inverted points>#<user id>, highest points first, ties by user id
+// (domain.CompareStandings).
+func ScoreSK(points int, u UserID) (string, error) { return scoreKey(points, "", u) }
+
+// LeaderboardSK is the GSI sort key of a scored prediction with points and the tie-breaker
+// guess guess (nil: none), of an event whose tie-breaker answer as set is answer (nil: none
+// is set, or the event has no question). With answer nil it is ScoreSK; otherwise
+// SCORE#<inverted points>#<domain.TiebreakKey(answer, guess)>#<user id>, whose byte order
+// is domain.CompareLeaderboard's under answer. answer and guess must be within
+// 0..domain.MaxTiebreakerAnswer (as stored ones are): INTERNAL otherwise.
+func LeaderboardSK(points int, answer, guess *int, u UserID) (string, error) {
+	if answer == nil {
+		return ScoreSK(points, u)
+	}
+	for _, v := range []*int{answer, guess} {
+		if v != nil && domain.ValidTiebreakerValue("tie-breaker value", *v) != nil {
+			return "", domain.Errorf(domain.CodeInternal, "tie-breaker value %d does not fit the score key", *v)
+		}
+	}
+	return scoreKey(points, domain.TiebreakKey(answer, guess), u)
+}
+
+// scoreKey is the score key of points and user u with the tie-break component tiebreak
+// ("": a key without one; otherwise a domain.TiebreakKey).
+func scoreKey(points int, tiebreak string, u UserID) (string, error) {
 	if points < 0 || points > MaxScore {
 		return "", domain.Errorf(domain.CodeInternal, "score %d does not fit the score key", points)
+	}
+	if tiebreak != "" {
+		return fmt.Sprintf("%s%0*d#%s#%s", prefixScore, scoreWidth, MaxScore-points, tiebreak, u), nil
 	}
 	return fmt.Sprintf("%s%0*d#%s", prefixScore, scoreWidth, MaxScore-points, u), nil
 }
 
-// parseScoreSK splits a score key into points and user id.
-func parseScoreSK(sk string) (int, UserID, error) {
+// ParseScoreSK splits a score key (ScoreSK's or LeaderboardSK's) into its points, its
+// tie-break component ("" for a key without one) and its user id. It accepts exactly the
+// keys the builders make.
+func ParseScoreSK(sk string) (points int, tiebreak string, u UserID, err error) {
 	rest, ok := strings.CutPrefix(sk, prefixScore)
-	if !ok || len(rest) < scoreWidth+2 || rest[scoreWidth] != '#' {
-		return 0, "", fmt.Errorf("not a score key: %q", sk)
+	if !ok || len(rest) < scoreWidth+2 || rest[scoreWidth] != '#' || !allDigits(rest[:scoreWidth]) {
+		return 0, "", "", fmt.Errorf("not a score key: %q", sk)
 	}
-	inv := 0
-	for _, c := range rest[:scoreWidth] {
-		if c < '0' || c > '9' {
-			return 0, "", fmt.Errorf("not a score key: %q", sk)
+	inv, _ := strconv.Atoi(rest[:scoreWidth])
+	rest = rest[scoreWidth+1:]
+	if t, user, found := strings.Cut(rest, "#"); found {
+		if !validTiebreak(t) {
+			return 0, "", "", fmt.Errorf("not a score key: %q", sk)
 		}
-		inv = inv*10 + int(c-'0')
+		tiebreak, rest = t, user
 	}
-	u, err := ParseUserID(rest[scoreWidth+1:])
-	if err != nil {
-		return 0, "", err
+	if u, err = ParseUserID(rest); err != nil {
+		return 0, "", "", err
 	}
-	return MaxScore - inv, u, nil
+	return MaxScore - inv, tiebreak, u, nil
+}
+
+// validTiebreak reports whether s is a tie-break component domain.TiebreakKey makes: a
+// digit for no guess (0 or 1), a distance of 7 digits up to domain.MaxTiebreakerAnswer, a
+// digit for over the answer (0 or 1); without a guess, the distance and the over digit are
+// 0; over the answer, the distance is at least 1.
+func validTiebreak(s string) bool {
+	if len(s) != domain.TiebreakKeyLen || !allDigits(s) {
+		return false
+	}
+	none, over := s[0], s[len(s)-1]
+	distance, _ := strconv.Atoi(s[1 : len(s)-1])
+	switch {
+	case none > '1' || over > '1' || distance > domain.MaxTiebreakerAnswer:
+		return false
+	case none == '1':
+		return distance == 0 && over == '0'
+	case over == '1':
+		return distance > 0
+	}
+	return true
 }
 
 // userIDFromPK returns the user id of a USER#<uid> partition key.

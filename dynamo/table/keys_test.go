@@ -32,6 +32,12 @@ func TestKeyBuilders(t *testing.T) {
 		{"ScoreZero", mustScoreSK(t, 0, "amy"), "SCORE#999999999#amy"},
 		{"ScorePadded", mustScoreSK(t, 140, "amy"), "SCORE#999999859#amy"},
 		{"ScoreMax", mustScoreSK(t, MaxScore, "amy"), "SCORE#000000000#amy"},
+		{"LeaderboardWithoutAnswerIsTheScoreKey", mustLeaderboardSK(t, 140, nil, ptr(300), "amy"), "SCORE#999999859#amy"},
+		{"LeaderboardGuessUnder", mustLeaderboardSK(t, 140, ptr(300), ptr(280), "amy"), "SCORE#999999859#000000200#amy"},
+		{"LeaderboardGuessOver", mustLeaderboardSK(t, 140, ptr(300), ptr(320), "amy"), "SCORE#999999859#000000201#amy"},
+		{"LeaderboardGuessExact", mustLeaderboardSK(t, 140, ptr(300), ptr(300), "amy"), "SCORE#999999859#000000000#amy"},
+		{"LeaderboardNoGuess", mustLeaderboardSK(t, 140, ptr(300), nil, "amy"), "SCORE#999999859#100000000#amy"},
+		{"LeaderboardLargestDistance", mustLeaderboardSK(t, 0, ptr(0), ptr(domain.MaxTiebreakerAnswer), "amy"), "SCORE#999999999#010000001#amy"},
 		{"EventOneShardIsTheCardPartition", EventShardPK("2024-03-03-aew-revolution", 0, 1), "EVENT#2024-03-03-aew-revolution"},
 		{"EventShardFirst", EventShardPK("2024-03-03-aew-revolution", 0, 16), "EVENT#2024-03-03-aew-revolution#00"},
 		{"EventShardLast", EventShardPK("2024-03-03-aew-revolution", 15, 16), "EVENT#2024-03-03-aew-revolution#15"},
@@ -104,6 +110,17 @@ func mustScoreSK(t *testing.T, points int, u UserID) string {
 	return sk
 }
 
+func mustLeaderboardSK(t *testing.T, points int, answer, guess *int, u UserID) string {
+	t.Helper()
+	sk, err := LeaderboardSK(points, answer, guess, u)
+	if err != nil {
+		t.Fatalf("LeaderboardSK(%d, %v, %v, %q): %v", points, answer, guess, u, err)
+	}
+	return sk
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestScoreKeyRejectsWhatDoesNotFit(t *testing.T) {
 	t.Parallel()
 	for _, points := range []int{-1, MaxScore + 1, 1 << 40} {
@@ -112,6 +129,23 @@ func TestScoreKeyRejectsWhatDoesNotFit(t *testing.T) {
 		} else {
 			wantCode(t, err, domain.CodeInternal)
 		}
+		if sk, err := LeaderboardSK(points, ptr(5), ptr(5), "amy"); err == nil {
+			t.Errorf("LeaderboardSK(%d) = %q, want an error", points, sk)
+		}
+	}
+	for name, tc := range map[string]struct{ answer, guess *int }{
+		"AnswerNegative":  {ptr(-1), ptr(5)},
+		"AnswerOverLimit": {ptr(domain.MaxTiebreakerAnswer + 1), ptr(5)},
+		"GuessNegative":   {ptr(5), ptr(-1)},
+		"GuessOverLimit":  {ptr(5), ptr(domain.MaxTiebreakerAnswer + 1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sk, err := LeaderboardSK(10, tc.answer, tc.guess, "amy")
+			if err == nil {
+				t.Fatalf("= %q, want an error", sk)
+			}
+			wantCode(t, err, domain.CodeInternal)
+		})
 	}
 }
 
@@ -121,11 +155,21 @@ func TestParseKeysRejectsForeignKeys(t *testing.T) {
 		name string
 		fn   func() error
 	}{
-		{"ScoreKeyWithoutPrefix", func() error { _, _, err := parseScoreSK("STANDINGS#2024"); return err }},
-		{"ScoreKeyShortDigits", func() error { _, _, err := parseScoreSK("SCORE#12345#amy"); return err }},
-		{"ScoreKeyNonDigits", func() error { _, _, err := parseScoreSK("SCORE#99999985x#amy"); return err }},
-		{"ScoreKeyNoUser", func() error { _, _, err := parseScoreSK("SCORE#999999859#"); return err }},
-		{"ScoreKeyForgedUser", func() error { _, _, err := parseScoreSK("SCORE#999999859#amy#EVENT"); return err }},
+		{"ScoreKeyWithoutPrefix", func() error { _, _, _, err := ParseScoreSK("STANDINGS#2024"); return err }},
+		{"ScoreKeyShortDigits", func() error { _, _, _, err := ParseScoreSK("SCORE#12345#amy"); return err }},
+		{"ScoreKeyNonDigits", func() error { _, _, _, err := ParseScoreSK("SCORE#99999985x#amy"); return err }},
+		{"ScoreKeyNoUser", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#"); return err }},
+		{"ScoreKeyForgedUser", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#amy#EVENT"); return err }},
+		{"TiebreakShort", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#00000020#amy"); return err }},
+		{"TiebreakNonDigits", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#0000002x0#amy"); return err }},
+		{"TiebreakNoGuessWithDistance", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#100000200#amy"); return err }},
+		{"TiebreakNoGuessOver", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#100000001#amy"); return err }},
+		{"TiebreakOverAtZeroDistance", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#000000001#amy"); return err }},
+		{"TiebreakNoneDigitTwo", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#200000000#amy"); return err }},
+		{"TiebreakOverDigitTwo", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#000000202#amy"); return err }},
+		{"TiebreakDistanceOverLimit", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#010000010#amy"); return err }},
+		{"TiebreakNoUser", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#000000200#"); return err }},
+		{"TiebreakForgedUser", func() error { _, _, _, err := ParseScoreSK("SCORE#999999859#000000200#amy#x"); return err }},
 		{"UserKeyWrongPrefix", func() error { _, err := userIDFromPK("EVENT#amy"); return err }},
 		{"UserKeyForged", func() error { _, err := userIDFromPK("USER#amy#EVENT#x"); return err }},
 		{"EventKeyWrongPrefix", func() error { _, err := eventIDFromSK("USER#2024-03-03-x"); return err }},
@@ -189,6 +233,8 @@ func FuzzKeys(f *testing.F) {
 		"2024-03-03-" + strings.Repeat("a", 89), "2024-03-03-" + strings.Repeat("a", 90),
 		strings.Repeat("u", domain.MaxUserIDLen), strings.Repeat("u", domain.MaxUserIDLen+1),
 		"SCORE#999999859#amy", "SCORE#000000000#a#b", "SCORE#-00000001#amy", "SCORE#99999985#amy",
+		"SCORE#999999859#000000200#amy", "SCORE#999999859#100000000#amy", "SCORE#999999859#100000001#amy",
+		"SCORE#999999859#010000001#amy", "SCORE#999999859#000000001#amy", "SCORE#999999859#00000020#amy",
 	} {
 		f.Add(s, 140)
 	}
@@ -265,12 +311,33 @@ func FuzzKeys(f *testing.F) {
 				if len(sk) != len(prefixScore)+scoreWidth+1+len(u) {
 					t.Fatalf("score key %q is not fixed width", sk)
 				}
-				gp, gu, err := parseScoreSK(sk)
-				if err != nil || gp != points || gu != u {
-					t.Fatalf("parseScoreSK(scoreSK(%d, %q)) = %d, %q, %v", points, u, gp, gu, err)
+				gp, gt, gu, err := ParseScoreSK(sk)
+				if err != nil || gp != points || gt != "" || gu != u {
+					t.Fatalf("ParseScoreSK(scoreSK(%d, %q)) = %d, %q, %q, %v", points, u, gp, gt, gu, err)
 				}
 				if !(sk > prefixScore && sk < scoreUpper) {
 					t.Fatalf("score key %q outside the scored range", sk)
+				}
+				// With a tie-breaker answer: one more '#', fixed width, parsed back, in range.
+				answer, guess := points%(domain.MaxTiebreakerAnswer+1), (points/7)%(domain.MaxTiebreakerAnswer+1)
+				for _, g := range []*int{&guess, nil} {
+					lsk, err := LeaderboardSK(points, &answer, g, u)
+					if err != nil {
+						t.Fatalf("LeaderboardSK(%d, %d, %v, %q): %v", points, answer, g, u, err)
+					}
+					if n := strings.Count(lsk, "#"); n != 3 {
+						t.Fatalf("leaderboard key %q has %d '#', want 3", lsk, n)
+					}
+					if len(lsk) != len(sk)+domain.TiebreakKeyLen+1 || !strings.HasPrefix(lsk, sk[:len(prefixScore)+scoreWidth+1]) {
+						t.Fatalf("leaderboard key %q is not the score key %q's points, a fixed-width tie-break and the user", lsk, sk)
+					}
+					gp, gt, gu, err := ParseScoreSK(lsk)
+					if err != nil || gp != points || gt != domain.TiebreakKey(&answer, g) || gu != u {
+						t.Fatalf("ParseScoreSK(%q) = %d, %q, %q, %v", lsk, gp, gt, gu, err)
+					}
+					if !(lsk > prefixScore && lsk < scoreUpper) {
+						t.Fatalf("leaderboard key %q outside the scored range", lsk)
+					}
 				}
 			}
 		}
@@ -279,9 +346,9 @@ func FuzzKeys(f *testing.F) {
 		}
 
 		// Any string that parses as a score key is exactly the key of what it parsed to.
-		if p, pu, err := parseScoreSK(s); err == nil {
-			if again, err := ScoreSK(p, pu); err != nil || again != s {
-				t.Fatalf("parseScoreSK(%q) = %d, %q: rebuilt %q, %v", s, p, pu, again, err)
+		if p, pt, pu, err := ParseScoreSK(s); err == nil {
+			if again, err := scoreKey(p, pt, pu); err != nil || again != s {
+				t.Fatalf("ParseScoreSK(%q) = %d, %q, %q: rebuilt %q, %v", s, p, pt, pu, again, err)
 			}
 		}
 		if pu, err := userIDFromPK(s); err == nil && UserPK(pu) != s {
@@ -335,4 +402,38 @@ func TestScoreKeysSortAsCompareStandings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLeaderboardKeysSortAsCompareLeaderboard: under a counted tie-breaker answer, the
+// index's leaderboard keys, compared as strings, order rows as domain.CompareLeaderboard
+// does (points high first, a guess before none, distance small first, at or under before
+// over, then user id); without an answer, as domain.CompareStandings does. The shard merge
+// and the cursors rely on it: a page is read and merged in key order.
+func TestLeaderboardKeysSortAsCompareLeaderboard(t *testing.T) {
+	t.Parallel()
+	rows := []domain.LeaderboardRow{
+		{Points: 80, Guess: ptr(300), UserID: "amy"}, {Points: 80, Guess: ptr(300), UserID: "bob"},
+		{Points: 80, Guess: ptr(290), UserID: "cat"}, {Points: 80, Guess: ptr(310), UserID: "ann"},
+		{Points: 80, Guess: ptr(305), UserID: "dan"}, {Points: 80, UserID: "aaa"}, {Points: 80, UserID: "zed"},
+		{Points: 80, Guess: ptr(0), UserID: "eve"}, {Points: 80, Guess: ptr(domain.MaxTiebreakerAnswer), UserID: "max"},
+		{Points: 90, UserID: "top"}, {Points: 0, Guess: ptr(300), UserID: "low"}, {Points: 80, Guess: ptr(300), UserID: "amy2"},
+	}
+	for _, answer := range []*int{nil, ptr(300), ptr(0), ptr(domain.MaxTiebreakerAnswer)} {
+		for _, a := range rows {
+			for _, b := range rows {
+				keys := strings.Compare(mustLeaderboardSK(t, a.Points, answer, a.Guess, UserID(a.UserID)), mustLeaderboardSK(t, b.Points, answer, b.Guess, UserID(b.UserID)))
+				rule := domain.CompareLeaderboard(answer, a, b)
+				if (keys < 0) != (rule < 0) || (keys > 0) != (rule > 0) {
+					t.Errorf("answer %v: %+v vs %+v: keys compare %d, CompareLeaderboard %d", deref(answer), a, b, keys, rule)
+				}
+			}
+		}
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
