@@ -120,8 +120,12 @@ func (c *conn) drop(reason string) {
 	c.abort()
 }
 
-// send queues data without waiting; a socket whose queue is full is dropped.
+// send queues data without waiting; a socket whose queue is full is dropped. Nothing is
+// queued once the socket is dropped.
 func (c *conn) send(data []byte, ack bool) {
+	if c.ctx.Err() != nil {
+		return
+	}
 	select {
 	case c.out <- outgoing{data: data, ack: ack}:
 	default:
