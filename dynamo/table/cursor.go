@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/pickem/api/domain"
 )
@@ -32,6 +34,17 @@ type Cursor struct {
 	Index  int    // rows before and including the last item
 	Rank   int    // rank of the last item
 	Shards int    // the list's shard count (sharded kinds: a leaderboard, standings)
+	// A leaderboard's order and places (domain.Placer):
+	//   - Tiebreak is the tie-break component of the last row's score key
+	//     (table.LeaderboardSK; "": a key without one): with Points and ID, the position;
+	//   - Answer is the counted tie-breaker answer the page was placed under
+	//     (domain.Event.CountedAnswer; nil: none, and Place is Rank): a page after the
+	//     cursor continues that order only;
+	//   - Place and Guess are the last row's place and tie-breaker guess.
+	Tiebreak string
+	Answer   *int
+	Place    int
+	Guess    *int
 }
 
 // Ranker is the rank state to go on ranking from after c's row.
@@ -39,11 +52,29 @@ func (c Cursor) Ranker() domain.Ranker {
 	return domain.Ranker{Index: c.Index, Rank: c.Rank, Points: c.Points}
 }
 
+// Placer is the rank and place state to go on placing a leaderboard from after c's row.
+func (c Cursor) Placer() domain.Placer {
+	return domain.Placer{Answer: c.Answer, Ranker: c.Ranker(), Place: c.Place, Guess: c.Guess}
+}
+
+// ScoreKey is the index sort key of the last row of a ranked list's cursor (a leaderboard's
+// with its tie-break component): a page after it reads the keys above it in every shard.
+// The key is rebuilt from the checked fields.
+func (c Cursor) ScoreKey() (string, error) {
+	return scoreKey(c.Points, c.Tiebreak, UserID(c.ID))
+}
+
 // Cursor wire format, version 2, base64url without padding:
 //
-//	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | [uvarint Shards] | tag (12 bytes)
+//	version (1 byte) | kind (1 byte) | uvarint len(ID) | ID | [uvarint Points | uvarint Index | uvarint Rank] | [uvarint Shards] | [order] | tag (12 bytes)
+//	order: flags (1 byte) | [uvarint Tiebreak] | [uvarint Answer | uvarint Place] | [uvarint Guess]
 //
-// The rank fields are present for ranked kinds only, the shard count for sharded ones. tag
+// The rank fields are present for ranked kinds only, the shard count for sharded ones. A
+// leaderboard's order part is present only when the cursor has a tie-break component or an
+// answer (so a leaderboard cursor of an event without a tie-breaker is the same bytes as
+// one of a list without order): flags says which of its fields follow (orderTiebreak: the
+// component as its 9-digit number; orderAnswer: the answer and the place; orderGuess: the
+// guess, only with an answer). tag
 // is the first 12 bytes of HMAC-SHA256(key, everything before the tag || owner): the owner
 // (event, season, user, filter) is bound by the tag without being stored, so a cursor only
 // opens the list it came from, and any edit of any field fails the tag.
@@ -62,6 +93,14 @@ func rankedKind(kind string) bool {
 }
 
 func shardedKind(kind string) bool { return kind == CursorLeaderboard || kind == CursorStandings }
+
+// The flags of a leaderboard cursor's order part.
+const (
+	orderTiebreak = 1 << iota
+	orderAnswer
+	orderGuess
+	orderFlags = orderTiebreak | orderAnswer | orderGuess
+)
 
 // Cursors signs cursors with its first key and accepts cursors signed by any of its
 // keys (rotation: put the new key first, keep the old one until its cursors are stale).
@@ -113,6 +152,9 @@ func (cc *Cursors) Encode(c Cursor) string {
 	if shardedKind(c.Kind) {
 		b = binary.AppendUvarint(b, uint64(c.Shards))
 	}
+	if c.Kind == CursorLeaderboard {
+		b = appendOrder(b, c)
+	}
 	b = append(b, tag(cc.keys[0], b, c.Owner)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
@@ -159,10 +201,93 @@ func (cc *Cursors) Decode(s, kind, owner string) (Cursor, error) {
 		}
 		c.Shards, rest = int(v), rest[k:]
 	}
+	if kind == CursorLeaderboard {
+		var ok bool
+		if c, rest, ok = readOrder(c, rest); !ok {
+			return Cursor{}, ErrBadCursor
+		}
+	}
 	if len(rest) != 0 || c.check() != nil {
 		return Cursor{}, ErrBadCursor
 	}
 	return c, nil
+}
+
+// appendOrder appends a leaderboard cursor's order part (see the wire format), nothing when
+// it has neither a tie-break component nor an answer.
+func appendOrder(b []byte, c Cursor) []byte {
+	flags := byte(0)
+	if c.Tiebreak != "" {
+		flags |= orderTiebreak
+	}
+	if c.Answer != nil {
+		flags |= orderAnswer
+		if c.Guess != nil {
+			flags |= orderGuess
+		}
+	}
+	if flags == 0 {
+		return b
+	}
+	b = append(b, flags)
+	if c.Tiebreak != "" {
+		n, _ := strconv.Atoi(c.Tiebreak) // checked digits: check
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	if c.Answer != nil {
+		b = binary.AppendUvarint(b, uint64(*c.Answer))
+		b = binary.AppendUvarint(b, uint64(c.Place))
+		if c.Guess != nil {
+			b = binary.AppendUvarint(b, uint64(*c.Guess))
+		}
+	}
+	return b
+}
+
+// readOrder reads a leaderboard cursor's order part from rest into c; without one, the
+// cursor has no tie-break component, no answer, and its place is its rank. ok is false
+// when the part is malformed (unknown or no flags, a truncated field).
+func readOrder(c Cursor, rest []byte) (Cursor, []byte, bool) {
+	c.Place = c.Rank
+	if len(rest) == 0 {
+		return c, rest, true
+	}
+	flags := rest[0]
+	rest = rest[1:]
+	if flags == 0 || flags&^orderFlags != 0 || (flags&orderGuess != 0 && flags&orderAnswer == 0) {
+		return c, rest, false
+	}
+	next := func() (int, bool) {
+		v, k := binary.Uvarint(rest)
+		if k <= 0 || v > math.MaxInt32 {
+			return 0, false
+		}
+		rest = rest[k:]
+		return int(v), true
+	}
+	if flags&orderTiebreak != 0 {
+		n, ok := next()
+		if !ok {
+			return c, rest, false
+		}
+		c.Tiebreak = fmt.Sprintf("%0*d", domain.TiebreakKeyLen, n)
+	}
+	if flags&orderAnswer != 0 {
+		answer, ok1 := next()
+		place, ok2 := next()
+		if !ok1 || !ok2 {
+			return c, rest, false
+		}
+		c.Answer, c.Place = &answer, place
+		if flags&orderGuess != 0 {
+			guess, ok := next()
+			if !ok {
+				return c, rest, false
+			}
+			c.Guess = &guess
+		}
+	}
+	return c, rest, true
 }
 
 // verify reports whether sig is the tag of payload||owner under any key.
@@ -194,10 +319,37 @@ func (c Cursor) check() error {
 		if shardedKind(c.Kind) && (c.Shards < 1 || c.Shards > MaxShards) {
 			return bad
 		}
+		if c.Kind == CursorLeaderboard && c.checkOrder() != nil {
+			return bad
+		}
 	case CursorAudit:
 		if checkAuditSK(c.ID) != nil {
 			return bad
 		}
+	}
+	if c.Kind != CursorLeaderboard && (c.Tiebreak != "" || c.Answer != nil || c.Place != 0 || c.Guess != nil) {
+		return bad
+	}
+	return nil
+}
+
+// checkOrder validates a leaderboard cursor's order fields: a tie-break component as the
+// keys hold them; without an answer, the place is the rank and there is no guess; with one,
+// answer and guess are tie-breaker values and the place lies between the rank and the
+// rows so far (a place splits ties: never above the rank).
+func (c Cursor) checkOrder() error {
+	if c.Tiebreak != "" && !validTiebreak(c.Tiebreak) {
+		return ErrBadCursor
+	}
+	if c.Answer == nil {
+		if c.Place != c.Rank || c.Guess != nil {
+			return ErrBadCursor
+		}
+		return nil
+	}
+	if domain.ValidTiebreakerValue("answer", *c.Answer) != nil || (c.Guess != nil && domain.ValidTiebreakerValue("guess", *c.Guess) != nil) ||
+		c.Place < c.Rank || c.Place > c.Index {
+		return ErrBadCursor
 	}
 	return nil
 }

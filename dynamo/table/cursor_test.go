@@ -3,6 +3,7 @@ package table
 import (
 	"encoding/base64"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,8 +22,16 @@ var codecCursors = []struct {
 	{"Events", Cursor{Kind: CursorEvents, Owner: "all", ID: "2024-03-03-aew-revolution"}, CursorEvents, "all"},
 	{"EventsOfSeason", Cursor{Kind: CursorEvents, Owner: "2024", ID: "2024-03-03-aew-revolution"}, CursorEvents, "2024"},
 	{"Predictions", Cursor{Kind: CursorPredictions, Owner: "amy", ID: "2024-03-03-aew-revolution"}, CursorPredictions, "amy"},
-	{"Leaderboard", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2, Shards: 16}, CursorLeaderboard, "2024-03-03-x"},
-	{"LeaderboardZeroPoints", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 0, Index: 9, Rank: 4, Shards: 1}, CursorLeaderboard, "2024-03-03-x"},
+	{"Leaderboard", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 3, Rank: 2, Shards: 16, Place: 2}, CursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardZeroPoints", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 0, Index: 9, Rank: 4, Shards: 1, Place: 4}, CursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardAnswerCounted", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 5, Rank: 2, Shards: 16,
+		Tiebreak: "000000201", Answer: ptr(300), Place: 4, Guess: ptr(320)}, CursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardAnswerCountedNoGuess", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 5, Rank: 2, Shards: 1,
+		Tiebreak: "100000000", Answer: ptr(300), Place: 5}, CursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardKeyWithTiebreakBeforeItCounts", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 5, Rank: 2, Shards: 16,
+		Tiebreak: "000000000", Place: 2}, CursorLeaderboard, "2024-03-03-x"},
+	{"LeaderboardLongest", Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: strings.Repeat("z", domain.MaxUserIDLen), Points: MaxScore, Index: math.MaxInt32, Rank: math.MaxInt32 - 1, Shards: MaxShards,
+		Tiebreak: "010000001", Answer: ptr(domain.MaxTiebreakerAnswer), Place: math.MaxInt32, Guess: ptr(domain.MaxTiebreakerAnswer)}, CursorLeaderboard, "2024-03-03-x"},
 	{"Standings", Cursor{Kind: CursorStandings, Owner: "2024", ID: "zed", Points: MaxScore, Index: 1, Rank: 1, Shards: 1}, CursorStandings, "2024"},
 	{"StandingsLargestRank", Cursor{Kind: CursorStandings, Owner: "2024", ID: strings.Repeat("z", domain.MaxUserIDLen), Points: MaxScore, Index: math.MaxInt32, Rank: math.MaxInt32, Shards: MaxShards}, CursorStandings, "2024"},
 	{"AuditLog", Cursor{Kind: CursorAudit, Owner: "2024-03-03-x", ID: "2024-03-03T20:15:00.123456789Z#0123456789abcdef"}, CursorAudit, "2024-03-03-x"},
@@ -44,7 +53,7 @@ func TestCursorRoundTrip(t *testing.T) {
 			}
 			got, err := cc.Decode(s, tt.kind, tt.owner)
 			mustOK(t, err)
-			if got != tt.c {
+			if !reflect.DeepEqual(got, tt.c) {
 				t.Errorf("decode(encode(%+v)) = %+v", tt.c, got)
 			}
 		})
@@ -126,12 +135,29 @@ func TestCursorSignedButInvalid(t *testing.T) {
 		"TooManyShards":      {Kind: CursorStandings, Owner: "2024", ID: "amy", Index: 1, Rank: 1, Shards: MaxShards + 1},
 		"IndexOver32Bits":    {Kind: CursorStandings, Owner: "2024", ID: "amy", Index: math.MaxInt32 + 1, Rank: 1},
 		"RankOver32Bits":     {Kind: CursorStandings, Owner: "2024", ID: "amy", Index: math.MaxInt32 + 1, Rank: math.MaxInt32 + 1},
+		"TiebreakMalformed":  {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 1, Rank: 1, Place: 1, Shards: 1, Tiebreak: "100000201"},
+		"TiebreakTooLong":    {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 1, Rank: 1, Place: 1, Shards: 1, Tiebreak: "1000000000"},
+		"PlaceAboveRank":     {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 3, Rank: 2, Place: 1, Shards: 1, Answer: ptr(5)},
+		"PlaceAboveIndex":    {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 3, Rank: 2, Place: 4, Shards: 1, Answer: ptr(5)},
+		"AnswerOverLimit":    {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 3, Rank: 2, Place: 2, Shards: 1, Answer: ptr(domain.MaxTiebreakerAnswer + 1)},
+		"GuessOverLimit":     {Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Index: 3, Rank: 2, Place: 2, Shards: 1, Answer: ptr(5), Guess: ptr(domain.MaxTiebreakerAnswer + 1)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := cc.Decode(cc.Encode(c), c.Kind, c.Owner)
 			wantCode(t, err, domain.CodeBadUserInput)
 		})
 	}
+	t.Run("OrderOnlyOnLeaderboards", func(t *testing.T) {
+		for _, c := range []Cursor{
+			{Kind: CursorStandings, Owner: "2024", ID: "amy", Index: 1, Rank: 1, Shards: 1, Tiebreak: "000000000"},
+			{Kind: CursorStandings, Owner: "2024", ID: "amy", Index: 1, Rank: 1, Shards: 1, Place: 1},
+			{Kind: CursorLeague, Owner: "x/2024", ID: "amy", Index: 1, Rank: 1, Answer: ptr(1)},
+		} {
+			if c.check() == nil {
+				t.Errorf("%+v passes check", c)
+			}
+		}
+	})
 	for name, s := range map[string]string{
 		"Empty":         "",
 		"Garbage":       "!!!not base64!!!",
@@ -143,6 +169,47 @@ func TestCursorSignedButInvalid(t *testing.T) {
 			_, err := cc.Decode(s, CursorEvents, "all")
 			wantCode(t, err, domain.CodeBadUserInput)
 		})
+	}
+}
+
+// TestLeaderboardCursorWithoutOrderKeepsItsBytes: a leaderboard cursor without a tie-break
+// component or an answer (every cursor of an event without a tie-breaker question) is the
+// wire format's ranked fields and shard count alone, so cursors handed out before leaderboards
+// had an order part still open their page.
+func TestLeaderboardCursorWithoutOrderKeepsItsBytes(t *testing.T) {
+	t.Parallel()
+	cc := testCodec()
+	c := Cursor{Kind: CursorLeaderboard, Owner: "2024-03-03-x", ID: "amy", Points: 15, Index: 300, Rank: 2, Shards: 16, Place: 2}
+	b := []byte{cursorVersion, cursorKinds[CursorLeaderboard], 3, 'a', 'm', 'y', 15, 0xac, 0x02, 2, 16}
+	want := base64.RawURLEncoding.EncodeToString(append(b, tag(cc.keys[0], b, c.Owner)...))
+	if got := cc.Encode(c); got != want {
+		t.Fatalf("Encode = %q, want %q", got, want)
+	}
+	got, err := cc.Decode(want, CursorLeaderboard, c.Owner)
+	mustOK(t, err)
+	if !reflect.DeepEqual(got, c) {
+		t.Fatalf("Decode = %+v, want %+v (place = rank)", got, c)
+	}
+	pl := got.Placer()
+	if pl.Answer != nil || pl.Place != 2 || pl.Ranker != (domain.Ranker{Index: 300, Rank: 2, Points: 15}) {
+		t.Fatalf("Placer = %+v", pl)
+	}
+	if sk, err := got.ScoreKey(); err != nil || sk != "SCORE#999999984#amy" {
+		t.Fatalf("ScoreKey = %q, %v", sk, err)
+	}
+}
+
+// TestCursorScoreKeyCarriesTheTiebreak: a leaderboard cursor's position is the last row's
+// whole key, its tie-break component included.
+func TestCursorScoreKeyCarriesTheTiebreak(t *testing.T) {
+	t.Parallel()
+	c := Cursor{Kind: CursorLeaderboard, ID: "amy", Points: 15, Index: 5, Rank: 2, Shards: 1, Tiebreak: "000000201", Answer: ptr(300), Place: 4, Guess: ptr(320)}
+	want := mustLeaderboardSK(t, 15, ptr(300), ptr(320), "amy")
+	if sk, err := c.ScoreKey(); err != nil || sk != want {
+		t.Fatalf("ScoreKey = %q, %v; want %q", sk, err, want)
+	}
+	if pl := c.Placer(); *pl.Answer != 300 || *pl.Guess != 320 || pl.Place != 4 || pl.Ranker.Index != 5 {
+		t.Fatalf("Placer = %+v", pl)
 	}
 }
 
