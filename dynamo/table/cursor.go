@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pickem/api/domain"
 )
@@ -165,7 +166,8 @@ var ErrBadCursor = domain.BadInput("invalid cursor for this list")
 // Decode parses s and checks that one of the keys signed it for kind and owner;
 // anything else is BAD_USER_INPUT.
 func (cc *Cursors) Decode(s, kind, owner string) (Cursor, error) {
-	if len(s) > maxCursorLen {
+	// The decoder skips line breaks: a cursor is one encoding only.
+	if len(s) > maxCursorLen || strings.ContainsAny(s, "\r\n") {
 		return Cursor{}, ErrBadCursor
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
