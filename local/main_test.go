@@ -543,7 +543,7 @@ func TestWithAnEndpointOnlyKeysPersist(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "cursor-key dev-secret" {
+	if strings.Join(names, " ") != "cursor-key dev-secret realtime-api-key" {
 		t.Errorf("-data holds %v, want the keys only", names)
 	}
 }

@@ -103,4 +103,14 @@ func TestRunServesRealtime(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway {
 		t.Fatalf("after the server stopped the socket ended with %v, want status 1001", err)
 	}
+
+	// A restart on the same -data prints the same key.
+	again := startLocal(t, dir, shared(t))
+	defer again.stop(t)
+	var printed struct {
+		Key string `json:"x-api-key"`
+	}
+	if err := json.Unmarshal([]byte(again.realtimeAuth), &printed); err != nil || printed.Key != key {
+		t.Fatalf("after a restart the banner prints %q (%v), want the key %q", again.realtimeAuth, err, key)
+	}
 }
