@@ -14,9 +14,9 @@ import "github.com/pickem/api/domain"
 // whose pass applies only the difference.
 
 // passMarked reports whether ev's row already records a complete pass of its card version:
-// SCORED, or (a live pass, final false) scoredVersion at the card version.
+// scoredVersion at the card version, and SCORED when the pass is final.
 func passMarked(ev domain.Event, final bool) bool {
-	return ev.Stored == domain.StateScored || (!final && ev.ScoredVersion == ev.CardVersion)
+	return ev.ScoredVersion == ev.CardVersion && (ev.Stored == domain.StateScored || !final)
 }
 
 // AnyScored reports whether a pass (of any card version, complete or not) has written

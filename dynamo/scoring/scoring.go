@@ -60,8 +60,23 @@ type driftError struct{ err error }
 func (d *driftError) Error() string { return d.err.Error() }
 func (d *driftError) Unwrap() error { return d.err }
 
+// newScoreJob is the job of prediction row (size bytes as read) under ev, its card, card
+// version, settings and tie-breaker answer as the pass read them (domain.RescoreEntry).
 func newScoreJob(row table.PredictionRow, size int, ev domain.Event) *scoreJob {
-	return &scoreJob{row: row, size: size, rescore: domain.RescorePrediction(ev.Matches, ev.CardVersion, row.DomainPicks(), row.StoredScore())}
+	return &scoreJob{row: row, size: size, rescore: domain.RescoreEntry(ev, row.Entry(), row.StoredScore())}
+}
+
+// keyAnswer is the tie-breaker answer a pass of ev writes into the score keys
+// (table.LeaderboardSK): the answer as set, which orders the leaderboard once the pass
+// completes (domain.Event.CountedAnswer); nil when none is set or ev has no question, and
+// the keys are the plain score keys. Setting, changing or clearing the answer moves the card
+// version, so the pass after it rewrites every prediction's key.
+func keyAnswer(ev domain.Event) *int {
+	if ev.Settings.Tiebreaker == nil || ev.Answer == nil {
+		return nil
+	}
+	v := ev.Answer.Value
+	return &v
 }
 
 // cardOutdated is the error of a run whose card a newer run has overtaken.
@@ -568,7 +583,7 @@ func (r *scoringRun) scoreItems(j *scoreJob, ev rankDelta, seasonRanks map[int]r
 		return pred, st, err
 	}
 	ev.move(j.row.Points, &j.rescore.Score.Points)
-	demand.indexMove(table.IndexName+"|"+table.EventShardPK(table.EventID(r.ev.ID), table.UserID(j.row.UserID).Shard(r.shards), r.shards), j.size, j.scoredSize())
+	demand.indexMove(table.IndexName+"|"+table.EventShardPK(table.EventID(r.ev.ID), table.UserID(j.row.UserID).Shard(r.shards), r.shards), j.size, j.scoredSize(r.ev))
 	if moved != nil {
 		ss := table.UserID(j.row.UserID).Shard(r.seasonShards)
 		if seasonRanks[ss] == nil {
@@ -586,19 +601,36 @@ const newStandingSize = 300
 
 // Bytes a prediction gains when scored (DynamoDB's item size): each correct match id in
 // correctIds (its 36 characters and a byte of list overhead), and on its first scoring the
-// attributes scoring adds (points, correct, scoredWith, correctIds' name and list).
+// attributes scoring adds (points, correct, scoredWith, correctIds' name and list). On an
+// event with domain.Event.ExtraScoring, each pick's points (the name, a number of up to 4
+// digits and the map entry's byte) and the perfect card (its name and a boolean); on an
+// event whose tie-breaker answer is set, the tie-break component of the index key and its
+// '#'.
 const (
-	correctIDBytes  = 37
-	firstScoreBytes = 48
+	correctIDBytes   = 37
+	firstScoreBytes  = 48
+	pickPointsBytes  = 6 + 4 + 1
+	perfectCardBytes = 11 + 1
+	tiebreakKeyBytes = domain.TiebreakKeyLen + 1
 )
 
 // scoredSize estimates the prediction's size once this run has scored it: scored, an item
 // often crosses a write unit (1 KB) that it was under as read, and its index entry's put
 // costs what the new item weighs.
-func (j *scoreJob) scoredSize() int {
+func (j *scoreJob) scoredSize(ev domain.Event) int {
 	n := j.size + (len(j.rescore.CorrectIDs)-len(j.row.CorrectIDs))*correctIDBytes
 	if j.row.Points == nil {
 		n += firstScoreBytes
+	}
+	next := j.rescore.Next
+	if next.PickPoints != nil && !slices.ContainsFunc(j.row.Picks, func(p table.PickRow) bool { return p.Points != nil }) {
+		n += len(next.PickPoints) * pickPointsBytes
+	}
+	if next.PerfectCard != nil && j.row.PerfectCard == nil {
+		n += perfectCardBytes
+	}
+	if keyAnswer(ev) != nil {
+		n += 2 * tiebreakKeyBytes // GSI_SK is in the item, and its copy in the index entry's key
 	}
 	return n
 }
@@ -609,22 +641,23 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 	e, season, cardVersion := r.e, r.ev.Season(), r.ev.CardVersion
 	uid := table.UserID(j.row.UserID)
 	seasonPartition := table.SeasonShardPK(season, uid.Shard(r.seasonShards), r.seasonShards)
-	sc := j.rescore.Score
-	sk, err := table.ScoreSK(sc.Points, uid)
+	score := j.rescore.Next
+	sk, err := table.LeaderboardSK(score.Points, keyAnswer(r.ev), j.row.Tiebreaker, uid)
 	if err != nil {
 		return types.TransactWriteItem{}, nil, nil, err
 	}
 	cond := table.Exists().And(table.VersionIs(j.row.Version))
-	upd := expression.Set(expression.Name("points"), expression.Value(sc.Points)).
-		Set(expression.Name("correct"), expression.Value(sc.Correct)).
+	upd := expression.Set(expression.Name("points"), expression.Value(score.Points)).
+		Set(expression.Name("correct"), expression.Value(score.Correct)).
 		Set(expression.Name("scoredWith"), expression.Value(cardVersion)).
 		Set(expression.Name(table.AttrGSISK), expression.Value(sk)).
 		Set(expression.Name("version"), expression.Value(j.row.Version+1))
-	if len(j.rescore.CorrectIDs) > 0 {
-		upd = upd.Set(expression.Name("correctIds"), expression.Value(j.rescore.CorrectIDs))
+	if len(score.CorrectIDs) > 0 {
+		upd = upd.Set(expression.Name("correctIds"), expression.Value(score.CorrectIDs))
 	} else {
 		upd = upd.Remove(expression.Name("correctIds")) // no empty lists: see table.MatchRow
 	}
+	upd = gameScoreUpdate(upd, j.row, score)
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, nil, nil, err
@@ -682,6 +715,31 @@ func (r *scoringRun) scoreWrites(j *scoreJob) (types.TransactWriteItem, *types.T
 		UpdateExpression: sexpr.Update(), ConditionExpression: sexpr.Condition(),
 		ExpressionAttributeNames: sexpr.Names(), ExpressionAttributeValues: sexpr.Values(),
 	}}, &[2]*int{&st.Points, &next.Points}, nil
+}
+
+// gameScoreUpdate adds to upd what the game's rules store beyond the points (next, from
+// domain.RescoreEntry): each pick's points in the picks list (row's, as read: the update is
+// conditioned on its version) and the perfect card when next has them (an event with
+// domain.Event.ExtraScoring; the perfect card on a final pass only); an attribute row holds
+// but next has not is removed. A prediction of an event without them gets no action here:
+// it stores what it always did.
+func gameScoreUpdate(upd expression.UpdateBuilder, row table.PredictionRow, next domain.StoredScore) expression.UpdateBuilder {
+	for i, p := range row.Picks {
+		name := expression.Name(fmt.Sprintf("picks[%d].points", i))
+		switch {
+		case next.PickPoints != nil:
+			upd = upd.Set(name, expression.Value(next.PickPoints[i]))
+		case p.Points != nil:
+			upd = upd.Remove(name)
+		}
+	}
+	switch {
+	case next.PerfectCard != nil:
+		upd = upd.Set(expression.Name("perfectCard"), expression.Value(*next.PerfectCard))
+	case row.PerfectCard != nil:
+		upd = upd.Remove(expression.Name("perfectCard"))
+	}
+	return upd
 }
 
 // readStandings loads the season standing and the profile of every player in batch
@@ -806,8 +864,10 @@ func (e *Engine) reread(ctx context.Context, ev domain.Event, batch []*scoreJob,
 
 // markScored completes a scoring pass: it records on the event row the matches the pass
 // counted (scoredMatches) and its card version (scoredVersion), and makes the event SCORED
-// if every match has a result (otherwise, live scoring, it stays BROADCAST); an event
-// already SCORED is only checked. One transaction conditioned on the card version scored
+// if every match has a result (otherwise, live scoring, it stays BROADCAST; an event already
+// SCORED stays so). scoredVersion moves on a SCORED event too: what a pass after a change
+// of the card applies (a tie-breaker answer among them: domain.Event.CountedAnswer) counts
+// once it is recorded. One transaction conditioned on the card version scored
 // and on every shard's checkpoint holding the count done the run read (done, by shard):
 // every prediction the copies counted was written for this card. No prediction can have
 // come since the counts were read: scoring needs a result, a result is only entered once
@@ -819,32 +879,20 @@ func (e *Engine) reread(ctx context.Context, ev domain.Event, batch []*scoreJob,
 func (e *Engine) markScored(ctx context.Context, ev domain.Event, card Card, done []int, extra ...types.TransactWriteItem) error {
 	eid := table.EventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
-	var event types.TransactWriteItem
-	if ev.Stored == domain.StateScored {
-		expr, err := expression.NewBuilder().WithCondition(same).Build()
-		if err != nil {
-			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-		}
-		event = types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(e.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}}
-	} else {
-		upd := expression.Set(expression.Name("scoredMatches"), expression.Value(domain.ResultedMatches(ev.Matches))).
-			Set(expression.Name("scoredVersion"), expression.Value(ev.CardVersion))
-		if len(domain.MissingResults(ev.Matches)) == 0 {
-			upd = upd.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))
-		}
-		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(same).Build()
-		if err != nil {
-			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-		}
-		event = types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(e.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}}
+	upd := expression.Set(expression.Name("scoredMatches"), expression.Value(domain.ResultedMatches(ev.Matches))).
+		Set(expression.Name("scoredVersion"), expression.Value(ev.CardVersion))
+	if ev.Stored != domain.StateScored && len(domain.MissingResults(ev.Matches)) == 0 {
+		upd = upd.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))
 	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(same).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+	}
+	event := types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(e.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}
 	items := []types.TransactWriteItem{event}
 	check := func(key map[string]types.AttributeValue, cond expression.ConditionBuilder) error {
 		expr, err := expression.NewBuilder().WithCondition(cond).Build()
@@ -866,7 +914,7 @@ func (e *Engine) markScored(ctx context.Context, ev domain.Event, card Card, don
 			return err
 		}
 	}
-	err := e.db.TransactRetry(ctx, append(items, extra...))
+	err = e.db.TransactRetry(ctx, append(items, extra...))
 	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
 		if ddb.Failed(reasons, 0) {
 			return cardOutdated(ev)
