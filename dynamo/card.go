@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -20,15 +21,17 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// CreateEvent creates an event with its whole card in one transaction (players never see
+// CreateEvent creates an event with its game settings (domain.CleanSettings) and its whole
+// card (domain.CleanCard: a refusal names the match) in one transaction (players never see
 // half a card and a re-run cannot duplicate matches) of the store's shard count
 // (WithScoreShards, stored on the event row), with its lock copies in the same transaction
 // when they fit (one shard: one copy), else after it. Its season is given the store's shard
-// count first, unless it has one. It is idempotent: when the id is taken
-// by an event exactly as this call would create it (same name, start and card, still
-// UPCOMING and never edited) — typically this very create, applied but answered too late
-// and tried again by the SDK or by the admin — it finishes that event's lock copies and
-// returns it (with its own match ids). Returns CONFLICT if the id is taken by anything else.
+// count first, unless it has one. It is idempotent: when the id is taken by an event
+// exactly as this call would create it (domain.SameNewEvent: same name, start, settings
+// and card, still UPCOMING and never edited) — typically this very create, applied but
+// answered too late and tried again by the SDK or by the admin — it finishes that event's
+// lock copies and returns it (with its own match ids). Returns CONFLICT if the id is taken
+// by anything else.
 func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error) {
 	name, err := domain.CleanText("event name", spec.Name, domain.MaxTextLen)
 	if err != nil {
@@ -50,17 +53,18 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	} else if id, err = domain.NewEventID(name, start); err != nil {
 		return domain.Event{}, err
 	}
-	if len(spec.Matches) > domain.MaxMatches {
-		return domain.Event{}, domain.BadInput("a card has at most %d matches", domain.MaxMatches)
+	settings, err := domain.CleanSettings(spec.Settings)
+	if err != nil {
+		return domain.Event{}, err
+	}
+	card, err := domain.CleanCard(spec.Matches)
+	if err != nil {
+		return domain.Event{}, err
 	}
 	ev := domain.Event{ID: id, Name: name, StartsAt: start, Stored: domain.StateUpcoming, CardVersion: 1,
-		Matches: make([]domain.Match, len(spec.Matches))}
-	for i, ms := range spec.Matches {
-		clean, err := domain.CleanMatch(ms)
-		if err != nil {
-			return domain.Event{}, fmt.Errorf("match %d: %w", i+1, err)
-		}
-		ev.Matches[i] = matchFromSpec(domain.NewMatchID(), i+1, clean)
+		Settings: settings, Matches: make([]domain.Match, len(card))}
+	for i, ms := range card {
+		ev.Matches[i] = matchFromSpec(domain.NewMatchID(), i+1, ms)
 	}
 
 	if err := s.ensureSeason(ctx, ev.Season()); err != nil {
@@ -93,7 +97,7 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 		if err != nil {
 			return domain.Event{}, err
 		}
-		if !sameNewEvent(existing, ev) {
+		if !domain.SameNewEvent(existing.ev, ev) {
 			return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q already exists", id)
 		}
 		if err := s.ensureLocks(ctx, existing.row); err != nil {
@@ -116,35 +120,9 @@ func (s *Store) CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.
 	return ev, nil
 }
 
-// sameNewEvent reports whether the event read is ev as CreateEvent would create it: still
-// UPCOMING at its first card version, with the same name, start and card (match ids aside,
-// which every create draws anew).
-func sameNewEvent(read cardRead, ev domain.Event) bool {
-	got := read.ev
-	if got.Stored != domain.StateUpcoming || got.CardVersion != 1 || got.Name != ev.Name ||
-		!got.StartsAt.Equal(ev.StartsAt) || len(got.Matches) != len(ev.Matches) {
-		return false
-	}
-	for i, a := range got.Matches {
-		b := ev.Matches[i]
-		if a.Position != b.Position || a.Name != b.Name || a.Points != b.Points || a.Preshow != b.Preshow ||
-			!slices.Equal(a.Championships, b.Championships) || a.Result != nil || len(a.Teams) != len(b.Teams) {
-			return false
-		}
-		for j, ta := range a.Teams {
-			tb := b.Teams[j]
-			if (ta.Name == nil) != (tb.Name == nil) || (ta.Name != nil && *ta.Name != *tb.Name) ||
-				!slices.Equal(ta.Members, tb.Members) || ta.Champion != tb.Champion {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func matchFromSpec(id string, position int, ms domain.MatchSpec) domain.Match {
-	return domain.Match{ID: id, Position: position, Name: ms.Name, Points: ms.Points, Preshow: ms.Preshow,
-		Championships: ms.Championships, Teams: ms.Teams}
+	return domain.Match{ID: id, Position: position, Name: ms.Name, Points: ms.Points, MethodPoints: ms.MethodPoints,
+		Preshow: ms.Preshow, Championships: ms.Championships, Teams: ms.Teams}
 }
 
 // maxCardReads bounds how often readCard reads again when a card change landed between
@@ -218,44 +196,183 @@ func (s *Store) readCard(ctx context.Context, id string) (cardRead, error) {
 	return cardRead{}, domain.Errorf(domain.CodeUnavailable, "the card of event %q kept changing while it was read; try again", id)
 }
 
-// commitCard writes items (the match changes) in one transaction with an update of the
-// event that bumps its cardVersion and rev, sets the cardHash of card (the matches as they
-// will be) and, if state is not nil, its state, conditioned on the cardVersion and rev read:
-// the card read is one moment (readCard), so a change by anyone else since makes the whole
-// transaction fail and nothing is overwritten. The lock copies are checked current before
-// (ensureLocks) and brought to the new row after (syncLocks). Returns CONFLICT if the card
-// changed meanwhile; UNAVAILABLE if the transaction kept conflicting with others in flight.
-func (s *Store) commitCard(ctx context.Context, cr cardRead, card []domain.Match, state *domain.EventState, items ...types.TransactWriteItem) error {
-	ev, row := cr.ev, cr.row
-	defer s.cache.ForgetEvent(ev.ID)
+// The changes of an existing event — updateEvent, the card edits (addMatch, updateMatch,
+// removeMatch, reorderMatches, setResult, a change of the game settings) and
+// setTiebreakerAnswer — all take one flow, editCard: read the event with its card as one
+// moment (readCard), find the match the change is about, decide it (check it against the
+// lifecycle and build what it writes), then write the event row, the match items and the
+// audit entry in one transaction conditioned on what was read (writeEvent).
+
+// cardEdit is what one change of an event brings to editCard.
+type cardEdit struct {
+	op string // the change as errors name it ("add match")
+	// match is the id of the match the change is about ("": none): NOT_FOUND unless it is
+	// on the card read, BAD_USER_INPUT if it is not a match id.
+	match string
+	// decide checks the change against the event ev read at now (its lifecycle:
+	// domain.CheckCardEdit or domain.PlanEventUpdate, which say which edit it is; m is the
+	// match, when match is set) and returns what it writes. An error refuses the change,
+	// nothing written.
+	decide func(ev domain.Event, m domain.Match, now time.Time) (eventChange, error)
+	// again: a write refused because the event changed after it was read is decided again
+	// on a new read (up to ddb.OptimisticAttempts reads), rather than refused with CONFLICT
+	// as a card edit is (the admin decided it on the card they saw).
+	again bool
+}
+
+// eventChange is what a decided change writes.
+type eventChange struct {
+	// none: the change changes nothing; nothing is written, no audit entry.
+	none bool
+	// card is the event's matches after the change (ev.Matches when it changes none).
+	card []domain.Match
+	// movesCard: the change is a card edit (domain/lifecycle.go): it moves the card version
+	// by one, so a submit checked against the card before it fails with CONFLICT.
+	movesCard bool
+	// state is the event's stored state after the change (nil: unchanged).
+	state *domain.EventState
+	// row makes the change's other changes to the event row (name, start, settings,
+	// answer); nil: none.
+	row func(table.EventRow) table.EventRow
+	// cond is what the event row must still hold besides the card version and rev read
+	// (nil: nothing more).
+	cond *expression.ConditionBuilder
+	// items are the writes of match items; audit the change's audit entry.
+	items []types.TransactWriteItem
+	audit domain.AuditEntry
+}
+
+// cardEdited is the change of a card edit: the card after it, its audit entry and its
+// writes of match items.
+func cardEdited(card []domain.Match, audit domain.AuditEntry, items ...types.TransactWriteItem) eventChange {
+	return eventChange{card: card, movesCard: true, audit: audit, items: items}
+}
+
+// editCard applies e to event and returns the event with its card and row as written (as
+// read, when the change changes nothing). The write is conditioned on the card version
+// and rev read (and e's own condition): the card read is one moment (readCard), so a change
+// by anyone else since makes the whole transaction fail and nothing is overwritten. Returns
+// NOT_FOUND, e's refusals, CONFLICT if the event changed meanwhile (after e.again's new
+// decisions: if it kept changing), UNAVAILABLE if the transaction kept conflicting with
+// others in flight.
+func (s *Store) editCard(ctx context.Context, event string, e cardEdit) (cardRead, error) {
+	wrap := func(err error) error {
+		if de := (*domain.Error)(nil); errors.As(err, &de) {
+			return err
+		}
+		return fmt.Errorf("dynamo: %s %s: %w", e.op, event, err)
+	}
+	attempts := 1
+	if e.again {
+		attempts = ddb.OptimisticAttempts
+	}
+	for range attempts {
+		cr, err := s.readCard(ctx, event)
+		if err != nil {
+			return cardRead{}, err
+		}
+		var m domain.Match
+		if e.match != "" {
+			if m, err = findMatch(cr.ev, e.match); err != nil {
+				return cardRead{}, err
+			}
+		}
+		now := s.now()
+		c, err := e.decide(cr.ev, m, now)
+		if err != nil {
+			return cardRead{}, wrap(err)
+		}
+		if c.none {
+			return cr, nil
+		}
+		next := cr.row
+		if c.row != nil {
+			next = c.row(next)
+		}
+		if c.state != nil {
+			next.State = string(*c.state)
+		}
+		if c.movesCard {
+			next.CardVersion, next.CardHash = cr.row.CardVersion+1, table.CardHash(c.card)
+		}
+		next.Rev = cr.row.Rev + copiesFollow(cr.row)
+		cond := expression.Name("cardVersion").Equal(expression.Value(cr.row.CardVersion)).And(table.RevIs(cr.row.Rev))
+		if c.cond != nil {
+			cond = cond.And(*c.cond)
+		}
+		items, err := s.withAudit(ctx, c.audit, c.items...)
+		if err != nil {
+			return cardRead{}, wrap(err)
+		}
+		written, err := s.writeEvent(ctx, cr.row, next, cond, items...)
+		if err != nil {
+			return cardRead{}, wrap(err)
+		}
+		if written {
+			ev, err := next.ToDomain()
+			ev.Matches = c.card
+			return cardRead{ev: ev, row: next}, err
+		}
+	}
+	if e.again {
+		return cardRead{}, domain.Errorf(domain.CodeConflict, "event %q kept changing; try again", event)
+	}
+	return cardRead{}, domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", event)
+}
+
+// writeEvent writes the event row read as row as next, conditioned on cond, in one
+// transaction with items (match items' writes, the audit entry last). The lock copies are
+// checked current before (ensureLocks) and brought to next after (syncLocks) when its rev
+// moved; the read cache forgets the event. written is false when a condition failed and
+// the transaction was cancelled: nothing was written.
+func (s *Store) writeEvent(ctx context.Context, row, next table.EventRow, cond expression.ConditionBuilder, items ...types.TransactWriteItem) (written bool, err error) {
+	defer s.cache.ForgetEvent(row.ID)
 	if err := s.ensureLocks(ctx, row); err != nil {
-		return err
+		return false, err
 	}
-	next := row
-	next.CardVersion, next.Rev, next.CardHash = ev.CardVersion+1, row.Rev+copiesFollow(row), table.CardHash(card)
-	upd := expression.Set(expression.Name("cardVersion"), expression.Value(next.CardVersion)).
-		Set(expression.Name("cardHash"), expression.Value(next.CardHash)).
-		Set(expression.Name("rev"), expression.Value(next.Rev))
-	if state != nil {
-		next.State = string(*state)
-		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
-	}
-	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd,
-		expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion)).And(table.RevIs(row.Rev)))
+	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(row.ID))), eventUpdate(row, next), cond)
 	if err != nil {
-		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
+		return false, err
 	}
 	err = s.db.TransactRetry(ctx, append([]types.TransactWriteItem{update}, items...))
 	if _, cancelled := ddb.CancellationReasons(err); cancelled {
-		return domain.Errorf(domain.CodeConflict, "the card of event %q changed meanwhile; reload it and try again", ev.ID)
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("dynamo: update card %s: %w", ev.ID, err)
+		return false, err
 	}
 	if next.Rev == row.Rev {
-		return nil
+		return true, nil
 	}
-	return s.syncLocks(ctx, next, nil)
+	return true, s.syncLocks(ctx, next, nil)
+}
+
+// eventUpdate is the update of an event row from old to next: rev, and each attribute a
+// change of the event writes that next holds otherwise; the game's attributes are removed
+// when next leaves them out, so an event that stops using one is stored as one that never
+// did.
+func eventUpdate(old, next table.EventRow) expression.UpdateBuilder {
+	u := expression.Set(expression.Name("rev"), expression.Value(next.Rev))
+	write := func(name string, changed, omitted bool, v any) {
+		switch {
+		case !changed:
+		case omitted:
+			u = u.Remove(expression.Name(name))
+		default:
+			u = u.Set(expression.Name(name), expression.Value(v))
+		}
+	}
+	write("name", old.Name != next.Name, false, next.Name)
+	write("startsAt", old.StartsAt != next.StartsAt, false, next.StartsAt)
+	write("state", old.State != next.State, false, next.State)
+	write("cardVersion", old.CardVersion != next.CardVersion, false, next.CardVersion)
+	write("cardHash", old.CardHash != next.CardHash, false, next.CardHash)
+	write("jokers", old.Jokers != next.Jokers, !next.Jokers, next.Jokers)
+	write("perfectCardBonus", old.PerfectCardBonus != next.PerfectCardBonus, next.PerfectCardBonus == 0, next.PerfectCardBonus)
+	write("tiebreaker", old.Tiebreaker != next.Tiebreaker, next.Tiebreaker == "", next.Tiebreaker)
+	write("answer", !reflect.DeepEqual(old.Answer, next.Answer), next.Answer == nil, next.Answer)
+	write("answerVersion", old.AnswerVersion != next.AnswerVersion, next.AnswerVersion == 0, next.AnswerVersion)
+	return u
 }
 
 // lockOnResult is the state that goes with a result: an event locked only by time is
@@ -281,96 +398,55 @@ func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWr
 	return s.db.DeleteIf(table.Key(table.EventPK(eid), table.MatchSK(table.MatchID(m.ID))), table.Exists())
 }
 
-// UpdateEvent changes an event's name, start or state under the lifecycle rules
-// (domain.PlanEventUpdate): the start stays within its UTC date (the id holds the date) and
-// moves only earlier once the event has locked; a locked event never reopens; a SCORED
-// event may only be renamed. The write is conditioned on the name, state and start the
-// decision was made on (and, when the decision needed the event open, on its start still
-// being ahead), so a change landing in between makes it decide again. The card is not
-// touched (cardVersion does not move). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// UpdateEvent changes an event's name, start, state or game settings under the lifecycle
+// rules (domain.PlanEventUpdate): the start stays within its UTC date (the id holds the date)
+// and moves only earlier once the event has locked; a locked event never reopens; a SCORED
+// event may only be renamed; the settings change only while the event is UPCOMING (the
+// whole call is refused otherwise). A change of the settings is a card edit: it moves the
+// card version, so a submit checked against the old settings fails with CONFLICT; the name,
+// start and state leave it as it is. The write is conditioned on the card version, rev,
+// name, state and start the decision was made on (and, when the decision needed the event
+// open, on its start still being ahead), so a change landing in between makes it decide
+// again. A new name or start is copied onto the event's predictions after. Returns
+// NOT_FOUND, BAD_USER_INPUT or CONFLICT (the event kept changing).
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
-	for attempt := 0; attempt < ddb.OptimisticAttempts; attempt++ {
-		cr, err := s.readCard(ctx, id)
-		if err != nil {
-			return domain.Event{}, err
-		}
-		ev := cr.ev
-		now := s.now()
-		change, err := domain.PlanEventUpdate(ev, u, now)
-		if err != nil {
-			return domain.Event{}, err
-		}
-		if change.Empty() {
-			return ev, nil
-		}
-		done, err := s.writeEventChange(ctx, cr, change, now)
-		if err != nil {
-			return domain.Event{}, err
-		}
-		if !done {
-			continue // the event changed since it was read: decide again
-		}
-		ev = change.Apply(ev)
-		if change.Name != nil || change.StartsAt != nil {
-			if err := s.propagateEventRef(ctx, ev, cr.row.Shards); err != nil {
-				return domain.Event{}, err
+	var change domain.EventChange
+	after, err := s.editCard(ctx, id, cardEdit{op: "update event", again: true,
+		decide: func(ev domain.Event, _ domain.Match, now time.Time) (eventChange, error) {
+			var err error
+			if change, err = domain.PlanEventUpdate(ev, u, now); err != nil || change.Empty() {
+				return eventChange{none: true}, err
 			}
+			cond := expression.Name("name").Equal(expression.Value(ev.Name)).
+				And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
+				And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt))))
+			if change.RequireOpen {
+				cond = cond.And(table.OpenAt(now))
+			}
+			return eventChange{card: ev.Matches, movesCard: change.MovesCard(), state: change.State, cond: &cond,
+				row: func(r table.EventRow) table.EventRow {
+					if change.Name != nil {
+						r.Name = *change.Name
+					}
+					if change.StartsAt != nil {
+						r.StartsAt = table.FormatTime(*change.StartsAt)
+					}
+					if change.Settings != nil {
+						r = r.WithSettings(*change.Settings)
+					}
+					return r
+				},
+				audit: domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)}}, nil
+		}})
+	if err != nil {
+		return domain.Event{}, err
+	}
+	if change.Name != nil || change.StartsAt != nil {
+		if err := s.propagateEventRef(ctx, after.ev, after.row.Shards); err != nil {
+			return domain.Event{}, err
 		}
-		return ev, nil
 	}
-	return domain.Event{}, domain.Errorf(domain.CodeConflict, "event %q kept changing; try again", id)
-}
-
-// writeEventChange writes change to the event row read as cr, conditioned on the name,
-// state, start and rev read and, if change.RequireOpen, on the start being after now, in one
-// transaction with its audit entry; the lock copies are checked current before and brought
-// to the new row after. done is false when the condition failed.
-func (s *Store) writeEventChange(ctx context.Context, cr cardRead, change domain.EventChange, now time.Time) (bool, error) {
-	ev, row := cr.ev, cr.row
-	defer s.cache.ForgetEvent(ev.ID)
-	if err := s.ensureLocks(ctx, row); err != nil {
-		return false, err
-	}
-	next := row
-	next.Rev = row.Rev + copiesFollow(row)
-	upd := expression.Set(expression.Name("rev"), expression.Value(next.Rev))
-	if change.Name != nil {
-		next.Name = *change.Name
-		upd = upd.Set(expression.Name("name"), expression.Value(next.Name))
-	}
-	if change.StartsAt != nil {
-		next.StartsAt = table.FormatTime(*change.StartsAt)
-		upd = upd.Set(expression.Name("startsAt"), expression.Value(next.StartsAt))
-	}
-	if change.State != nil {
-		next.State = string(*change.State)
-		upd = upd.Set(expression.Name("state"), expression.Value(next.State))
-	}
-	cond := expression.Name("name").Equal(expression.Value(ev.Name)).
-		And(expression.Name("state").Equal(expression.Value(string(ev.Stored)))).
-		And(expression.Name("startsAt").Equal(expression.Value(table.FormatTime(ev.StartsAt)))).
-		And(table.RevIs(row.Rev))
-	if change.RequireOpen {
-		cond = cond.And(table.OpenAt(now))
-	}
-	update, err := s.db.Update(table.Key(table.EventsPartition, table.EventSK(table.EventID(ev.ID))), upd, cond)
-	if err != nil {
-		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
-	}
-	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateEvent, EventID: ev.ID, Summary: domain.SummarizeEventChange(ev, change)}, update)
-	if err != nil {
-		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
-	}
-	err = s.db.TransactRetry(ctx, items)
-	if reasons, cancelled := ddb.CancellationReasons(err); cancelled && ddb.Failed(reasons, 0) {
-		return false, nil
-	} else if err != nil {
-		return false, fmt.Errorf("dynamo: update event %s: %w", ev.ID, err)
-	}
-	if next.Rev == row.Rev {
-		return true, nil
-	}
-	return true, s.syncLocks(ctx, next, nil)
+	return after.ev, nil
 }
 
 // copiesFollow is 1 if a change of the event row must reach its lock copies (the rev
@@ -455,31 +531,27 @@ func (s *Store) propagateEventRef(ctx context.Context, ev domain.Event, shards i
 // AddMatch appends a match to the end of a card. Returns NOT_FOUND, BAD_USER_INPUT (full
 // card, scored event) or CONFLICT.
 func (s *Store) AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event)
+	var m domain.Match
+	_, err := s.editCard(ctx, event, cardEdit{op: "add match", decide: func(ev domain.Event, _ domain.Match, now time.Time) (eventChange, error) {
+		if err := domain.CheckCardEdit(ev, domain.EditAddMatch, now); err != nil {
+			return eventChange{}, err
+		}
+		if len(ev.Matches) >= domain.MaxMatches {
+			return eventChange{}, domain.BadInput("a card has at most %d matches", domain.MaxMatches)
+		}
+		clean, err := domain.CleanMatch(spec)
+		if err != nil {
+			return eventChange{}, err
+		}
+		m = matchFromSpec(domain.NewMatchID(), len(ev.Matches)+1, clean)
+		put, err := s.putMatch(table.EventID(ev.ID), m, false)
+		if err != nil {
+			return eventChange{}, err
+		}
+		return cardEdited(append(slices.Clone(ev.Matches), m),
+			domain.AuditEntry{Action: domain.ActionAddMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("added", m)}, put), nil
+	}})
 	if err != nil {
-		return domain.Match{}, err
-	}
-	ev := cr.ev
-	if err := domain.CheckCardEdit(ev, domain.EditAddMatch, s.now()); err != nil {
-		return domain.Match{}, err
-	}
-	if len(ev.Matches) >= domain.MaxMatches {
-		return domain.Match{}, domain.BadInput("a card has at most %d matches", domain.MaxMatches)
-	}
-	clean, err := domain.CleanMatch(spec)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	m := matchFromSpec(domain.NewMatchID(), len(ev.Matches)+1, clean)
-	put, err := s.putMatch(table.EventID(ev.ID), m, false)
-	if err != nil {
-		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
-	}
-	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionAddMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("added", m)}, put)
-	if err != nil {
-		return domain.Match{}, fmt.Errorf("dynamo: add match %s: %w", event, err)
-	}
-	if err := s.commitCard(ctx, cr, append(slices.Clone(ev.Matches), m), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
 	return m, nil
@@ -508,72 +580,49 @@ func replaceMatch(card []domain.Match, old string, m domain.Match) []domain.Matc
 	return out
 }
 
-// UpdateMatch changes a match. Changing its teams replaces it with a new match (new id, no
-// result): picks are team indices, so picks on the old match stop counting rather than
-// being silently re-pointed. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// UpdateMatch changes a match (domain.MatchUpdate.Apply: what u leaves out stays as it is).
+// Changing its teams replaces it with a new match (new id, no result): picks are team
+// indices, so picks on the old match stop counting rather than being silently re-pointed.
+// Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.MatchUpdate) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	ev := cr.ev
-	m, err := findMatch(ev, match)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	spec := domain.MatchSpec{Name: m.Name, Points: m.Points, Preshow: m.Preshow, Championships: m.Championships, Teams: m.Teams}
-	if u.Name != nil {
-		spec.Name = *u.Name
-	}
-	if u.Points != nil {
-		spec.Points = *u.Points
-	}
-	if u.Preshow != nil {
-		spec.Preshow = *u.Preshow
-	}
-	if u.Championships != nil {
-		spec.Championships = u.Championships
-	}
-	if u.Teams != nil {
-		spec.Teams = u.Teams
-	}
-	clean, err := domain.CleanMatch(spec)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	eid := table.EventID(ev.ID)
-	updated := matchFromSpec(m.ID, m.Position, clean)
-	updated.Result, updated.PickCounts = m.Result, m.PickCounts
-	var items []types.TransactWriteItem
-	if u.Teams != nil && !reflect.DeepEqual(clean.Teams, m.Teams) {
-		if err := domain.CheckCardEdit(ev, domain.EditMatchTeams, s.now()); err != nil {
-			return domain.Match{}, err
-		}
-		updated.ID, updated.Result, updated.PickCounts = domain.NewMatchID(), nil, nil
-		del, err := s.deleteMatch(eid, m)
+	var updated domain.Match
+	_, err := s.editCard(ctx, event, cardEdit{op: "update match", match: match, decide: func(ev domain.Event, m domain.Match, now time.Time) (eventChange, error) {
+		clean, err := domain.CleanMatch(u.Apply(m))
 		if err != nil {
-			return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
+			return eventChange{}, err
 		}
-		put, err := s.putMatch(eid, updated, false)
-		if err != nil {
-			return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
+		eid := table.EventID(ev.ID)
+		updated = matchFromSpec(m.ID, m.Position, clean)
+		updated.Result, updated.PickCounts = m.Result, m.PickCounts
+		var items []types.TransactWriteItem
+		if u.Teams != nil && !reflect.DeepEqual(clean.Teams, m.Teams) {
+			if err := domain.CheckCardEdit(ev, domain.EditMatchTeams, now); err != nil {
+				return eventChange{}, err
+			}
+			updated.ID, updated.Result, updated.PickCounts = domain.NewMatchID(), nil, nil
+			del, err := s.deleteMatch(eid, m)
+			if err != nil {
+				return eventChange{}, err
+			}
+			put, err := s.putMatch(eid, updated, false)
+			if err != nil {
+				return eventChange{}, err
+			}
+			items = append(items, del, put)
+		} else {
+			if err := domain.CheckCardEdit(ev, domain.EditMatchDetails, now); err != nil {
+				return eventChange{}, err
+			}
+			put, err := s.putMatch(eid, updated, true)
+			if err != nil {
+				return eventChange{}, err
+			}
+			items = append(items, put)
 		}
-		items = append(items, del, put)
-	} else {
-		if err := domain.CheckCardEdit(ev, domain.EditMatchDetails, s.now()); err != nil {
-			return domain.Match{}, err
-		}
-		put, err := s.putMatch(eid, updated, true)
-		if err != nil {
-			return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
-		}
-		items = append(items, put)
-	}
-	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionUpdateMatch, EventID: ev.ID, MatchID: &updated.ID, Summary: domain.SummarizeMatchUpdate(m, updated)}, items...)
+		return cardEdited(replaceMatch(ev.Matches, m.ID, updated),
+			domain.AuditEntry{Action: domain.ActionUpdateMatch, EventID: ev.ID, MatchID: &updated.ID, Summary: domain.SummarizeMatchUpdate(m, updated)}, items...), nil
+	}})
 	if err != nil {
-		return domain.Match{}, fmt.Errorf("dynamo: update match %s/%s: %w", event, match, err)
-	}
-	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, updated), nil, items...); err != nil {
 		return domain.Match{}, err
 	}
 	return updated, nil
@@ -582,137 +631,144 @@ func (s *Store) UpdateMatch(ctx context.Context, event, match string, u domain.M
 // RemoveMatch deletes a match and closes the gap in the card order. Returns NOT_FOUND,
 // BAD_USER_INPUT (scored event) or CONFLICT.
 func (s *Store) RemoveMatch(ctx context.Context, event, match string) error {
-	cr, err := s.readCard(ctx, event)
-	if err != nil {
-		return err
-	}
-	ev := cr.ev
-	m, err := findMatch(ev, match)
-	if err != nil {
-		return err
-	}
-	if err := domain.CheckCardEdit(ev, domain.EditRemoveMatch, s.now()); err != nil {
-		return err
-	}
-	eid := table.EventID(ev.ID)
-	del, err := s.deleteMatch(eid, m)
-	if err != nil {
-		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
-	}
-	items := []types.TransactWriteItem{del}
-	var card []domain.Match
-	pos := 1
-	for _, other := range ev.Matches {
-		if other.ID == m.ID {
-			continue
+	_, err := s.editCard(ctx, event, cardEdit{op: "remove match", match: match, decide: func(ev domain.Event, m domain.Match, now time.Time) (eventChange, error) {
+		if err := domain.CheckCardEdit(ev, domain.EditRemoveMatch, now); err != nil {
+			return eventChange{}, err
 		}
-		if other.Position != pos {
-			mv, err := s.moveMatch(eid, other, pos)
-			if err != nil {
-				return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
+		eid := table.EventID(ev.ID)
+		del, err := s.deleteMatch(eid, m)
+		if err != nil {
+			return eventChange{}, err
+		}
+		items := []types.TransactWriteItem{del}
+		card := []domain.Match{}
+		for _, other := range ev.Matches {
+			if other.ID == m.ID {
+				continue
 			}
-			items = append(items, mv)
+			if pos := len(card) + 1; other.Position != pos {
+				mv, err := s.moveMatch(eid, other, pos)
+				if err != nil {
+					return eventChange{}, err
+				}
+				items = append(items, mv)
+				other.Position = pos
+			}
+			card = append(card, other)
 		}
-		other.Position = pos
-		card = append(card, other)
-		pos++
-	}
-	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionRemoveMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("removed", m)}, items...)
-	if err != nil {
-		return fmt.Errorf("dynamo: remove match %s/%s: %w", event, match, err)
-	}
-	return s.commitCard(ctx, cr, card, nil, items...)
+		return cardEdited(card, domain.AuditEntry{Action: domain.ActionRemoveMatch, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeMatch("removed", m)}, items...), nil
+	}})
+	return err
 }
 
 // ReorderMatches sets the card order; ids must name every match of the card exactly once.
-// Returns the card in its new order, or NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// Returns the card in its new order (nothing written when it is the order already), or
+// NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error) {
-	cr, err := s.readCard(ctx, event)
-	if err != nil {
-		return nil, err
-	}
-	ev := cr.ev
-	if err := domain.CheckCardEdit(ev, domain.EditReorder, s.now()); err != nil {
-		return nil, err
-	}
-	if len(ids) != len(ev.Matches) {
-		return nil, domain.BadInput("matchIds must list all %d matches of the card exactly once", len(ev.Matches))
-	}
-	seen := make(map[string]bool, len(ids))
-	out := make([]domain.Match, len(ids))
-	var items []types.TransactWriteItem
-	for i, id := range ids {
-		m, err := findMatch(ev, id)
-		if err != nil {
-			return nil, domain.BadInput("matchIds: %s", err.(*domain.Error).Message)
+	var out []domain.Match
+	_, err := s.editCard(ctx, event, cardEdit{op: "reorder", decide: func(ev domain.Event, _ domain.Match, now time.Time) (eventChange, error) {
+		if err := domain.CheckCardEdit(ev, domain.EditReorder, now); err != nil {
+			return eventChange{}, err
 		}
-		if seen[id] {
-			return nil, domain.BadInput("matchIds lists match %q twice", id)
+		if len(ids) != len(ev.Matches) {
+			return eventChange{}, domain.BadInput("matchIds must list all %d matches of the card exactly once", len(ev.Matches))
 		}
-		seen[id] = true
-		if m.Position != i+1 {
-			mv, err := s.moveMatch(table.EventID(ev.ID), m, i+1)
-			if err != nil {
-				return nil, fmt.Errorf("dynamo: reorder %s: %w", event, err)
+		seen := make(map[string]bool, len(ids))
+		out = make([]domain.Match, len(ids))
+		var items []types.TransactWriteItem
+		for i, id := range ids {
+			m, err := findMatch(ev, id)
+			if de := (*domain.Error)(nil); errors.As(err, &de) {
+				return eventChange{}, domain.BadInput("matchIds: %s", de.Message)
+			} else if err != nil {
+				return eventChange{}, err
 			}
-			items = append(items, mv)
+			if seen[id] {
+				return eventChange{}, domain.BadInput("matchIds lists match %q twice", id)
+			}
+			seen[id] = true
+			if m.Position != i+1 {
+				mv, err := s.moveMatch(table.EventID(ev.ID), m, i+1)
+				if err != nil {
+					return eventChange{}, err
+				}
+				items = append(items, mv)
+			}
+			m.Position = i + 1
+			out[i] = m
 		}
-		m.Position = i + 1
-		out[i] = m
-	}
-	if len(items) == 0 {
-		return out, nil // the order is unchanged: nothing written, no audit entry
-	}
-	items, err = s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionReorderMatches, EventID: ev.ID, Summary: domain.SummarizeOrder(out)}, items...)
+		if len(items) == 0 {
+			return eventChange{none: true}, nil // the order is unchanged: nothing written, no audit entry
+		}
+		return cardEdited(out, domain.AuditEntry{Action: domain.ActionReorderMatches, EventID: ev.ID, Summary: domain.SummarizeOrder(out)}, items...), nil
+	}})
 	if err != nil {
-		return nil, fmt.Errorf("dynamo: reorder %s: %w", event, err)
-	}
-	if err := s.commitCard(ctx, cr, out, nil, items...); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// SetResult sets (or, with nil, clears) a match result. Results are accepted only once the
-// event is locked, and an event locked by time alone is stored BROADCAST in the same
-// transaction, so results never reach players who can still pick; a SCORED event's results
-// can be corrected but not cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// SetResult sets (or, with nil, clears) a match result, its method included
+// (domain.ValidateResult). Results are accepted only once the event is locked, and an
+// event locked by time alone is stored BROADCAST in the same transaction, so results never
+// reach players who can still pick; a SCORED event's results can be corrected but not
+// cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
-	cr, err := s.readCard(ctx, event)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	ev := cr.ev
-	m, err := findMatch(ev, match)
-	if err != nil {
-		return domain.Match{}, err
-	}
-	edit := domain.EditSetResult
-	if r == nil {
-		edit = domain.EditClearResult
-	}
-	if err := domain.CheckCardEdit(ev, edit, s.now()); err != nil {
-		return domain.Match{}, err
-	}
-	if r != nil {
-		if err := domain.ValidateResult(*r, len(m.Teams)); err != nil {
-			return domain.Match{}, err
+	var set domain.Match
+	_, err := s.editCard(ctx, event, cardEdit{op: "set result", match: match, decide: func(ev domain.Event, m domain.Match, now time.Time) (eventChange, error) {
+		edit := domain.EditSetResult
+		if r == nil {
+			edit = domain.EditClearResult
 		}
-	}
-	old := m.Result
-	m.Result = r
-	put, err := s.putMatch(table.EventID(ev.ID), m, true)
+		if err := domain.CheckCardEdit(ev, edit, now); err != nil {
+			return eventChange{}, err
+		}
+		if r != nil {
+			if err := domain.ValidateResult(*r, len(m.Teams)); err != nil {
+				return eventChange{}, err
+			}
+		}
+		old := m.Result
+		m.Result = r
+		set = m
+		put, err := s.putMatch(table.EventID(ev.ID), m, true)
+		if err != nil {
+			return eventChange{}, err
+		}
+		c := cardEdited(replaceMatch(ev.Matches, m.ID, m),
+			domain.AuditEntry{Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeResult(m, old)}, put)
+		c.state = lockOnResult(ev)
+		return c, nil
+	}})
 	if err != nil {
-		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
-	}
-	items, err := s.withAudit(ctx, domain.AuditEntry{Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeResult(m, old)}, put)
-	if err != nil {
-		return domain.Match{}, fmt.Errorf("dynamo: set result %s/%s: %w", event, match, err)
-	}
-	if err := s.commitCard(ctx, cr, replaceMatch(ev.Matches, m.ID, m), lockOnResult(ev), items...); err != nil {
 		return domain.Match{}, err
 	}
-	return m, nil
+	return set, nil
+}
+
+// SetTiebreakerAnswer sets (or, with nil, clears) the answer to an event's tie-breaker
+// question (domain.PlanTiebreakerAnswer). It is a card edit: it moves the card version,
+// stores the answer with the version it made (domain.TiebreakerAnswer: it counts once a
+// scoring pass of that version completes), writes an audit entry and makes the read cache
+// forget the event; as with a result, an event locked by time alone is stored BROADCAST in
+// the same transaction. An answer set again to its value writes nothing. Returns the event
+// with its card; NOT_FOUND, BAD_USER_INPUT (no question, not locked yet, out of range) or
+// CONFLICT.
+func (s *Store) SetTiebreakerAnswer(ctx context.Context, eventID string, answer *int) (domain.Event, error) {
+	after, err := s.editCard(ctx, eventID, cardEdit{op: "set tie-breaker answer", decide: func(ev domain.Event, _ domain.Match, now time.Time) (eventChange, error) {
+		next, changed, err := domain.PlanTiebreakerAnswer(ev, answer, now)
+		if err != nil || !changed {
+			return eventChange{none: true}, err
+		}
+		c := cardEdited(ev.Matches, domain.AuditEntry{Action: domain.ActionSetTiebreakerAnswer, EventID: ev.ID, Summary: domain.SummarizeTiebreakerAnswer(ev, next)})
+		c.state = lockOnResult(ev)
+		c.row = func(r table.EventRow) table.EventRow { return r.WithAnswer(next) }
+		return c, nil
+	}})
+	if err != nil {
+		return domain.Event{}, err
+	}
+	return after.ev, nil
 }
 
 // putMatch is a Put of a match; mustExist chooses attribute_exists or attribute_not_exists.
