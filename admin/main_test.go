@@ -185,7 +185,7 @@ func TestAdminWorkflow(t *testing.T) {
 		for i, team := range teams {
 			picks[i] = domain.Pick{MatchID: matches[i], Team: team}
 		}
-		if _, err := e.store.SubmitPrediction(context.Background(), domain.UserRef{ID: user, Name: "Player " + user}, cardID, picks); err != nil {
+		if _, err := e.store.SubmitPrediction(context.Background(), domain.UserRef{ID: user, Name: "Player " + user}, cardID, domain.Entry{Picks: picks}); err != nil {
 			t.Fatalf("pick of %s: %v", user, err)
 		}
 	}

@@ -136,7 +136,7 @@ func Load(ctx context.Context, db ddb.API, table string, now time.Time, shards i
 			for mi, m := range ev.Matches {
 				picks[mi] = domain.Pick{MatchID: m.ID, Team: (pi + mi + ci) % len(m.Teams)}
 			}
-			if _, err := before.SubmitPrediction(ctx, p, ev.ID, picks); err != nil {
+			if _, err := before.SubmitPrediction(ctx, p, ev.ID, domain.Entry{Picks: picks}); err != nil {
 				return fmt.Errorf("demo: picks of %s for %s: %w", p.ID, ev.ID, err)
 			}
 		}

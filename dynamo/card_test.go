@@ -99,7 +99,7 @@ func TestCreateEvent(t *testing.T) {
 		if got.State(t0) != domain.StateBroadcast || !got.Locked(t0) {
 			t.Errorf("backfill state %s", got.State(t0))
 		}
-		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "c-back", Name: "B"}, ev.ID, picks(got, 0))
+		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "c-back", Name: "B"}, ev.ID, domain.Entry{Picks: picks(got, 0)})
 		wantCode(t, err, domain.CodeLocked)
 	})
 
@@ -268,7 +268,7 @@ func TestUpdateEvent(t *testing.T) {
 		if got.State(t0) != domain.StateBroadcast {
 			t.Errorf("state %s", got.State(t0))
 		}
-		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, picks(ev, 0))
+		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, domain.Entry{Picks: picks(ev, 0)})
 		wantCode(t, err, domain.CodeLocked)
 		_, err = s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateUpcoming)})
 		wantCode(t, err, domain.CodeBadUserInput)
@@ -279,7 +279,7 @@ func TestUpdateEvent(t *testing.T) {
 		if !got.StartsAt.Equal(ev.StartsAt.Add(-time.Hour)) || got.Stored != domain.StateBroadcast {
 			t.Errorf("after an earlier start: %s %s", got.StartsAt, got.Stored)
 		}
-		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, picks(ev, 0))
+		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "u-3", Name: "U"}, ev.ID, domain.Entry{Picks: picks(ev, 0)})
 		wantCode(t, err, domain.CodeLocked)
 	})
 
@@ -437,7 +437,7 @@ func TestCardEdits(t *testing.T) {
 			t.Errorf("card %v, want %v", matchIDs(card.Matches), want)
 		}
 		// The old id is gone: a pick on it is refused, and the old pick scores nothing.
-		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "e-3", Name: "E"}, ev.ID, []domain.Pick{{MatchID: old.ID, Team: 0}})
+		_, err = s.SubmitPrediction(ctx, domain.UserRef{ID: "e-3", Name: "E"}, ev.ID, domain.Entry{Picks: []domain.Pick{{MatchID: old.ID, Team: 0}}})
 		wantCode(t, err, domain.CodeBadUserInput)
 		_, err = s.UpdateMatch(ctx, ev.ID, old.ID, domain.MatchUpdate{Name: ptr("X")})
 		wantCode(t, err, domain.CodeNotFound)

@@ -196,7 +196,7 @@ func TestALockedEventNeverReopens(t *testing.T) {
 		if domain.ErrorCode(err) != domain.CodeBadUserInput {
 			t.Fatalf("BROADCAST → UPCOMING: %v, want BAD_USER_INPUT", err)
 		}
-		_, err = e.before.SubmitPrediction(ctx, player, ev.ID, scEntry{Teams: []int{0, 0, 0, 0, 0}}.picks(ev))
+		_, err = e.before.SubmitPrediction(ctx, player, ev.ID, domain.Entry{Picks: scEntry{Teams: []int{0, 0, 0, 0, 0}}.picks(ev)})
 		if domain.ErrorCode(err) != domain.CodeLocked {
 			t.Fatalf("pick after a refused reopen: %v, want LOCKED", err)
 		}
@@ -322,14 +322,14 @@ func TestSubmitValidatesPicksAgainstTheCurrentCard(t *testing.T) {
 	scOK(t, err)
 
 	old := []domain.Pick{{MatchID: ev.Matches[0].ID, Team: 0}}
-	_, err = e.before.SubmitPrediction(ctx, domain.UserRef{ID: "stale-card", Name: "S"}, ev.ID, old)
+	_, err = e.before.SubmitPrediction(ctx, domain.UserRef{ID: "stale-card", Name: "S"}, ev.ID, domain.Entry{Picks: old})
 	if domain.ErrorCode(err) != domain.CodeBadUserInput {
 		t.Errorf("pick on the replaced match: %v, want BAD_USER_INPUT", err)
 	}
 	if _, err := e.before.GetPrediction(ctx, "stale-card", ev.ID, true); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Errorf("a prediction was stored: %v", err)
 	}
-	_, err = e.before.SubmitPrediction(ctx, domain.UserRef{ID: "new-card", Name: "N"}, ev.ID, []domain.Pick{{MatchID: m.ID, Team: 2}})
+	_, err = e.before.SubmitPrediction(ctx, domain.UserRef{ID: "new-card", Name: "N"}, ev.ID, domain.Entry{Picks: []domain.Pick{{MatchID: m.ID, Team: 2}}})
 	scOK(t, err)
 	// The screen shows the current card too (read again from the table, the index being
 	// detectably stale).
@@ -418,7 +418,7 @@ func TestTransactionConflictIsRetried(t *testing.T) {
 	defer gate.Release()
 	first := make(chan error, 1)
 	go func() {
-		_, err := e.before.SubmitPrediction(ctx, domain.UserRef{ID: "in-flight", Name: "F"}, ev.ID, scEntry{Teams: []int{0}}.picks(ev))
+		_, err := e.before.SubmitPrediction(ctx, domain.UserRef{ID: "in-flight", Name: "F"}, ev.ID, domain.Entry{Picks: scEntry{Teams: []int{0}}.picks(ev)})
 		first <- err
 	}()
 	if err := gate.Paused(ctx); err != nil {
@@ -426,7 +426,7 @@ func TestTransactionConflictIsRetried(t *testing.T) {
 	}
 	watch := &cancelWatch{API: e.client, onCancel: gate.Release}
 	_, err := New(watch, e.table, WithClock(func() time.Time { return scBefore })).
-		SubmitPrediction(ctx, domain.UserRef{ID: second, Name: "S"}, ev.ID, scEntry{Teams: []int{1}}.picks(ev))
+		SubmitPrediction(ctx, domain.UserRef{ID: second, Name: "S"}, ev.ID, domain.Entry{Picks: scEntry{Teams: []int{1}}.picks(ev)})
 	scOK(t, err)
 	scOK(t, <-first)
 	for _, user := range []string{"in-flight", second} {

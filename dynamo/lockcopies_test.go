@@ -107,7 +107,7 @@ func TestLockCopiesFollowTheEventsShards(t *testing.T) {
 	}
 	// A store configured with one shard submits to the event of sixteen on the event's copy.
 	const u = "amy-many"
-	_, err := one.SubmitPrediction(scCtx(t), domain.UserRef{ID: u, Name: "Amy"}, many.ID, scEntry{Teams: []int{0}}.picks(many))
+	_, err := one.SubmitPrediction(scCtx(t), domain.UserRef{ID: u, Name: "Amy"}, many.ID, domain.Entry{Picks: scEntry{Teams: []int{0}}.picks(many)})
 	scOK(t, err)
 	row, _, _ := e.behindCopies(many.ID)
 	locks, err := e.after.readLocks(scCtx(t), row)
@@ -134,7 +134,7 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	ev := e.createEvent("2025-04-19-many-copies", scCard())
 	entries := scGenEntries(10, scTeamCounts(ev), 5)
 	for _, en := range entries {
-		_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: en.User, Name: scName(en.User)}, ev.ID, en.picks(ev))
+		_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: en.User, Name: scName(en.User)}, ev.ID, domain.Entry{Picks: en.picks(ev)})
 		scOK(t, err)
 	}
 
@@ -154,7 +154,7 @@ func TestLockFlipBeyondOneTransaction(t *testing.T) {
 	}
 	// A submit that read the event before the flip may still be taken by a copy behind (as
 	// just before the lock); one that reads it now is refused.
-	_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: "late", Name: "Late"}, ev.ID, scEntry{Teams: []int{0}}.picks(ev))
+	_, err := e.before.SubmitPrediction(scCtx(t), domain.UserRef{ID: "late", Name: "Late"}, ev.ID, domain.Entry{Picks: scEntry{Teams: []int{0}}.picks(ev)})
 	if domain.ErrorCode(err) != domain.CodeLocked {
 		t.Errorf("submit after the lock: %v, want LOCKED", err)
 	}

@@ -156,7 +156,7 @@ func picks(ev domain.Event, teams ...int) []domain.Pick {
 
 func (f *fixture) submit(user string, ev domain.Event, teams ...int) domain.Prediction {
 	f.t.Helper()
-	p, err := f.s.SubmitPrediction(ctxT(f.t), domain.UserRef{ID: user, Name: "Player " + user}, ev.ID, picks(ev, teams...))
+	p, err := f.s.SubmitPrediction(ctxT(f.t), domain.UserRef{ID: user, Name: "Player " + user}, ev.ID, domain.Entry{Picks: picks(ev, teams...)})
 	mustOK(f.t, err)
 	return p
 }

@@ -16,24 +16,26 @@ import (
 	"github.com/pickem/api/dynamo/table"
 )
 
-// SubmitPrediction creates or replaces the caller's prediction for an event. It reads the
-// card (its index key range; read again from the table if the index showed it half
-// updated) and, in parallel, the caller's profile and current prediction (one consistent
-// BatchGetItem). The write is one transaction: the lock condition (still UPCOMING, start
-// still ahead, same card version, name and start as read) on the caller's lock copy of the
-// event — never on the event item, which every submit would then hold — and, for a
-// prediction not counted yet, +1 on that copy's count; the Put of the prediction
-// (conditioned on the version read, or on not existing yet) in the caller's index shard;
-// the caller's profile (created from the token's name on a first write, or checked
-// unchanged so the copied name is current). Another transaction in flight on the same
-// items is waited out and retried, never reported as a conflict. A copy found behind the
-// event row (a sync cut off) is brought forward and the submit tried again.
+// SubmitPrediction creates or replaces the caller's prediction for an event with entry:
+// its picks (with their methods), joker and tie-breaker guess, checked against the card read
+// and its settings (domain.ValidateEntry). A submit replaces the whole prediction, joker and
+// guess included. It reads the card (its index key range; read again from the table if the
+// index showed it half updated) and, in parallel, the caller's profile and current
+// prediction (one consistent BatchGetItem). The write is one transaction: the lock
+// condition (still UPCOMING, start still ahead, same card version, name and start as read)
+// on the caller's lock copy of the event — never on the event item, which every submit
+// would then hold — and, for a prediction not counted yet, +1 on that copy's count; the Put
+// of the prediction (conditioned on the version read, or on not existing yet) in the
+// caller's index shard; the caller's profile (created from the token's name on a first
+// write, or checked unchanged so the copied name is current). Another transaction in flight
+// on the same items is waited out and retried, never reported as a conflict. A copy found
+// behind the event row (a sync cut off) is brought forward and the submit tried again.
 //
-// Returns NOT_FOUND for an unknown event, BAD_USER_INPUT for picks that do not fit the card,
-// LOCKED once the event has started or left UPCOMING or the prediction is scored, CONFLICT
-// if the card changed after it was read, and UNAVAILABLE if other writes kept the items
-// busy.
-func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, picks []domain.Pick) (domain.Prediction, error) {
+// Returns NOT_FOUND for an unknown event, BAD_USER_INPUT for an entry that does not fit the
+// card or its settings (nothing written), LOCKED once the event has started or left
+// UPCOMING or the prediction is scored, CONFLICT if the card (its settings included) changed
+// after it was read, and UNAVAILABLE if other writes kept the items busy.
+func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, entry domain.Entry) (domain.Prediction, error) {
 	uid, err := table.ParseUserID(caller.ID)
 	if err != nil {
 		return domain.Prediction{}, err
@@ -68,7 +70,7 @@ func (s *Store) SubmitPrediction(ctx context.Context, caller domain.UserRef, eve
 			if err := domain.CheckSubmit(ev, old != nil && old.Points != nil, now); err != nil {
 				return domain.Prediction{}, err
 			}
-			clean, err := domain.ValidatePicks(ev.Matches, picks)
+			clean, err := domain.ValidateEntry(ev, entry)
 			if err != nil {
 				return domain.Prediction{}, err
 			}
@@ -128,7 +130,7 @@ type submitRetry struct {
 
 // writePrediction runs the submit transaction. A non-nil *submitRetry with a nil error
 // means the transaction failed on something worth another attempt.
-func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName string, user *table.UserRow, old *table.PredictionRow, ev domain.Event, evRow table.EventRow, picks []domain.Pick, now time.Time) (domain.Prediction, *submitRetry, error) {
+func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName string, user *table.UserRow, old *table.PredictionRow, ev domain.Event, evRow table.EventRow, entry domain.Entry, now time.Time) (domain.Prediction, *submitRetry, error) {
 	eid := table.EventID(ev.ID)
 	wrap := func(err error) error { return fmt.Errorf("dynamo: put prediction %s/%s: %w", uid, eid, err) }
 	var userItem types.TransactWriteItem
@@ -162,13 +164,9 @@ func (s *Store) writePrediction(ctx context.Context, uid table.UserID, tokenName
 		EventName:       ev.Name,
 		EventStartsAt:   table.FormatTime(ev.StartsAt),
 		Season:          ev.Season(),
-		Picks:           make([]table.PickRow, len(picks)),
 		UpdatedAt:       table.FormatTime(now),
 		Version:         1,
-	}
-	for i, p := range picks {
-		row.Picks[i] = table.PickRow{MatchID: p.MatchID, Team: p.Team}
-	}
+	}.WithEntry(entry)
 	// A first prediction must not exist yet; a replacement must be the version read, still
 	// unscored.
 	predCond := table.NotExists()

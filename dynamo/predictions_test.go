@@ -42,7 +42,7 @@ func TestSubmitPrediction(t *testing.T) {
 
 	t.Run("CreatesWithProfileFromToken", func(t *testing.T) {
 		t.Parallel()
-		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-new", Name: "  Token Name  "}, open.ID, picks(open, 0, 1, 0))
+		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-new", Name: "  Token Name  "}, open.ID, domain.Entry{Picks: picks(open, 0, 1, 0)})
 		mustOK(t, err)
 		if p.EventID != open.ID || p.Event.Name != open.Name || !p.Event.StartsAt.Equal(open.StartsAt) ||
 			p.User.ID != "s-new" || p.User.Name != "Token Name" || len(p.Picks) != 3 || p.Points != nil || !p.UpdatedAt.Equal(t0) {
@@ -62,7 +62,7 @@ func TestSubmitPrediction(t *testing.T) {
 
 	t.Run("TokenWithoutUsableNameFallsBackToID", func(t *testing.T) {
 		t.Parallel()
-		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-noname", Name: "   "}, open.ID, picks(open, 0))
+		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-noname", Name: "   "}, open.ID, domain.Entry{Picks: picks(open, 0)})
 		mustOK(t, err)
 		if p.User.Name != "s-noname" {
 			t.Errorf("name %q", p.User.Name)
@@ -74,7 +74,7 @@ func TestSubmitPrediction(t *testing.T) {
 		f := f.on(t)
 		f.submit("s-replace", open, 0, 0, 0)
 		later := t0.Add(time.Hour)
-		p, err := at(later).SubmitPrediction(ctx, domain.UserRef{ID: "s-replace", Name: "x"}, open.ID, picks(open, -1, 1, -1))
+		p, err := at(later).SubmitPrediction(ctx, domain.UserRef{ID: "s-replace", Name: "x"}, open.ID, domain.Entry{Picks: picks(open, -1, 1, -1)})
 		mustOK(t, err)
 		got, err := s.GetPrediction(ctx, "s-replace", open.ID, true)
 		mustOK(t, err)
@@ -97,7 +97,7 @@ func TestSubmitPrediction(t *testing.T) {
 	t.Run("PartialCardAndCardOrder", func(t *testing.T) {
 		t.Parallel()
 		in := []domain.Pick{{MatchID: open.Matches[2].ID, Team: 1}, {MatchID: open.Matches[0].ID, Team: 0}}
-		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-partial", Name: "P"}, open.ID, in)
+		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "s-partial", Name: "P"}, open.ID, domain.Entry{Picks: in})
 		mustOK(t, err)
 		if len(p.Picks) != 2 || p.Picks[0].MatchID != open.Matches[0].ID || p.Picks[1].MatchID != open.Matches[2].ID {
 			t.Errorf("picks %+v, want card order", p.Picks)
@@ -112,7 +112,7 @@ func TestSubmitPrediction(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = s.SubmitPrediction(ctx, domain.UserRef{ID: "s-race", Name: "Race"}, open.ID, picks(open, i%2))
+				_, errs[i] = s.SubmitPrediction(ctx, domain.UserRef{ID: "s-race", Name: "Race"}, open.ID, domain.Entry{Picks: picks(open, i%2)})
 			}()
 		}
 		wg.Wait()
@@ -153,7 +153,7 @@ func TestSubmitPrediction(t *testing.T) {
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := tt.store.SubmitPrediction(ctx, domain.UserRef{ID: tt.user, Name: "Err"}, tt.event, tt.picks)
+			_, err := tt.store.SubmitPrediction(ctx, domain.UserRef{ID: tt.user, Name: "Err"}, tt.event, domain.Entry{Picks: tt.picks})
 			wantCode(t, err, tt.code)
 			if _, err := table.ParseUserID(tt.user); err != nil {
 				return
@@ -257,7 +257,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			hook := &hookDB{API: f.db}
 			hook.arm(func(context.Context) { tt.change(t, ev) })
 			player := f.storeOver(hook)
-			_, err := player.SubmitPrediction(ctx, domain.UserRef{ID: user, Name: "Late"}, ev.ID, picks(ev, 1, 1, 1))
+			_, err := player.SubmitPrediction(ctx, domain.UserRef{ID: user, Name: "Late"}, ev.ID, domain.Entry{Picks: picks(ev, 1, 1, 1)})
 			wantCode(t, err, tt.code)
 
 			after, err := admin.GetPrediction(ctx, user, ev.ID, true)
@@ -285,7 +285,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			_, err := admin.Register(ctx, "lock-rename", "After")
 			mustOK(t, err)
 		})
-		p, err := f.storeOver(hook).SubmitPrediction(ctx, domain.UserRef{ID: "lock-rename", Name: "Token"}, ev.ID, picks(ev, 1))
+		p, err := f.storeOver(hook).SubmitPrediction(ctx, domain.UserRef{ID: "lock-rename", Name: "Token"}, ev.ID, domain.Entry{Picks: picks(ev, 1)})
 		mustOK(t, err)
 		if p.User.Name != "After" {
 			t.Errorf("prediction carries name %q, want the renamed one", p.User.Name)
@@ -306,7 +306,7 @@ func TestSubmitLockedByCondition(t *testing.T) {
 			_, err := admin.Register(ctx, "lock-register", "Registered")
 			mustOK(t, err)
 		})
-		_, err := f.storeOver(hook).SubmitPrediction(ctx, domain.UserRef{ID: "lock-register", Name: "Token"}, ev.ID, picks(ev, 1))
+		_, err := f.storeOver(hook).SubmitPrediction(ctx, domain.UserRef{ID: "lock-register", Name: "Token"}, ev.ID, domain.Entry{Picks: picks(ev, 1)})
 		mustOK(t, err)
 		stored, err := admin.GetPrediction(ctx, "lock-register", ev.ID, true)
 		mustOK(t, err)

@@ -187,7 +187,7 @@ func scName(user string) string { return "Player " + user }
 func (e *scEnv) submit(ev domain.Event, entries ...scEntry) {
 	e.t.Helper()
 	for _, en := range entries {
-		_, err := e.before.SubmitPrediction(scCtx(e.t), domain.UserRef{ID: en.User, Name: scName(en.User)}, ev.ID, en.picks(ev))
+		_, err := e.before.SubmitPrediction(scCtx(e.t), domain.UserRef{ID: en.User, Name: scName(en.User)}, ev.ID, domain.Entry{Picks: en.picks(ev)})
 		scOK(e.t, err)
 	}
 }

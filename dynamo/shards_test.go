@@ -59,7 +59,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 		u := fmt.Sprintf("pl-%02d", i)
 		players[u] = pick{i % 2, (i / 2) % 2, (i / 4) % 2}
 		for _, ev := range []domain.Event{small, big, next} {
-			_, err := one.SubmitPrediction(ctx, domain.UserRef{ID: u, Name: "Player " + u}, ev.ID, picks(ev, players[u].a, players[u].b, players[u].c))
+			_, err := one.SubmitPrediction(ctx, domain.UserRef{ID: u, Name: "Player " + u}, ev.ID, domain.Entry{Picks: picks(ev, players[u].a, players[u].b, players[u].c)})
 			mustOK(t, err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestOneShardIsTheSeedsLayout(t *testing.T) {
 	f.clock.Set(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	ev := f.createEvent("2030-02-10-seed-layout", 20, standardCard())
 	cctx, cost := ddb.WithCost(ctx)
-	_, err := f.s.SubmitPrediction(cctx, domain.UserRef{ID: "sub", Name: "Sub"}, ev.ID, picks(ev, 0, 0, 0))
+	_, err := f.s.SubmitPrediction(cctx, domain.UserRef{ID: "sub", Name: "Sub"}, ev.ID, domain.Entry{Picks: picks(ev, 0, 0, 0)})
 	mustOK(t, err)
 	if snap := cost.Snapshot(); snap.Operations["TransactWriteItems"] != 1 || snap.MaxTransactionItems != 3 {
 		t.Errorf("a submit: %v, largest transaction %d items; want one of 3 (the lock item, the prediction, the profile)", snap.Operations, snap.MaxTransactionItems)

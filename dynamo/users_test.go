@@ -187,7 +187,7 @@ func TestRegister(t *testing.T) {
 		t.Parallel()
 		_, err := s.Register(ctx, "r-first", "Registered")
 		mustOK(t, err)
-		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "r-first", Name: "Token Name"}, open.ID, picks(open, 0))
+		p, err := s.SubmitPrediction(ctx, domain.UserRef{ID: "r-first", Name: "Token Name"}, open.ID, domain.Entry{Picks: picks(open, 0)})
 		mustOK(t, err)
 		if p.User.Name != "Registered" {
 			t.Errorf("prediction name %q, want the registered one", p.User.Name)

@@ -29,7 +29,7 @@ type Store interface {
 	UserPredictions(ctx context.Context, id string, first int, after string, own bool) (domain.Page[domain.Prediction], error)
 
 	Register(ctx context.Context, id, name string) (domain.User, error)
-	SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, picks []domain.Pick) (domain.Prediction, error)
+	SubmitPrediction(ctx context.Context, caller domain.UserRef, event string, entry domain.Entry) (domain.Prediction, error)
 	CreateEvent(ctx context.Context, spec domain.EventSpec) (domain.Event, error)
 	UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error)
 	AddMatch(ctx context.Context, event string, spec domain.MatchSpec) (domain.Match, error)

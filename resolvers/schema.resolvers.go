@@ -96,7 +96,7 @@ func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string,
 	if err := domain.CheckPicks(in); err != nil {
 		return nil, err
 	}
-	p, err := r.Store.SubmitPrediction(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, eventID, in)
+	p, err := r.Store.SubmitPrediction(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, eventID, domain.Entry{Picks: in})
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func (s failingStore) Register(context.Context, string, string) (domain.User, er
 	s.fail("Register")
 	return domain.User{}, errStub
 }
-func (s failingStore) SubmitPrediction(context.Context, domain.UserRef, string, []domain.Pick) (domain.Prediction, error) {
+func (s failingStore) SubmitPrediction(context.Context, domain.UserRef, string, domain.Entry) (domain.Prediction, error) {
 	s.fail("SubmitPrediction")
 	return domain.Prediction{}, errStub
 }

@@ -191,10 +191,10 @@ func (s *Store) UserPredictions(_ context.Context, _ string, first int, _ string
 	return page(s.profile, first, "predictions"), nil
 }
 
-// SubmitPrediction implements resolvers.Store: it echoes the picks as a fresh prediction.
-func (s *Store) SubmitPrediction(_ context.Context, caller domain.UserRef, event string, ps []domain.Pick) (domain.Prediction, error) {
+// SubmitPrediction implements resolvers.Store: it echoes the entry as a fresh prediction.
+func (s *Store) SubmitPrediction(_ context.Context, caller domain.UserRef, event string, e domain.Entry) (domain.Prediction, error) {
 	p := s.prediction
-	p.EventID, p.User, p.Picks = event, caller, ps
+	p.EventID, p.User, p.Picks, p.Joker, p.Tiebreaker = event, caller, e.Picks, e.Joker, e.Tiebreaker
 	return p, nil
 }
 

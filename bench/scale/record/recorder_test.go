@@ -91,7 +91,7 @@ func picks(ev domain.Event, teams ...int) []domain.Pick {
 
 func (f *fixture) submit(user string, ev domain.Event, teams ...int) {
 	f.t.Helper()
-	_, err := f.s.SubmitPrediction(ctxT(f.t), domain.UserRef{ID: user, Name: "Player " + user}, ev.ID, picks(ev, teams...))
+	_, err := f.s.SubmitPrediction(ctxT(f.t), domain.UserRef{ID: user, Name: "Player " + user}, ev.ID, domain.Entry{Picks: picks(ev, teams...)})
 	mustOK(f.t, err)
 }
 
@@ -119,7 +119,7 @@ func TestRecorderIndexKeyChangeShowsAsDeleteAndPut(t *testing.T) {
 	ev := f.createEvent("2030-03-21-recorder", 20)
 	rec := newRecorder(f.db, f.table)
 	rctx := withRecorder(ctx, rec)
-	_, err := f.s.SubmitPrediction(rctx, domain.UserRef{ID: "u1", Name: "Player u1"}, ev.ID, picks(ev, 0, 1, 0))
+	_, err := f.s.SubmitPrediction(rctx, domain.UserRef{ID: "u1", Name: "Player u1"}, ev.ID, domain.Entry{Picks: picks(ev, 0, 1, 0)})
 	mustOK(t, err)
 	submit := rec.take()
 	f.lockAndResult(ev, 0, 1, 1)
