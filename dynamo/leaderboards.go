@@ -30,7 +30,8 @@ const cardReadAhead = 12
 // the page are kept apart (the card under GetEvent's entry) and each may be up to its TTL
 // old; a cached card without a leaderboard costs nothing more. Without picks the page's
 // rows are returned without their picks (Picks empty): the caller does not show them.
-// Returns NOT_FOUND if there is no such event.
+// The rows are ranked and placed under the event's counted tie-breaker answer (see
+// EventLeaderboard). Returns NOT_FOUND if there is no such event.
 func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error) {
 	var none domain.Page[domain.Prediction]
 	eid, err := table.ParseEventID(id)
@@ -42,21 +43,29 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 		if !e.LeaderboardVisible() {
 			return e, none, nil
 		}
-		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
+		page, err := s.firstLeaderboardPage(ctx, e, first, picks)
 		return e, page, err
 	}
 	if shards, ok := s.known.get(eventShardsKey(eid)); !ok || shards == 1 {
 		return s.readEventAndTop(ctx, eid, first, picks)
 	}
-	var e domain.Event
-	var page domain.Page[domain.Prediction]
+	// The card and the page at once; the page is placed once the card (its answer) is in.
+	var (
+		e      domain.Event
+		lp     leaderboardPage
+		evRead = make(chan struct{})
+	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
+		defer close(evRead)
 		e, err = s.cachedEvent(gctx, eid)
 		return err
 	})
 	g.Go(func() (err error) {
-		page, err = s.firstLeaderboardPage(gctx, eid, first, picks)
+		lp, err = s.cachedFirstPage(gctx, eid, first, picks, func() *int {
+			<-evRead
+			return e.CountedAnswer()
+		})
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -65,7 +74,7 @@ func (s *Store) GetEventWithLeaderboard(ctx context.Context, id string, first in
 	if !e.LeaderboardVisible() {
 		return e, none, nil
 	}
-	return e, page, nil
+	return e, s.placed(eid, lp, e.CountedAnswer()), nil
 }
 
 // readEventAndTop reads an event's card and the top first rows of its leaderboard with one
@@ -111,7 +120,7 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 		if err != nil || !r.ev.LeaderboardVisible() {
 			return r.ev, none, err
 		}
-		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
+		page, err := s.firstLeaderboardPage(ctx, r.ev, first, picks)
 		return r.ev, page, err
 	}
 	if err != nil {
@@ -124,81 +133,197 @@ func (s *Store) readEventAndTop(ctx context.Context, eid table.EventID, first in
 		return ev, none, nil
 	}
 	if row.Shards > 1 {
-		page, err := s.firstLeaderboardPage(ctx, eid, first, picks)
+		page, err := s.firstLeaderboardPage(ctx, ev, first, picks)
 		return ev, page, err
 	}
-	page, err := s.leaderboardPage(eid, row.Shards, top, first, domain.Ranker{})
+	lp, err := s.leaderboardPage(eid, row.Shards, top, first, domain.Placer{Answer: ev.CountedAnswer()})
 	if err != nil {
 		return ev, none, fmt.Errorf("dynamo: leaderboard %s: %w", id, err)
 	}
-	if !picks {
-		for i := range page.Items {
-			page.Items[i].Picks = []domain.Pick{}
+	if !picks { // one Query reads the card and the rows whole: the picks are dropped here
+		for i := range lp.page.Items {
+			lp.page.Items[i].Picks = []domain.Pick{}
 		}
 	}
-	s.cache.AddIfCurrent(gen, ddb.LeaderboardKey(string(eid), first, picks), page, topBytes.Size())
-	return ev, page, nil
+	s.cache.AddIfCurrent(gen, ddb.LeaderboardKey(string(eid), first, picks), lp, topBytes.Size())
+	return ev, lp.page, nil
 }
 
-// firstLeaderboardPage is the first page of first rows of an event's leaderboard, whatever
-// the event's state (callers check it shows one): one Query per shard, or the read cache
-// (which keeps the page with picks and the page without apart).
-func (s *Store) firstLeaderboardPage(ctx context.Context, eid table.EventID, first int, picks bool) (domain.Page[domain.Prediction], error) {
-	return ddb.Cached(ctx, s.cache, ddb.LeaderboardKey(string(eid), first, picks), func(ctx context.Context, z *ddb.Sized) (domain.Page[domain.Prediction], error) {
+// firstLeaderboardPage is the first page of first rows of ev's leaderboard, whatever the
+// event's state (callers check it shows one), placed under its counted answer: one Query per
+// shard, or the read cache (cachedFirstPage).
+func (s *Store) firstLeaderboardPage(ctx context.Context, ev domain.Event, first int, picks bool) (domain.Page[domain.Prediction], error) {
+	eid := table.EventID(ev.ID)
+	answer := ev.CountedAnswer()
+	lp, err := s.cachedFirstPage(ctx, eid, first, picks, func() *int { return answer })
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, err
+	}
+	return s.placed(eid, lp, answer), nil
+}
+
+// cachedFirstPage is the first page of first rows of an event's leaderboard, from the read
+// cache (which keeps the page with picks and the page without apart) or one Query per shard,
+// placed under the answer answer returns (the counted answer of the event as the caller has
+// it; called once the rows are read). A reader whose event has another answer places the
+// rows again (placed): a page is never shown in an order its event no longer has.
+func (s *Store) cachedFirstPage(ctx context.Context, eid table.EventID, first int, picks bool, answer func() *int) (leaderboardPage, error) {
+	return ddb.Cached(ctx, s.cache, ddb.LeaderboardKey(string(eid), first, picks), func(ctx context.Context, z *ddb.Sized) (leaderboardPage, error) {
 		shards, err := s.eventShards(ctx, eid)
 		if err != nil {
-			return domain.Page[domain.Prediction]{}, err
+			return leaderboardPage{}, err
 		}
-		return s.leaderboardShards(ctx, eid, shards, first, nil, picks, z)
+		items, err := s.leaderboardItems(ctx, eid, shards, first, "", picks, z)
+		if err != nil {
+			return leaderboardPage{}, err
+		}
+		return s.leaderboardPage(eid, shards, items, first, domain.Placer{Answer: answer()})
 	})
 }
 
-// Leaderboard returns the page of an event's leaderboard after cursor after (the first page
-// when after is empty, kept by the read cache as in GetEventWithLeaderboard): one Query per
-// shard (shardPage); without picks, rows without them as in GetEventWithLeaderboard.
-// It does not read the event: callers check it shows a leaderboard.
+// Leaderboard is EventLeaderboard for the event with id, which it reads first (GetEvent: the
+// card's Query, or the read cache). Returns NOT_FOUND if there is no such event.
 func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
 	eid, err := table.ParseEventID(id)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
-	if after == "" {
-		return s.firstLeaderboardPage(ctx, eid, first, picks)
-	}
-	c, err := s.cursors.Decode(after, table.CursorLeaderboard, id)
+	ev, err := s.cachedEvent(ctx, eid)
 	if err != nil {
 		return domain.Page[domain.Prediction]{}, err
 	}
-	return s.leaderboardShards(ctx, eid, c.Shards, first, &c, picks, nil)
+	return s.EventLeaderboard(ctx, ev, first, after, picks)
 }
 
-// leaderboardPage ranks items (predictions in score-key order, after r's rows) into a page
-// of at most first rows of the leaderboard of an event of shards shards.
-func (s *Store) leaderboardPage(eid table.EventID, shards int, items []map[string]types.AttributeValue, first int, r domain.Ranker) (domain.Page[domain.Prediction], error) {
-	var page domain.Page[domain.Prediction]
+// EventLeaderboard returns the page of ev's leaderboard after cursor after (the first page
+// when after is empty, kept by the read cache as in GetEventWithLeaderboard): one Query per
+// shard (shardPage); without picks, rows without them as in GetEventWithLeaderboard. ev is
+// the event as the caller read it (GetEvent): its counted tie-breaker answer
+// (domain.Event.CountedAnswer) orders and places the rows (domain.Placer: rank by points,
+// place by points and the tie-breaker, Prediction.Place set on every row), and the page
+// is read in the order of the score keys, which is that order once the pass that counts the
+// answer completed. It reads nothing of the event itself: callers check it shows a
+// leaderboard. Returns BAD_USER_INPUT for a cursor not of this leaderboard, or of an order it
+// no longer has (made before its answer counted, or under another answer).
+func (s *Store) EventLeaderboard(ctx context.Context, ev domain.Event, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
+	eid, err := table.ParseEventID(ev.ID)
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, err
+	}
+	if after == "" {
+		return s.firstLeaderboardPage(ctx, ev, first, picks)
+	}
+	c, err := s.cursors.Decode(after, table.CursorLeaderboard, ev.ID)
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, err
+	}
+	if !sameAnswer(c.Answer, ev.CountedAnswer()) {
+		return domain.Page[domain.Prediction]{}, errStaleOrder
+	}
+	position, err := c.ScoreKey()
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, table.ErrBadCursor
+	}
+	items, err := s.leaderboardItems(ctx, eid, c.Shards, first, position, picks, nil)
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, err
+	}
+	lp, err := s.leaderboardPage(eid, c.Shards, items, first, c.Placer())
+	if err != nil {
+		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
+	}
+	return lp.page, nil
+}
+
+// errStaleOrder is the answer to a leaderboard cursor made under another order than the
+// event's now.
+var errStaleOrder = domain.BadInput("the order of this leaderboard changed since the cursor was made (its tie-breaker answer counts now, or changed): read it again from the first page")
+
+// sameAnswer reports whether a and b are the same counted answer (both nil: none).
+func sameAnswer(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// leaderboardPage is a page of a leaderboard with what placing its rows again takes.
+type leaderboardPage struct {
+	page domain.Page[domain.Prediction] // ranked and placed under answer
+	// answer is the counted answer the page is placed under (nil: none, place = rank).
+	answer *int
+	// tiebreaks are the tie-break components of the rows' keys, shards the event's shard
+	// count: a first page is placed again from them and its rows.
+	tiebreaks []string
+	shards    int
+}
+
+// leaderboardPage decodes items (predictions in score-key order, after pl's rows) into a
+// page of at most first rows of the leaderboard of an event of shards shards, ranked and
+// placed by pl.
+func (s *Store) leaderboardPage(eid table.EventID, shards int, items []map[string]types.AttributeValue, first int, pl domain.Placer) (leaderboardPage, error) {
+	lp := leaderboardPage{shards: shards}
+	var rows []domain.Prediction
 	for _, item := range items {
 		var row table.PredictionRow
 		if err := attributevalue.UnmarshalMap(item, &row); err != nil {
-			return page, err
+			return lp, err
 		}
 		if row.Points == nil {
 			continue
 		}
-		if len(page.Items) == first {
-			page.HasNext = true
+		if len(rows) == first {
+			lp.page.HasNext = true
 			break
 		}
 		p, err := row.ToDomain()
 		if err != nil {
-			return page, err
+			return lp, err
 		}
-		rank := r.Next(*p.Points)
-		p.Rank = &rank
-		page.Items = append(page.Items, p)
-		page.Cursors = append(page.Cursors, s.cursors.Encode(table.Cursor{Kind: table.CursorLeaderboard, Owner: string(eid), ID: row.UserID,
-			Points: r.Points, Index: r.Index, Rank: r.Rank, Shards: shards}))
+		_, tiebreak, _, err := table.ParseScoreSK(row.GSISK)
+		if err != nil {
+			return lp, err
+		}
+		rows = append(rows, p)
+		lp.tiebreaks = append(lp.tiebreaks, tiebreak)
 	}
-	return page, nil
+	s.place(eid, &lp, rows, pl)
+	return lp, nil
+}
+
+// place ranks and places rows (lp's, in score-key order), going on from pl, into lp's page
+// with a cursor per row; rows are left as they are (a cached page's rows are shared).
+func (s *Store) place(eid table.EventID, lp *leaderboardPage, rows []domain.Prediction, pl domain.Placer) {
+	lp.answer = pl.Answer
+	lp.page.Items = make([]domain.Prediction, len(rows))
+	lp.page.Cursors = make([]string, len(rows))
+	for i, p := range rows {
+		rank, place := pl.Next(*p.Points, p.Tiebreaker)
+		p.Rank, p.Place = &rank, &place
+		lp.page.Items[i] = p
+		lp.page.Cursors[i] = s.cursors.Encode(table.Cursor{Kind: table.CursorLeaderboard, Owner: string(eid), ID: p.User.ID,
+			Points: *p.Points, Index: pl.Ranker.Index, Rank: rank, Shards: lp.shards,
+			Tiebreak: lp.tiebreaks[i], Answer: pl.Answer, Place: place, Guess: guessUnder(pl.Answer, p.Tiebreaker)})
+	}
+}
+
+// placed is the first page lp under answer, the event's counted answer: lp's page when it
+// is placed under it, else its rows placed again.
+func (s *Store) placed(eid table.EventID, lp leaderboardPage, answer *int) domain.Page[domain.Prediction] {
+	if sameAnswer(lp.answer, answer) {
+		return lp.page
+	}
+	s.place(eid, &lp, lp.page.Items, domain.Placer{Answer: answer})
+	return lp.page
+}
+
+// guessUnder is what a cursor keeps of a row's guess: the guess under a counted answer
+// (the next page's first place depends on it), nothing otherwise.
+func guessUnder(answer, guess *int) *int {
+	if answer == nil {
+		return nil
+	}
+	return guess
 }
 
 // Standings returns a season's standings, highest points first (ties by user id), ranked.

@@ -257,7 +257,11 @@ func TestReadCacheWeight(t *testing.T) {
 	for name, read := range map[string]func(z *ddb.Sized) (any, error){
 		"card": func(z *ddb.Sized) (any, error) { return s.readEvent(ctxT(t), table.EventID(l.spring.ID), z) },
 		"leaderboard": func(z *ddb.Sized) (any, error) {
-			return s.leaderboardShards(ctxT(t), table.EventID(l.spring.ID), l.shards, 50, nil, true, z)
+			items, err := s.leaderboardItems(ctxT(t), table.EventID(l.spring.ID), l.shards, 50, "", true, z)
+			if err != nil {
+				return nil, err
+			}
+			return s.leaderboardPage(table.EventID(l.spring.ID), l.shards, items, 50, domain.Placer{})
 		},
 		"standings": func(z *ddb.Sized) (any, error) { return s.readStandingsPage(ctxT(t), 2030, 50, "", z) },
 	} {

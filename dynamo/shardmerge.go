@@ -19,16 +19,21 @@ import (
 
 // Ranked lists (a leaderboard, a season's standings) are written across the event's or the
 // season's shards (package table), each sorted by its score keys (SCORE#<inv>#<uid>: points
-// high to low, ties by user id). A page is read as one Query per shard, all at once, merged
-// by score key: as many calls as shards whatever the page (one round trip), and exact. Each
+// high to low, ties by user id; a leaderboard whose tie-breaker answer is set,
+// SCORE#<inv>#<tie-break>#<uid>: domain.CompareLeaderboard's order, table.LeaderboardSK).
+// A page is read as one Query per shard, all at once, merged by score key: as many calls as
+// shards whatever the page (one round trip), and exact. The keys being the list's order
+// (domain.CompareStandings', or domain.CompareLeaderboard's once the answer counts; a
+// table test pins each), merging by key is merging by that order, and it stays the order
+// the shards are read in and the cursors point into while a pass rewrites the keys. Each
 // shard is asked for as many rows as the whole page needs (first+1, so that the merge knows
 // whether a next page exists): any one shard may hold the whole page. With one shard it is
 // one Query.
 //
 // A page after a cursor continues every shard after the cursor's position, the last row's
-// score key: `GSI_SK > SCORE#<inv>#<uid>` is the same position in every shard, whichever
-// shard that row came from. The cursor carries the list's shard count, so a page after it
-// needs no read to learn it.
+// score key (table.Cursor.ScoreKey): `GSI_SK > <key>` is the same position in every shard,
+// whichever shard that row came from. The cursor carries the list's shard count, so a page
+// after it needs no read to learn it.
 
 // scoredItem is one row of a shard page with its score key.
 type scoredItem struct {
@@ -85,30 +90,27 @@ func cursorPosition(c *table.Cursor) (string, domain.Ranker, error) {
 	if c == nil {
 		return "", domain.Ranker{}, nil
 	}
-	sk, err := table.ScoreSK(c.Points, table.UserID(c.ID))
+	sk, err := c.ScoreKey()
 	if err != nil {
 		return "", domain.Ranker{}, table.ErrBadCursor
 	}
 	return sk, c.Ranker(), nil
 }
 
-// leaderboardShards returns the page of first rows of event eid's leaderboard (the event
-// has shards shards) after cursor c (nil: the first page): one Query per shard. Without
-// picks the rows are read without them (table.LeaderboardRowAttrs): their Picks are empty.
-func (s *Store) leaderboardShards(ctx context.Context, eid table.EventID, shards, first int, c *table.Cursor, picks bool, z *ddb.Sized) (domain.Page[domain.Prediction], error) {
-	after, r, err := cursorPosition(c)
-	if err != nil {
-		return domain.Page[domain.Prediction]{}, err
-	}
+// leaderboardItems returns the first+1 rows of event eid's leaderboard (the event has
+// shards shards) after the score key after ("": the top), in score-key order: one Query per
+// shard. Without picks the rows are read without them (table.LeaderboardRowAttrs): their
+// Picks are empty.
+func (s *Store) leaderboardItems(ctx context.Context, eid table.EventID, shards, first int, after string, picks bool, z *ddb.Sized) ([]map[string]types.AttributeValue, error) {
 	var attrs []string
 	if !picks {
 		attrs = table.LeaderboardRowAttrs()
 	}
 	items, err := s.shardPage(ctx, table.EventShardPKs(eid, shards), after, first+1, attrs, z)
 	if err != nil {
-		return domain.Page[domain.Prediction]{}, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
+		return nil, fmt.Errorf("dynamo: leaderboard %s: %w", eid, err)
 	}
-	return s.leaderboardPage(eid, shards, items, first, r)
+	return items, nil
 }
 
 // standingsShards returns the page of first rows of a season's standings (the season has

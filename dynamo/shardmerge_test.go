@@ -52,7 +52,6 @@ func TestShardPages(t *testing.T) {
 func testShardPages(t *testing.T, shards int) {
 	f := newFixtureShards(t, shards)
 	ev := f.createEvent("2030-03-10-shard-show", 20, standardCard())
-	eid := table.EventID(ev.ID)
 	rng := rand.New(rand.NewPCG(12, 12))
 
 	// 300 players: points from a small range (many ties, ties across shards), a few
@@ -114,13 +113,7 @@ func testShardPages(t *testing.T, shards int) {
 
 	t.Run("Leaderboard", func(t *testing.T) {
 		check(t, board, func(ctx context.Context, first int, after string) page {
-			var c *table.Cursor
-			if after != "" {
-				d, err := f.s.cursors.Decode(after, table.CursorLeaderboard, ev.ID)
-				mustOK(t, err)
-				c = &d
-			}
-			p, err := f.s.leaderboardShards(ctx, eid, shards, first, c, true, nil)
+			p, err := f.s.EventLeaderboard(ctx, ev, first, after, true)
 			mustOK(t, err)
 			var rows []ranked
 			for _, it := range p.Items {

@@ -155,7 +155,7 @@ func TestEventsAndSeasonsOfBothShardCounts(t *testing.T) {
 				return got, calls
 			}
 			cctx, cost = ddb.WithCost(ctx)
-			page, err = s.Leaderboard(cctx, ev.ID, 13, page.EndCursor(), true)
+			page, err = s.EventLeaderboard(cctx, ev, 13, page.EndCursor(), true)
 			mustOK(t, err)
 		}
 	}
