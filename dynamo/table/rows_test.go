@@ -227,3 +227,47 @@ func (r EventRow) withVersion(v int) EventRow {
 	r.CardVersion = v
 	return r
 }
+
+// sizeOf is the billed size of row's item.
+func sizeOf(t *testing.T, row any) int {
+	t.Helper()
+	item, err := attributevalue.MarshalMap(row)
+	mustOK(t, err)
+	return ItemSize(item)
+}
+
+// TestGameAttributeBytes pins what each of the game's attributes adds to an item as
+// DynamoDB bills it (ItemSize), with the values docs/decisions/game-storage.md quotes; an
+// item that uses none of them gains nothing (TestPlainItemsAreUnchanged).
+func TestGameAttributeBytes(t *testing.T) {
+	q := "How many seconds will the main event last?" // 42 bytes
+	ev := NewEventRow(plainEvent(), 1)
+	m := NewMatchRow(EventID(rowsEvent), plainMatch())
+	p := plainPredictionRow()
+	pin, disq := domain.MethodPinfall, domain.MethodDisqualification
+	joker, guess, points, perfect := rowsMatch, 754, 40, true
+	for _, tt := range []struct {
+		name       string
+		plain, got any
+		want       int
+	}{
+		{"EventJokers", ev, ev.WithSettings(domain.EventSettings{Jokers: true}), 7},
+		{"EventPerfectCardBonus25", ev, ev.WithSettings(domain.EventSettings{PerfectCardBonus: 25}), 18},
+		{"EventTiebreakerQuestion", ev, ev.WithSettings(domain.EventSettings{Tiebreaker: &q}), 52},
+		{"EventAnswer754AtVersion12", ev, ev.WithAnswer(&domain.TiebreakerAnswer{Value: 754, Version: 12}), 6 + 3 + 13 + 2},
+		{"MatchMethodPoints5", m, func() MatchRow { r := m; r.MethodPoints = 5; return r }(), 14},
+		{"ResultMethodPinfall", m, func() MatchRow { r := NewMatchRow(EventID(rowsEvent), plainMatch()); r.Result.Method = string(pin); return r }(), 14},
+		{"ResultMethodDisqualification", m, func() MatchRow { r := NewMatchRow(EventID(rowsEvent), plainMatch()); r.Result.Method = string(disq); return r }(), 23},
+		{"PickMethodPinfall", p, p.WithEntry(domain.Entry{Picks: []domain.Pick{{MatchID: rowsMatch, Team: 1, Method: &pin}}}), 14},
+		{"Joker", p, p.WithEntry(domain.Entry{Picks: p.DomainPicks(), Joker: &joker}), 41},
+		{"Guess754", p, p.WithEntry(domain.Entry{Picks: p.DomainPicks(), Tiebreaker: &guess}), 13},
+		{"PickPoints40", p, func() PredictionRow { r := plainPredictionRow(); r.Picks[0].Points = &points; return r }(), 9},
+		{"PerfectCard", p, func() PredictionRow { r := plainPredictionRow(); r.PerfectCard = &perfect; return r }(), 12},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sizeOf(t, tt.got) - sizeOf(t, tt.plain); got != tt.want {
+				t.Errorf("adds %d bytes, want %d", got, tt.want)
+			}
+		})
+	}
+}
