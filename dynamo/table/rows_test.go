@@ -256,8 +256,16 @@ func TestGameAttributeBytes(t *testing.T) {
 		{"EventTiebreakerQuestion", ev, ev.WithSettings(domain.EventSettings{Tiebreaker: &q}), 52},
 		{"EventAnswer754AtVersion12", ev, ev.WithAnswer(&domain.TiebreakerAnswer{Value: 754, Version: 12}), 6 + 3 + 13 + 2},
 		{"MatchMethodPoints5", m, func() MatchRow { r := m; r.MethodPoints = 5; return r }(), 14},
-		{"ResultMethodPinfall", m, func() MatchRow { r := NewMatchRow(EventID(rowsEvent), plainMatch()); r.Result.Method = string(pin); return r }(), 14},
-		{"ResultMethodDisqualification", m, func() MatchRow { r := NewMatchRow(EventID(rowsEvent), plainMatch()); r.Result.Method = string(disq); return r }(), 23},
+		{"ResultMethodPinfall", m, func() MatchRow {
+			r := NewMatchRow(EventID(rowsEvent), plainMatch())
+			r.Result.Method = string(pin)
+			return r
+		}(), 14},
+		{"ResultMethodDisqualification", m, func() MatchRow {
+			r := NewMatchRow(EventID(rowsEvent), plainMatch())
+			r.Result.Method = string(disq)
+			return r
+		}(), 23},
 		{"PickMethodPinfall", p, p.WithEntry(domain.Entry{Picks: []domain.Pick{{MatchID: rowsMatch, Team: 1, Method: &pin}}}), 14},
 		{"Joker", p, p.WithEntry(domain.Entry{Picks: p.DomainPicks(), Joker: &joker}), 41},
 		{"Guess754", p, p.WithEntry(domain.Entry{Picks: p.DomainPicks(), Tiebreaker: &guess}), 13},
