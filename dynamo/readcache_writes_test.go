@@ -32,6 +32,9 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 	scored := f.createEvent("2030-02-10-scored-show", 20, standardCard())
 	live := f.createEvent("2030-02-20-live-show", 20, standardCard())
 	open := f.createEvent("2030-03-20-open-show", 20, standardCard())
+	asked, err := s.CreateEvent(ctx, domain.EventSpec{ID: ptr("2030-02-25-asked-show"), Name: "Asked Show",
+		StartsAt: time.Date(2030, 2, 25, 20, 0, 0, 0, time.UTC), Matches: standardCard(), Settings: domain.EventSettings{Tiebreaker: ptr("How long?")}})
+	mustOK(t, err)
 	// Points on scored (10, 5 and 3 for team 0): p-top 18, p-stay 15, p-reg 13, p-mod 8,
 	// p-del 5, p-del2 3, p-low 0.
 	for _, p := range []struct {
@@ -122,6 +125,12 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 				_, err := s.UpdateEvent(ctx, open.ID, domain.EventUpdate{Name: ptr("Open Show Renamed")})
 				mustOK(t, err)
 			}, "Open Show Renamed"},
+		{"CardAfterUpdateEventSettings",
+			func(t *testing.T) string { return fmt.Sprint(card(t, open).Settings.Jokers) },
+			func(t *testing.T) {
+				_, err := s.UpdateEvent(ctx, open.ID, domain.EventUpdate{Jokers: ptr(true)})
+				mustOK(t, err)
+			}, "true"},
 		{"CardAfterAddMatch",
 			func(t *testing.T) string { return fmt.Sprint(len(card(t, open).Matches)) },
 			func(t *testing.T) { _, err := s.AddMatch(ctx, open.ID, matchSpec("Added", 4)); mustOK(t, err) }, "4"},
@@ -145,6 +154,14 @@ func TestReadCacheShowsOwnWrites(t *testing.T) {
 		{"CardAfterSetResult",
 			func(t *testing.T) string { return result(card(t, live).Matches[0]) },
 			func(t *testing.T) { _, err := s.SetResult(ctx, live.ID, live.Matches[0].ID, win(0)); mustOK(t, err) }, "WIN 0"},
+		{"CardAfterSetTiebreakerAnswer",
+			func(t *testing.T) string {
+				if a := card(t, asked).Answer; a != nil {
+					return fmt.Sprint(a.Value)
+				}
+				return "none"
+			},
+			func(t *testing.T) { _, err := s.SetTiebreakerAnswer(ctx, asked.ID, ptr(42)); mustOK(t, err) }, "42"},
 		{"CardAfterScoreEvent",
 			func(t *testing.T) string { return fmt.Sprint(card(t, live).ScoredMatches) },
 			func(t *testing.T) { scoreAll(t, live) }, "1"},
