@@ -434,9 +434,7 @@ func (s scSnapshot) checkSums(t testing.TB) {
 			}
 			continue
 		}
-		if sk, _ := table.ScoreSK(*p.Points, table.UserID(p.UserID)); p.GSISK != sk {
-			t.Errorf("prediction %s/%s: GSI_SK %q, want %q", p.UserID, p.EventID, p.GSISK, sk)
-		}
+		s.checkPredictionKey(t, p)
 		if p.Correct == nil || *p.Correct != len(p.CorrectIDs) {
 			t.Errorf("prediction %s/%s: correct %v but %d correct ids", p.UserID, p.EventID, p.Correct, len(p.CorrectIDs))
 		}
@@ -463,6 +461,28 @@ func (s scSnapshot) checkSums(t testing.TB) {
 		if _, ok := sums[user]; !ok {
 			t.Errorf("standing of %s (%d points) has no scored prediction behind it", user, st.Points)
 		}
+	}
+}
+
+// checkPredictionKey checks scored prediction p's index key: the key of its points (with
+// the tie-break of its event's answer, when one is set: table.LeaderboardSK) for a
+// prediction scored for its event's card version; for one scored for an earlier version (a
+// pass under way), a key of its points and its player, whatever its tie-break.
+func (s scSnapshot) checkPredictionKey(t testing.TB, p table.PredictionRow) {
+	t.Helper()
+	ev, uid := s.events[p.EventID], table.UserID(p.UserID)
+	if p.ScoredWith != nil && *p.ScoredWith == ev.CardVersion {
+		var answer *int
+		if ev.Tiebreaker != "" {
+			answer = ev.Answer
+		}
+		if sk, _ := table.LeaderboardSK(*p.Points, answer, p.Tiebreaker, uid); p.GSISK != sk {
+			t.Errorf("prediction %s/%s: GSI_SK %q, want %q", p.UserID, p.EventID, p.GSISK, sk)
+		}
+		return
+	}
+	if points, _, u, err := table.ParseScoreSK(p.GSISK); err != nil || points != *p.Points || u != uid {
+		t.Errorf("prediction %s/%s: GSI_SK %q is not a score key of %d points (%v)", p.UserID, p.EventID, p.GSISK, *p.Points, err)
 	}
 }
 
