@@ -310,7 +310,7 @@ func (e *env) floorSubmit(ctx context.Context, db *dynamodb.Client, l *league, e
 	if len(card) == 0 || user == nil {
 		return 0, fmt.Errorf("submit %s: %d card items, profile found: %t", ev.id, len(card), user != nil)
 	}
-	pred, err := table.PredictionItem(ev.domainEvent(), l.shards, uid, playerName(p), ev.picks(k, p), e.now)
+	pred, err := table.PredictionItem(ev.domainEvent(), l.shards, uid, playerName(p), ev.entry(k, p), e.now)
 	if err != nil {
 		return 0, err
 	}

@@ -39,6 +39,28 @@ type leagueEvent struct {
 	results  bool           // results entered
 	scored   bool           // scored while loading
 	ranked   bool           // scored by the store, which wrote its rank table
+	// game: the event uses every game extra (gameSettings, method points on every other
+	// match, results with a method, entries with methods, a joker and a guess, the
+	// tie-breaker answer set with the results).
+	game bool
+}
+
+// gameSettings are the settings of a game event: jokers, a perfect-card bonus of 25, a
+// tie-breaker question; gameAnswer its answer.
+func gameSettings() domain.EventSettings {
+	q := "How many seconds will the main event last?"
+	return domain.EventSettings{Jokers: true, PerfectCardBonus: 25, Tiebreaker: &q}
+}
+
+const gameAnswer = 600
+
+// gameMethodPoints are the method points of match i of a game event's card (0: no method
+// pick).
+func gameMethodPoints(i int) int {
+	if i%2 == 0 {
+		return 5
+	}
+	return 0
 }
 
 // cardIndex is the index of e's card in cardSpec, e being the k-th event.
@@ -86,7 +108,7 @@ func playerName(i int) string { return fmt.Sprintf("Player %05d", i) }
 // its players, its sizes (predictions per event measured, ascending, the largest at most
 // players), its background (if not 0, the predictions of every event no screen measures)
 // and its past fillers; now is the clock of the store and the server.
-func newLeague(now time.Time, season, shards int, sc Scale) *league {
+func newLeague(now time.Time, season, shards int, sc Scale, game bool) *league {
 	filler, openN := fillerSize, openSize
 	if sc.Background > 0 {
 		filler, openN = sc.Background, sc.Background
@@ -113,9 +135,9 @@ func newLeague(now time.Time, season, shards int, sc Scale) *league {
 		&leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d %s", small, tag), scored: true, results: true})
 	for _, n := range sizes[1:] {
 		past = append(past,
-			&leagueEvent{role: roleFloor, size: n, name: fmt.Sprintf("FloorA %05d %s", n, tag), results: true},
-			&leagueEvent{role: roleScored, size: n, name: fmt.Sprintf("Scored %05d %s", n, tag), results: true},
-			&leagueEvent{role: roleFloor, size: n, copy: 1, name: fmt.Sprintf("FloorB %05d %s", n, tag), results: true},
+			&leagueEvent{role: roleFloor, size: n, name: fmt.Sprintf("FloorA %05d %s", n, tag), results: true, game: game},
+			&leagueEvent{role: roleScored, size: n, name: fmt.Sprintf("Scored %05d %s", n, tag), results: true, game: game},
+			&leagueEvent{role: roleFloor, size: n, copy: 1, name: fmt.Sprintf("FloorB %05d %s", n, tag), results: true, game: game},
 		)
 	}
 	first := time.Date(season, 1, 4, 19, 0, 0, 0, time.UTC)
@@ -143,6 +165,11 @@ func newLeague(now time.Time, season, shards int, sc Scale) *league {
 		// Events compared across sizes and states (screens 2, 3, 7) share one card, so
 		// that their items have the same sizes and only the number of predictions differs.
 		e.spec = cardSpec(e.cardIndex(k))
+		if e.game {
+			for i := range e.spec {
+				e.spec[i].MethodPoints = gameMethodPoints(i)
+			}
+		}
 		isPast := !e.startsAt.After(now)
 		if isPast != (e.role != roleUpcoming && e.role != roleSubmit && e.role != roleOpen) || isPast && e.startsAt.Year() != season {
 			panic(fmt.Sprintf("bench: event %q at %s does not fit the league of season %d around %s", e.name, e.startsAt, season, now))
@@ -230,13 +257,26 @@ func pick(p, i, k, teams int) int {
 	return int(x % uint32(teams))
 }
 
-// picks are player p's picks for e, the k-th event.
-func (e *leagueEvent) picks(k, p int) []domain.Pick {
+// entry is player p's entry for e, the k-th event: a pick of every match, and on a game
+// event a method on the matches that offer one, a joker and (for most players) a guess.
+func (e *leagueEvent) entry(k, p int) domain.Entry {
 	ps := make([]domain.Pick, len(e.matches))
+	methods := domain.VictoryMethods()
 	for i, m := range e.matches {
 		ps[i] = domain.Pick{MatchID: m.ID, Team: pick(p, i, e.cardIndex(k), len(m.Teams))}
+		if e.game && m.MethodPoints > 0 {
+			ps[i].Method = &methods[(p+i)%len(methods)]
+		}
 	}
-	return ps
+	en := domain.Entry{Picks: ps}
+	if e.game {
+		en.Joker = &e.matches[p%len(e.matches)].ID
+		if p%10 != 0 {
+			guess := (p * 37) % 1200
+			en.Tiebreaker = &guess
+		}
+	}
+	return en
 }
 
 // load writes the leagues into e's table: the events and cards of each league through a
@@ -294,7 +334,7 @@ func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 					updated = l.now.Add(-time.Hour)
 				}
 				for p := range ev.size {
-					if err := send(table.PredictionItem(ev.domainEvent(), l.shards, playerID(p), playerName(p), ev.picks(k, p), updated)); err != nil {
+					if err := send(table.PredictionItem(ev.domainEvent(), l.shards, playerID(p), playerName(p), ev.entry(k, p), updated)); err != nil {
 						return err
 					}
 				}
@@ -366,7 +406,11 @@ func load(ctx context.Context, e *env, leagues []*league) (LoadInfo, error) {
 // createEvents creates l's events and enters the results of past ones through store.
 func (l *league) createEvents(ctx context.Context, store *dynamo.Store) error {
 	create := func(ctx context.Context, k int, ev *leagueEvent) error {
-		created, err := store.CreateEvent(ctx, domain.EventSpec{Name: ev.name, StartsAt: ev.startsAt, Matches: ev.spec})
+		spec := domain.EventSpec{Name: ev.name, StartsAt: ev.startsAt, Matches: ev.spec}
+		if ev.game {
+			spec.Settings = gameSettings()
+		}
+		created, err := store.CreateEvent(ctx, spec)
 		if err != nil {
 			return fmt.Errorf("bench: create %s: %w", ev.name, err)
 		}
@@ -376,8 +420,17 @@ func (l *league) createEvents(ctx context.Context, store *dynamo.Store) error {
 		}
 		for i, m := range created.Matches {
 			r := result(ev.cardIndex(k), i, len(m.Teams))
+			if ev.game && m.MethodPoints > 0 && r.Outcome == domain.OutcomeWin {
+				r.Method = &domain.VictoryMethods()[i%len(domain.VictoryMethods())]
+			}
 			if ev.matches[i], err = store.SetResult(ctx, ev.id, m.ID, &r); err != nil {
 				return fmt.Errorf("bench: result %s/%d: %w", ev.name, i, err)
+			}
+		}
+		if ev.game {
+			answer := gameAnswer
+			if _, err := store.SetTiebreakerAnswer(ctx, ev.id, &answer); err != nil {
+				return fmt.Errorf("bench: tie-breaker answer %s: %w", ev.name, err)
 			}
 		}
 		return nil

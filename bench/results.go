@@ -50,7 +50,9 @@ type ScreenResult struct {
 // data through the admin mutation, a second run that must change nothing, and the bare
 // floor on two copies of the event.
 type ScoringResult struct {
-	Shards              int            `json:"shards"`
+	Shards int `json:"shards"`
+	// Game: the event uses every game extra (Options.Game).
+	Game                bool           `json:"game"`
 	Predictions         int            `json:"predictions"`
 	Seconds             float64        `json:"seconds"`
 	CPUSeconds          float64        `json:"cpuSeconds"` // this process (API and client)
@@ -318,9 +320,17 @@ func (r *Results) goals() []Goal {
 		add(s.RatioWrites <= ScoringGoal,
 			fmt.Sprintf("%.2fs vs %.2fs of paced bare writes (runs before and after: %s) = %.2f× (reads and writes: %.2fs, %.2f×); this process's CPU %.2fs vs the floor's %.2fs",
 				s.Seconds, s.FloorWriteSeconds, floorRuns(s), s.RatioWrites, s.FloorSeconds, s.RatioFloor, s.CPUSeconds, s.FloorCPUSeconds),
-			"%s: scoreEvent of %d predictions ≤ %.1f× its floor (the same writes bare, paced per partition as the store paces)", shardsText(s.Shards), s.Predictions, ScoringGoal)
+			"%s: scoreEvent of %d predictions%s ≤ %.1f× its floor (the same writes bare, paced per partition as the store paces)", shardsText(s.Shards), s.Predictions, gameText(s.Game), ScoringGoal)
 	}
 	return gs
+}
+
+// gameText says an event uses every game extra.
+func gameText(game bool) string {
+	if game {
+		return " (every game extra)"
+	}
+	return ""
 }
 
 // shardsText is "1 shard" or "k shards".
@@ -432,15 +442,15 @@ func (r *Results) Markdown() string {
 	if len(r.Scoring) > 0 {
 		p("\n## Screen 7: scoreEvent (one run per size on fresh data, then a re-run)\n\n")
 		p("Through the admin mutation over HTTP, on DynamoDB Local as it is. The floor (bench/scoring.go) reads every prediction and standing and writes the store's own writes for each player (`scoring.ScoringWrites`), 50 players per transaction, one worker per shard, paced per partition exactly as the store paces (`scoring.PartitionWriteUnits` = %d WCU a second per partition; no implementation can write a partition faster on AWS); it runs on two identical copies of the event, before and after the stack's run, averaged. CPU s is this process's CPU time (the API and its SDK client, or the floor's client).\n\n", scoring.PartitionWriteUnits)
-		p("| shards | predictions | time s | CPU s | calls | operations | tx | max tx items | floor calls | floor reads s | floor writes s (before / after) | floor CPU s | × writes | × floor | re-run s | re-run calls | re-run changed |\n")
-		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		p("| shards | predictions | game extras | time s | CPU s | calls | operations | tx | max tx items | floor calls | floor reads s | floor writes s (before / after) | floor CPU s | × writes | × floor | re-run s | re-run calls | re-run changed |\n")
+		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Scoring {
 			var runs []string
 			for _, f := range s.FloorRuns {
 				runs = append(runs, fmt.Sprintf("%.2f", f.WriteSeconds))
 			}
-			p("| %d | %d | %.2f | %.2f | %d | %s | %d | %d | %d | %.2f | %.2f (%s) | %.2f | %.2f | %.2f | %.2f | %d | %d |\n",
-				s.Shards, s.Predictions, s.Seconds, s.CPUSeconds, s.Calls, ops(s.Operations), s.Transactions, s.MaxTransactionItems,
+			p("| %d | %d | %t | %.2f | %.2f | %d | %s | %d | %d | %d | %.2f | %.2f (%s) | %.2f | %.2f | %.2f | %.2f | %d | %d |\n",
+				s.Shards, s.Predictions, s.Game, s.Seconds, s.CPUSeconds, s.Calls, ops(s.Operations), s.Transactions, s.MaxTransactionItems,
 				s.FloorCalls, s.FloorReadSeconds, s.FloorWriteSeconds, strings.Join(runs, " / "), s.FloorCPUSeconds, s.RatioWrites, s.RatioFloor, s.RerunSeconds, s.RerunCalls, s.RerunChanged)
 		}
 	}

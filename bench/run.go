@@ -77,6 +77,12 @@ type Options struct {
 	Answers string `json:"-"`
 	// GC, if set, sets the process's GC for the run and returns what restores it.
 	GC func() (restore func()) `json:"-"`
+	// Game makes the events screen 7 scores use every game extra: jokers, a perfect-card
+	// bonus, method points and result methods, a tie-breaker answer set before the pass;
+	// entries with methods, a joker and a guess.
+	Game bool `json:"game"`
+	// ScoringOnly stops after screen 7 (loading, then scoring): its figures alone.
+	ScoringOnly bool `json:"scoringOnly"`
 }
 
 // DefaultOptions is the full run of `make bench`: 10,000 players; events with 10 / 1,000 /
@@ -149,7 +155,7 @@ func run(ctx context.Context, opts Options, res *Results, logf func(string, ...a
 	sc := opts.Scale
 	var leagues []*league
 	for i, k := range opts.Shards {
-		leagues = append(leagues, newLeague(opts.Now, opts.Now.Year()-i, k, sc))
+		leagues = append(leagues, newLeague(opts.Now, opts.Now.Year()-i, k, sc, opts.Game))
 	}
 	st, err := load(ctx, e, leagues)
 	if err != nil {
@@ -166,6 +172,9 @@ func run(ctx context.Context, opts Options, res *Results, logf func(string, ...a
 		if err != nil {
 			return err
 		}
+	}
+	if opts.ScoringOnly {
+		return nil
 	}
 	groups, err := e.loadLeagues(ctx, sc.Players, sc.LeagueSizes)
 	if err != nil {

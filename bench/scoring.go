@@ -30,7 +30,7 @@ const maxTransactItems = 100
 // scoreAPI scores ev through the admin mutation and returns the run's result; then it runs
 // it again and checks that the second run changed nothing.
 func (e *env) scoreAPI(ctx context.Context, l *league, ev *leagueEvent) (ScoringResult, error) {
-	r := ScoringResult{Shards: l.shards, Predictions: ev.size, Operations: map[string]int{}}
+	r := ScoringResult{Shards: l.shards, Game: ev.game, Predictions: ev.size, Operations: map[string]int{}}
 	body := request(frontend.ScoreEvent, map[string]any{"eventId": ev.id})
 	run := func() (time.Duration, *gqlResponse, error) {
 		d, b, err := e.post(ctx, e.direct, body, e.adminToken())

@@ -292,7 +292,7 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 		request: func(i int) ([]byte, string) {
 			p := submitter(2*i, l.players)
 			picks := make([]frontend.Pick, len(sub.matches))
-			for j, pk := range sub.picks(n, p) {
+			for j, pk := range sub.entry(n, p).Picks {
 				picks[j] = frontend.Pick{MatchID: pk.MatchID, Team: pk.Team}
 			}
 			return request(frontend.SubmitPrediction, map[string]any{"eventId": sub.id, "picks": picks}), e.playerToken(p)

@@ -52,7 +52,7 @@ func BenchmarkStack(b *testing.B) {
 	sc := Scale{Players: 60, Sizes: []int{10, 20}, PastFillers: 1}
 	var leagues []*league
 	for i, k := range opts.Shards {
-		leagues = append(leagues, newLeague(opts.Now, opts.Now.Year()-i, k, sc))
+		leagues = append(leagues, newLeague(opts.Now, opts.Now.Year()-i, k, sc, false))
 	}
 	if _, err := load(ctx, e, leagues); err != nil {
 		b.Fatal(err)

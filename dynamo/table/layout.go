@@ -118,19 +118,19 @@ func StandingItem(user, name string, season, shards, points, correct, eventsPlay
 		EventsPlayed: eventsPlayed, Version: 1})
 }
 
-// PredictionItem is a player's unscored prediction for ev, an event of shards shards, as
-// SubmitPrediction writes it (picks in card order). A prediction written this way is not
-// counted on its lock copy: CountPredictions does that.
-func PredictionItem(ev domain.Event, shards int, user, name string, picks []domain.Pick, updated time.Time) (map[string]types.AttributeValue, error) {
+// PredictionItem is a player's unscored prediction with entry for ev, an event of shards
+// shards, as SubmitPrediction writes it (picks in card order, methods, joker, guess). A
+// prediction written this way is not counted on its lock copy: CountPredictions does that.
+func PredictionItem(ev domain.Event, shards int, user, name string, entry domain.Entry, updated time.Time) (map[string]types.AttributeValue, error) {
 	uid, eid := UserID(user), EventID(ev.ID)
 	row := PredictionRow{
 		Keys:      Keys{PK: UserPK(uid), SK: EventSK(eid)},
 		IndexKeys: IndexKeys{GSIPK: EventShardPK(eid, uid.Shard(shards), shards), GSISK: PendingSK(uid)},
 		Type:      TypePrediction, UserID: user, UserName: name, UserNameVersion: 1,
 		EventID: ev.ID, EventName: ev.Name, EventStartsAt: FormatTime(ev.StartsAt), Season: ev.Season(),
-		Picks: NewPickRows(picks), UpdatedAt: FormatTime(updated), Version: 1,
+		UpdatedAt: FormatTime(updated), Version: 1,
 	}
-	return attributevalue.MarshalMap(row)
+	return attributevalue.MarshalMap(row.WithEntry(entry))
 }
 
 // KeyShards says how many shards the trailing "#NN" of a key of the sharded layout (see the

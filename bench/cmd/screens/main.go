@@ -62,6 +62,8 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&opts.Latency, "latency", opts.Latency, "what latency mode adds to every DynamoDB call on each way")
 	fs.IntVar(&opts.LoadWorkers, "workers", opts.LoadWorkers, "load test concurrency")
 	fs.StringVar(&opts.Answers, "answers", "", "write the first answer of every screen to this directory (to compare two versions byte for byte)")
+	fs.BoolVar(&opts.Game, "game", false, "screen 7 scores events using every game extra (jokers, perfect-card bonus, method picks, a tie-breaker answer)")
+	fs.BoolVar(&opts.ScoringOnly, "scoring-only", false, "stop after screen 7: load the data, score, print its figures")
 	gcSetting := fs.String("gc", "deployed", "Go GC settings of the run: deployed (GOGC and GOMEMLIMIT of deploy/template.yaml, as the Lambda function runs) or env (the environment's, Go's defaults if unset)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API and client) to this file")
 	if err := fs.Parse(args); err != nil {
