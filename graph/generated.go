@@ -63,15 +63,18 @@ type ComplexityRoot struct {
 	}
 
 	Event struct {
-		ID            func(childComplexity int) int
-		Leaderboard   func(childComplexity int, first *int, after *string) int
-		Locked        func(childComplexity int) int
-		Matches       func(childComplexity int) int
-		Name          func(childComplexity int) int
-		ScoredMatches func(childComplexity int) int
-		Season        func(childComplexity int) int
-		StartsAt      func(childComplexity int) int
-		State         func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Jokers           func(childComplexity int) int
+		Leaderboard      func(childComplexity int, first *int, after *string) int
+		Locked           func(childComplexity int) int
+		Matches          func(childComplexity int) int
+		Name             func(childComplexity int) int
+		PerfectCardBonus func(childComplexity int) int
+		ScoredMatches    func(childComplexity int) int
+		Season           func(childComplexity int) int
+		StartsAt         func(childComplexity int) int
+		State            func(childComplexity int) int
+		Tiebreaker       func(childComplexity int) int
 	}
 
 	EventConnection struct {
@@ -96,6 +99,7 @@ type ComplexityRoot struct {
 	Match struct {
 		Championships func(childComplexity int) int
 		ID            func(childComplexity int) int
+		MethodPoints  func(childComplexity int) int
 		Name          func(childComplexity int) int
 		PickCounts    func(childComplexity int) int
 		Points        func(childComplexity int) int
@@ -106,29 +110,31 @@ type ComplexityRoot struct {
 	}
 
 	MatchResult struct {
+		Method  func(childComplexity int) int
 		Outcome func(childComplexity int) int
 		Winner  func(childComplexity int) int
 	}
 
 	Mutation struct {
-		AddMatch         func(childComplexity int, eventID string, input model.MatchInput) int
-		CreateEvent      func(childComplexity int, input model.EventInput) int
-		CreateLeague     func(childComplexity int, name string) int
-		DeleteLeague     func(childComplexity int, id string) int
-		DeleteMe         func(childComplexity int) int
-		JoinLeague       func(childComplexity int, inviteCode string) int
-		LeaveLeague      func(childComplexity int, id string) int
-		Register         func(childComplexity int, name string) int
-		RemoveMatch      func(childComplexity int, eventID string, matchID string) int
-		RenameLeague     func(childComplexity int, id string, name string) int
-		RenamePlayer     func(childComplexity int, id string, name string) int
-		ReorderMatches   func(childComplexity int, eventID string, matchIds []string) int
-		RotateInviteCode func(childComplexity int, id string) int
-		ScoreEvent       func(childComplexity int, eventID string, dryRun *bool) int
-		SetResult        func(childComplexity int, eventID string, matchID string, result *model.MatchResultInput) int
-		SubmitPrediction func(childComplexity int, eventID string, picks []model.PickInput) int
-		UpdateEvent      func(childComplexity int, id string, input model.EventUpdateInput) int
-		UpdateMatch      func(childComplexity int, eventID string, matchID string, input model.MatchUpdateInput) int
+		AddMatch            func(childComplexity int, eventID string, input model.MatchInput) int
+		CreateEvent         func(childComplexity int, input model.EventInput) int
+		CreateLeague        func(childComplexity int, name string) int
+		DeleteLeague        func(childComplexity int, id string) int
+		DeleteMe            func(childComplexity int) int
+		JoinLeague          func(childComplexity int, inviteCode string) int
+		LeaveLeague         func(childComplexity int, id string) int
+		Register            func(childComplexity int, name string) int
+		RemoveMatch         func(childComplexity int, eventID string, matchID string) int
+		RenameLeague        func(childComplexity int, id string, name string) int
+		RenamePlayer        func(childComplexity int, id string, name string) int
+		ReorderMatches      func(childComplexity int, eventID string, matchIds []string) int
+		RotateInviteCode    func(childComplexity int, id string) int
+		ScoreEvent          func(childComplexity int, eventID string, dryRun *bool) int
+		SetResult           func(childComplexity int, eventID string, matchID string, result *model.MatchResultInput) int
+		SetTiebreakerAnswer func(childComplexity int, eventID string, answer *int) int
+		SubmitPrediction    func(childComplexity int, eventID string, picks []model.PickInput, joker *string, tiebreaker *int) int
+		UpdateEvent         func(childComplexity int, id string, input model.EventUpdateInput) int
+		UpdateMatch         func(childComplexity int, eventID string, matchID string, input model.MatchUpdateInput) int
 	}
 
 	PageInfo struct {
@@ -141,19 +147,25 @@ type ComplexityRoot struct {
 	Pick struct {
 		Correct func(childComplexity int) int
 		MatchID func(childComplexity int) int
+		Method  func(childComplexity int) int
+		Points  func(childComplexity int) int
 		Team    func(childComplexity int) int
 	}
 
 	Prediction struct {
-		Correct   func(childComplexity int) int
-		Event     func(childComplexity int) int
-		EventID   func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Picks     func(childComplexity int) int
-		Points    func(childComplexity int) int
-		Rank      func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
-		User      func(childComplexity int) int
+		Correct     func(childComplexity int) int
+		Event       func(childComplexity int) int
+		EventID     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Joker       func(childComplexity int) int
+		PerfectCard func(childComplexity int) int
+		Picks       func(childComplexity int) int
+		Place       func(childComplexity int) int
+		Points      func(childComplexity int) int
+		Rank        func(childComplexity int) int
+		Tiebreaker  func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		User        func(childComplexity int) int
 	}
 
 	PredictionConnection struct {
@@ -215,6 +227,11 @@ type ComplexityRoot struct {
 		Name     func(childComplexity int) int
 	}
 
+	Tiebreaker struct {
+		Answer   func(childComplexity int) int
+		Question func(childComplexity int) int
+	}
+
 	User struct {
 		ID          func(childComplexity int) int
 		Leagues     func(childComplexity int) int
@@ -242,13 +259,14 @@ type LeagueResolver interface {
 }
 type MutationResolver interface {
 	Register(ctx context.Context, name string) (*model.User, error)
-	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*model.Prediction, error)
+	SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput, joker *string, tiebreaker *int) (*model.Prediction, error)
 	CreateEvent(ctx context.Context, input model.EventInput) (*model.Event, error)
 	UpdateEvent(ctx context.Context, id string, input model.EventUpdateInput) (*model.Event, error)
 	AddMatch(ctx context.Context, eventID string, input model.MatchInput) (*domain.Match, error)
 	UpdateMatch(ctx context.Context, eventID string, matchID string, input model.MatchUpdateInput) (*domain.Match, error)
 	RemoveMatch(ctx context.Context, eventID string, matchID string) (bool, error)
 	ReorderMatches(ctx context.Context, eventID string, matchIds []string) ([]domain.Match, error)
+	SetTiebreakerAnswer(ctx context.Context, eventID string, answer *int) (*model.Event, error)
 	SetResult(ctx context.Context, eventID string, matchID string, result *model.MatchResultInput) (*domain.Match, error)
 	ScoreEvent(ctx context.Context, eventID string, dryRun *bool) (*domain.ScoreReport, error)
 	CreateLeague(ctx context.Context, name string) (*model.League, error)
@@ -363,6 +381,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.jokers":
+		if e.ComplexityRoot.Event.Jokers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Jokers(childComplexity), true
 	case "Event.leaderboard":
 		if e.ComplexityRoot.Event.Leaderboard == nil {
 			break
@@ -392,6 +416,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Name(childComplexity), true
+	case "Event.perfectCardBonus":
+		if e.ComplexityRoot.Event.PerfectCardBonus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.PerfectCardBonus(childComplexity), true
 	case "Event.scoredMatches":
 		if e.ComplexityRoot.Event.ScoredMatches == nil {
 			break
@@ -416,6 +446,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.State(childComplexity), true
+	case "Event.tiebreaker":
+		if e.ComplexityRoot.Event.Tiebreaker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Tiebreaker(childComplexity), true
 
 	case "EventConnection.edges":
 		if e.ComplexityRoot.EventConnection.Edges == nil {
@@ -497,6 +533,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Match.ID(childComplexity), true
+	case "Match.methodPoints":
+		if e.ComplexityRoot.Match.MethodPoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Match.MethodPoints(childComplexity), true
 	case "Match.name":
 		if e.ComplexityRoot.Match.Name == nil {
 			break
@@ -540,6 +582,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Match.Teams(childComplexity), true
 
+	case "MatchResult.method":
+		if e.ComplexityRoot.MatchResult.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MatchResult.Method(childComplexity), true
 	case "MatchResult.outcome":
 		if e.ComplexityRoot.MatchResult.Outcome == nil {
 			break
@@ -713,6 +761,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetResult(childComplexity, args["eventId"].(string), args["matchId"].(string), args["result"].(*model.MatchResultInput)), true
+	case "Mutation.setTiebreakerAnswer":
+		if e.ComplexityRoot.Mutation.SetTiebreakerAnswer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setTiebreakerAnswer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetTiebreakerAnswer(childComplexity, args["eventId"].(string), args["answer"].(*int)), true
 	case "Mutation.submitPrediction":
 		if e.ComplexityRoot.Mutation.SubmitPrediction == nil {
 			break
@@ -723,7 +782,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SubmitPrediction(childComplexity, args["eventId"].(string), args["picks"].([]model.PickInput)), true
+		return e.ComplexityRoot.Mutation.SubmitPrediction(childComplexity, args["eventId"].(string), args["picks"].([]model.PickInput), args["joker"].(*string), args["tiebreaker"].(*int)), true
 	case "Mutation.updateEvent":
 		if e.ComplexityRoot.Mutation.UpdateEvent == nil {
 			break
@@ -784,6 +843,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Pick.MatchID(childComplexity), true
+	case "Pick.method":
+		if e.ComplexityRoot.Pick.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pick.Method(childComplexity), true
+	case "Pick.points":
+		if e.ComplexityRoot.Pick.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pick.Points(childComplexity), true
 	case "Pick.team":
 		if e.ComplexityRoot.Pick.Team == nil {
 			break
@@ -815,12 +886,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Prediction.ID(childComplexity), true
+	case "Prediction.joker":
+		if e.ComplexityRoot.Prediction.Joker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Prediction.Joker(childComplexity), true
+	case "Prediction.perfectCard":
+		if e.ComplexityRoot.Prediction.PerfectCard == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Prediction.PerfectCard(childComplexity), true
 	case "Prediction.picks":
 		if e.ComplexityRoot.Prediction.Picks == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Prediction.Picks(childComplexity), true
+	case "Prediction.place":
+		if e.ComplexityRoot.Prediction.Place == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Prediction.Place(childComplexity), true
 	case "Prediction.points":
 		if e.ComplexityRoot.Prediction.Points == nil {
 			break
@@ -833,6 +922,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Prediction.Rank(childComplexity), true
+	case "Prediction.tiebreaker":
+		if e.ComplexityRoot.Prediction.Tiebreaker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Prediction.Tiebreaker(childComplexity), true
 	case "Prediction.updatedAt":
 		if e.ComplexityRoot.Prediction.UpdatedAt == nil {
 			break
@@ -1105,6 +1200,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Team.Name(childComplexity), true
 
+	case "Tiebreaker.answer":
+		if e.ComplexityRoot.Tiebreaker.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tiebreaker.Answer(childComplexity), true
+	case "Tiebreaker.question":
+		if e.ComplexityRoot.Tiebreaker.Question == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tiebreaker.Question(childComplexity), true
+
 	case "User.id":
 		if e.ComplexityRoot.User.ID == nil {
 			break
@@ -1321,6 +1429,12 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_leaderboard(ctx, field)
 	case "scoredMatches":
 		return ec.fieldContext_Event_scoredMatches(ctx, field)
+	case "jokers":
+		return ec.fieldContext_Event_jokers(ctx, field)
+	case "perfectCardBonus":
+		return ec.fieldContext_Event_perfectCardBonus(ctx, field)
+	case "tiebreaker":
+		return ec.fieldContext_Event_tiebreaker(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -1373,6 +1487,8 @@ func (ec *executionContext) childFields_Match(ctx context.Context, field graphql
 		return ec.fieldContext_Match_name(ctx, field)
 	case "points":
 		return ec.fieldContext_Match_points(ctx, field)
+	case "methodPoints":
+		return ec.fieldContext_Match_methodPoints(ctx, field)
 	case "preshow":
 		return ec.fieldContext_Match_preshow(ctx, field)
 	case "championships":
@@ -1393,6 +1509,8 @@ func (ec *executionContext) childFields_MatchResult(ctx context.Context, field g
 		return ec.fieldContext_MatchResult_outcome(ctx, field)
 	case "winner":
 		return ec.fieldContext_MatchResult_winner(ctx, field)
+	case "method":
+		return ec.fieldContext_MatchResult_method(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MatchResult", field.Name)
 }
@@ -1419,6 +1537,10 @@ func (ec *executionContext) childFields_Pick(ctx context.Context, field graphql.
 		return ec.fieldContext_Pick_team(ctx, field)
 	case "correct":
 		return ec.fieldContext_Pick_correct(ctx, field)
+	case "method":
+		return ec.fieldContext_Pick_method(ctx, field)
+	case "points":
+		return ec.fieldContext_Pick_points(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Pick", field.Name)
 }
@@ -1441,6 +1563,14 @@ func (ec *executionContext) childFields_Prediction(ctx context.Context, field gr
 		return ec.fieldContext_Prediction_correct(ctx, field)
 	case "rank":
 		return ec.fieldContext_Prediction_rank(ctx, field)
+	case "place":
+		return ec.fieldContext_Prediction_place(ctx, field)
+	case "joker":
+		return ec.fieldContext_Prediction_joker(ctx, field)
+	case "tiebreaker":
+		return ec.fieldContext_Prediction_tiebreaker(ctx, field)
+	case "perfectCard":
+		return ec.fieldContext_Prediction_perfectCard(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Prediction_updatedAt(ctx, field)
 	}
@@ -1539,6 +1669,16 @@ func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.
 		return ec.fieldContext_Team_champion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Team", field.Name)
+}
+
+func (ec *executionContext) childFields_Tiebreaker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "question":
+		return ec.fieldContext_Tiebreaker_question(ctx, field)
+	case "answer":
+		return ec.fieldContext_Tiebreaker_answer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Tiebreaker", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1995,6 +2135,28 @@ func (ec *executionContext) field_Mutation_setResult_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setTiebreakerAnswer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "answer",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["answer"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_submitPrediction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2014,6 +2176,22 @@ func (ec *executionContext) field_Mutation_submitPrediction_args(ctx context.Con
 		return nil, err
 	}
 	args["picks"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "joker",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["joker"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "tiebreaker",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tiebreaker"] = arg3
 	return args, nil
 }
 
@@ -2836,6 +3014,84 @@ func (ec *executionContext) fieldContext_Event_scoredMatches(_ context.Context, 
 	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Event_jokers(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_jokers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Jokers()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_jokers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Event_perfectCardBonus(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_perfectCardBonus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PerfectCardBonus()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_perfectCardBonus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Event_tiebreaker(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_tiebreaker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tiebreaker()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Tiebreaker) graphql.Marshaler {
+			return ec.marshalOTiebreaker2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐTiebreaker(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_tiebreaker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tiebreaker(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3215,6 +3471,29 @@ func (ec *executionContext) fieldContext_Match_points(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Match", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Match_methodPoints(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Match_methodPoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MethodPoints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Match_methodPoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Match", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Match_preshow(ctx context.Context, field graphql.CollectedField, obj *domain.Match) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3394,6 +3673,29 @@ func (ec *executionContext) fieldContext_MatchResult_winner(_ context.Context, f
 	return graphql.NewScalarFieldContext("MatchResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _MatchResult_method(ctx context.Context, field graphql.CollectedField, obj *domain.MatchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MatchResult_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.VictoryMethod) graphql.Marshaler {
+			return ec.marshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MatchResult_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MatchResult", field, false, false, errors.New("field of type VictoryMethod does not have child fields"))
+}
+
 func (ec *executionContext) _Mutation_register(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3448,7 +3750,7 @@ func (ec *executionContext) _Mutation_submitPrediction(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SubmitPrediction(ctx, fc.Args["eventId"].(string), fc.Args["picks"].([]model.PickInput))
+			return ec.Resolvers.Mutation().SubmitPrediction(ctx, fc.Args["eventId"].(string), fc.Args["picks"].([]model.PickInput), fc.Args["joker"].(*string), fc.Args["tiebreaker"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Prediction) graphql.Marshaler {
@@ -3740,6 +4042,50 @@ func (ec *executionContext) fieldContext_Mutation_reorderMatches(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_reorderMatches_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setTiebreakerAnswer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setTiebreakerAnswer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetTiebreakerAnswer(ctx, fc.Args["eventId"].(string), fc.Args["answer"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setTiebreakerAnswer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setTiebreakerAnswer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4326,6 +4672,52 @@ func (ec *executionContext) fieldContext_Pick_correct(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Pick", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Pick_method(ctx context.Context, field graphql.CollectedField, obj *domain.Pick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pick_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.VictoryMethod) graphql.Marshaler {
+			return ec.marshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Pick_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pick", field, false, false, errors.New("field of type VictoryMethod does not have child fields"))
+}
+
+func (ec *executionContext) _Pick_points(ctx context.Context, field graphql.CollectedField, obj *domain.Pick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pick_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Pick_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pick", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Prediction_id(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4535,6 +4927,98 @@ func (ec *executionContext) _Prediction_rank(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Prediction_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Prediction_place(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Prediction_place(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Place()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Prediction_place(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Prediction", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Prediction_joker(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Prediction_joker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Joker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Prediction_joker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Prediction_tiebreaker(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Prediction_tiebreaker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tiebreaker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Prediction_tiebreaker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Prediction_perfectCard(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Prediction_perfectCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PerfectCard, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Prediction_perfectCard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Prediction", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Prediction_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Prediction) (ret graphql.Marshaler) {
@@ -5679,6 +6163,52 @@ func (ec *executionContext) _Team_champion(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Team_champion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Tiebreaker_question(ctx context.Context, field graphql.CollectedField, obj *model.Tiebreaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tiebreaker_question(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Question, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tiebreaker_question(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tiebreaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tiebreaker_answer(ctx context.Context, field graphql.CollectedField, obj *model.Tiebreaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tiebreaker_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Tiebreaker_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tiebreaker", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
@@ -6951,7 +7481,7 @@ func (ec *executionContext) unmarshalInputEventInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "name", "startsAt", "matches"}
+	fieldsInOrder := [...]string{"id", "name", "startsAt", "matches", "jokers", "perfectCardBonus", "tiebreaker"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -6986,6 +7516,27 @@ func (ec *executionContext) unmarshalInputEventInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.Matches = data
+		case "jokers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jokers"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Jokers = data
+		case "perfectCardBonus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("perfectCardBonus"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PerfectCardBonus = data
+		case "tiebreaker":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tiebreaker"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tiebreaker = data
 		}
 	}
 	return it, nil
@@ -7002,7 +7553,7 @@ func (ec *executionContext) unmarshalInputEventUpdateInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "startsAt", "state"}
+	fieldsInOrder := [...]string{"name", "startsAt", "state", "jokers", "perfectCardBonus", "tiebreaker"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7030,6 +7581,27 @@ func (ec *executionContext) unmarshalInputEventUpdateInput(ctx context.Context, 
 				return it, err
 			}
 			it.State = data
+		case "jokers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jokers"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Jokers = data
+		case "perfectCardBonus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("perfectCardBonus"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PerfectCardBonus = data
+		case "tiebreaker":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tiebreaker"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tiebreaker = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -7050,7 +7622,7 @@ func (ec *executionContext) unmarshalInputMatchInput(ctx context.Context, obj an
 		asMap["preshow"] = false
 	}
 
-	fieldsInOrder := [...]string{"name", "points", "preshow", "championships", "teams"}
+	fieldsInOrder := [...]string{"name", "points", "methodPoints", "preshow", "championships", "teams"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7071,6 +7643,13 @@ func (ec *executionContext) unmarshalInputMatchInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.Points = data
+		case "methodPoints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("methodPoints"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MethodPoints = data
 		case "preshow":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("preshow"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -7108,7 +7687,7 @@ func (ec *executionContext) unmarshalInputMatchResultInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"outcome", "winner"}
+	fieldsInOrder := [...]string{"outcome", "winner", "method"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7129,6 +7708,13 @@ func (ec *executionContext) unmarshalInputMatchResultInput(ctx context.Context, 
 				return it, err
 			}
 			it.Winner = data
+		case "method":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("method"))
+			data, err := ec.unmarshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Method = data
 		}
 	}
 	return it, nil
@@ -7145,7 +7731,7 @@ func (ec *executionContext) unmarshalInputMatchUpdateInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "points", "preshow", "championships", "teams"}
+	fieldsInOrder := [...]string{"name", "points", "methodPoints", "preshow", "championships", "teams"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7166,6 +7752,13 @@ func (ec *executionContext) unmarshalInputMatchUpdateInput(ctx context.Context, 
 				return it, err
 			}
 			it.Points = data
+		case "methodPoints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("methodPoints"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MethodPoints = data
 		case "preshow":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("preshow"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -7203,7 +7796,7 @@ func (ec *executionContext) unmarshalInputPickInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"matchId", "team"}
+	fieldsInOrder := [...]string{"matchId", "team", "method"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7224,6 +7817,13 @@ func (ec *executionContext) unmarshalInputPickInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Team = data
+		case "method":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("method"))
+			data, err := ec.unmarshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Method = data
 		}
 	}
 	return it, nil
@@ -7557,6 +8157,21 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "jokers":
+			out.Values[i] = ec._Event_jokers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "perfectCardBonus":
+			out.Values[i] = ec._Event_perfectCardBonus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tiebreaker":
+			out.Values[i] = ec._Event_tiebreaker(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7792,6 +8407,11 @@ func (ec *executionContext) _Match(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "methodPoints":
+			out.Values[i] = ec._Match_methodPoints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "preshow":
 			out.Values[i] = ec._Match_preshow(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -7857,6 +8477,11 @@ func (ec *executionContext) _MatchResult(ctx context.Context, sel ast.SelectionS
 			}
 		case "winner":
 			out.Values[i] = ec._MatchResult_winner(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "method":
+			out.Values[i] = ec._MatchResult_method(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -7953,6 +8578,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "reorderMatches":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_reorderMatches(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setTiebreakerAnswer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setTiebreakerAnswer(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -8128,6 +8760,16 @@ func (ec *executionContext) _Pick(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "method":
+			out.Values[i] = ec._Pick_method(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._Pick_points(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8198,6 +8840,26 @@ func (ec *executionContext) _Prediction(ctx context.Context, sel ast.SelectionSe
 			}
 		case "rank":
 			out.Values[i] = ec._Prediction_rank(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "place":
+			out.Values[i] = ec._Prediction_place(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "joker":
+			out.Values[i] = ec._Prediction_joker(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tiebreaker":
+			out.Values[i] = ec._Prediction_tiebreaker(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "perfectCard":
+			out.Values[i] = ec._Prediction_perfectCard(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -8818,6 +9480,49 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 		case "champion":
 			out.Values[i] = ec._Team_champion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var tiebreakerImplementors = []string{"Tiebreaker"}
+
+func (ec *executionContext) _Tiebreaker(ctx context.Context, sel ast.SelectionSet, obj *model.Tiebreaker) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tiebreakerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Tiebreaker")
+		case "question":
+			out.Values[i] = ec._Tiebreaker_question(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answer":
+			out.Values[i] = ec._Tiebreaker_answer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -10374,6 +11079,13 @@ func (ec *executionContext) unmarshalOTeamInput2ᚕgithubᚗcomᚋpickemᚋapi�
 	return res, nil
 }
 
+func (ec *executionContext) marshalOTiebreaker2ᚖgithubᚗcomᚋpickemᚋapiᚋgraphᚋmodelᚐTiebreaker(ctx context.Context, sel ast.SelectionSet, v *model.Tiebreaker) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Tiebreaker(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -10398,6 +11110,44 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋpickemᚋapiᚋgraph�
 	}
 	return ec._User(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx context.Context, v any) (*domain.VictoryMethod, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod(ctx context.Context, sel ast.SelectionSet, v *domain.VictoryMethod) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod[*v])
+	return res
+}
+
+var (
+	unmarshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod = map[string]domain.VictoryMethod{
+		"PINFALL":          domain.MethodPinfall,
+		"SUBMISSION":       domain.MethodSubmission,
+		"KNOCKOUT":         domain.MethodKnockout,
+		"DISQUALIFICATION": domain.MethodDisqualification,
+		"COUNT_OUT":        domain.MethodCountOut,
+		"OTHER":            domain.MethodOther,
+	}
+	marshalOVictoryMethod2ᚖgithubᚗcomᚋpickemᚋapiᚋdomainᚐVictoryMethod = map[domain.VictoryMethod]string{
+		domain.MethodPinfall:          "PINFALL",
+		domain.MethodSubmission:       "SUBMISSION",
+		domain.MethodKnockout:         "KNOCKOUT",
+		domain.MethodDisqualification: "DISQUALIFICATION",
+		domain.MethodCountOut:         "COUNT_OUT",
+		domain.MethodOther:            "OTHER",
+	}
+)
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {
 	if v == nil {

@@ -66,11 +66,13 @@ func (r *Resolver) liveEvent(ctx context.Context, e domain.Event, leaderboard *m
 	return v
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// deref is *p, or T's zero value when p is nil (an argument left out).
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return *s
+	return *p
 }
 
 // pageInfo is a forward page's PageInfo (Relay's cursor connections): no previous page,
@@ -85,10 +87,19 @@ func pageInfo[T any](p domain.Page[T]) *model.PageInfo {
 }
 
 func predictionConnection(p domain.Page[domain.Prediction]) *model.PredictionConnection {
+	return predictions(p, false)
+}
+
+// leaderboardConnection is a page of Event.leaderboard: its rows have places.
+func leaderboardConnection(p domain.Page[domain.Prediction]) *model.PredictionConnection {
+	return predictions(p, true)
+}
+
+func predictions(p domain.Page[domain.Prediction], leaderboard bool) *model.PredictionConnection {
 	c := &model.PredictionConnection{Edges: make([]model.PredictionEdge, len(p.Items)), PageInfo: pageInfo(p)}
 	nodes := make([]model.Prediction, len(p.Items))
 	for i := range p.Items {
-		nodes[i] = model.Prediction{Prediction: p.Items[i]}
+		nodes[i] = model.Prediction{Prediction: p.Items[i], OnLeaderboard: leaderboard}
 		c.Edges[i] = model.PredictionEdge{Cursor: p.Cursors[i], Node: &nodes[i]}
 	}
 	return c
@@ -177,7 +188,7 @@ func teamsFromInput(in []model.TeamInput) []domain.Team {
 
 func matchSpec(in model.MatchInput) domain.MatchSpec {
 	return domain.MatchSpec{
-		Name: in.Name, Points: in.Points, Preshow: in.Preshow != nil && *in.Preshow,
+		Name: in.Name, Points: in.Points, MethodPoints: deref(in.MethodPoints), Preshow: in.Preshow != nil && *in.Preshow,
 		Championships: in.Championships, Teams: teamsFromInput(in.Teams),
 	}
 }

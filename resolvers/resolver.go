@@ -37,6 +37,7 @@ type Store interface {
 	RemoveMatch(ctx context.Context, event, match string) error
 	ReorderMatches(ctx context.Context, event string, ids []string) ([]domain.Match, error)
 	SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error)
+	SetTiebreakerAnswer(ctx context.Context, event string, answer *int) (domain.Event, error)
 	ScoreEvent(ctx context.Context, event string, dryRun bool) (domain.ScoreReport, error)
 	AuditLog(ctx context.Context, event string, first int, after string) (domain.Page[domain.AuditEntry], error)
 

@@ -39,16 +39,16 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	}
 	picks := selectsPath(ctx, "edges", "node", "picks")
 	if deref(after) == "" && obj.Leaderboard.Serves(n) && (!picks || !obj.Leaderboard.Lean) {
-		return predictionConnection(obj.Leaderboard.Page), nil
+		return leaderboardConnection(obj.Leaderboard.Page), nil
 	}
 	if !obj.LeaderboardVisible() {
-		return predictionConnection(domain.Page[domain.Prediction]{}), nil
+		return leaderboardConnection(domain.Page[domain.Prediction]{}), nil
 	}
 	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after), picks)
 	if err != nil {
 		return nil, err
 	}
-	return predictionConnection(page), nil
+	return leaderboardConnection(page), nil
 }
 
 // Standings is the resolver for the standings field.
@@ -84,19 +84,19 @@ func (r *mutationResolver) Register(ctx context.Context, name string) (*model.Us
 }
 
 // SubmitPrediction is the resolver for the submitPrediction field.
-func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput) (*model.Prediction, error) {
+func (r *mutationResolver) SubmitPrediction(ctx context.Context, eventID string, picks []model.PickInput, joker *string, tiebreaker *int) (*model.Prediction, error) {
 	caller, err := requireUser(ctx)
 	if err != nil {
 		return nil, err
 	}
-	in := make([]domain.Pick, len(picks))
+	entry := domain.Entry{Picks: make([]domain.Pick, len(picks)), Joker: joker, Tiebreaker: tiebreaker}
 	for i, p := range picks {
-		in[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team}
+		entry.Picks[i] = domain.Pick{MatchID: p.MatchID, Team: p.Team, Method: p.Method}
 	}
-	if err := domain.CheckPicks(in); err != nil {
+	if err := domain.CheckEntry(entry); err != nil {
 		return nil, err
 	}
-	p, err := r.Store.SubmitPrediction(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, eventID, domain.Entry{Picks: in})
+	p, err := r.Store.SubmitPrediction(ctx, domain.UserRef{ID: caller.ID, Name: caller.Name}, eventID, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,9 @@ func (r *mutationResolver) CreateEvent(ctx context.Context, input model.EventInp
 	if err != nil {
 		return nil, err
 	}
-	spec := domain.EventSpec{ID: input.ID, Name: input.Name, StartsAt: input.StartsAt}
+	spec := domain.EventSpec{ID: input.ID, Name: input.Name, StartsAt: input.StartsAt, Settings: domain.EventSettings{
+		Jokers: deref(input.Jokers), PerfectCardBonus: deref(input.PerfectCardBonus), Tiebreaker: input.Tiebreaker,
+	}}
 	for _, m := range input.Matches {
 		spec.Matches = append(spec.Matches, matchSpec(m))
 	}
@@ -126,7 +128,12 @@ func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input mod
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Store.UpdateEvent(ctx, id, domain.EventUpdate{Name: input.Name, StartsAt: input.StartsAt, State: input.State})
+	question, set := input.Tiebreaker.ValueOK()
+	e, err := r.Store.UpdateEvent(ctx, id, domain.EventUpdate{
+		Name: input.Name, StartsAt: input.StartsAt, State: input.State,
+		Jokers: input.Jokers, PerfectCardBonus: input.PerfectCardBonus, Tiebreaker: question,
+		ClearTiebreaker: set && question == nil,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +160,7 @@ func (r *mutationResolver) UpdateMatch(ctx context.Context, eventID string, matc
 		return nil, err
 	}
 	m, err := r.Store.UpdateMatch(ctx, eventID, matchID, domain.MatchUpdate{
-		Name: input.Name, Points: input.Points, Preshow: input.Preshow,
+		Name: input.Name, Points: input.Points, MethodPoints: input.MethodPoints, Preshow: input.Preshow,
 		Championships: input.Championships, Teams: teamsFromInput(input.Teams),
 	})
 	if err != nil {
@@ -183,6 +190,19 @@ func (r *mutationResolver) ReorderMatches(ctx context.Context, eventID string, m
 	return r.Store.ReorderMatches(ctx, eventID, matchIds)
 }
 
+// SetTiebreakerAnswer is the resolver for the setTiebreakerAnswer field.
+func (r *mutationResolver) SetTiebreakerAnswer(ctx context.Context, eventID string, answer *int) (*model.Event, error) {
+	ctx, err := adminContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Store.SetTiebreakerAnswer(ctx, eventID, answer)
+	if err != nil {
+		return nil, err
+	}
+	return r.event(e, nil), nil
+}
+
 // SetResult is the resolver for the setResult field.
 func (r *mutationResolver) SetResult(ctx context.Context, eventID string, matchID string, result *model.MatchResultInput) (*domain.Match, error) {
 	ctx, err := adminContext(ctx)
@@ -191,7 +211,7 @@ func (r *mutationResolver) SetResult(ctx context.Context, eventID string, matchI
 	}
 	var res *domain.MatchResult
 	if result != nil {
-		res = &domain.MatchResult{Outcome: result.Outcome, Winner: result.Winner}
+		res = &domain.MatchResult{Outcome: result.Outcome, Winner: result.Winner, Method: result.Method}
 	}
 	m, err := r.Store.SetResult(ctx, eventID, matchID, res)
 	if err != nil {

@@ -87,6 +87,7 @@ var FieldCosts = []FieldCost{
 	{Field: "Mutation.removeMatch", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Mutation.reorderMatches", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Mutation.setResult", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
+	{Field: "Mutation.setTiebreakerAnswer", Calls: 3 + 2*dynamo.MaxLockCopyBatches, Note: "as `addMatch`"},
 	{Field: "Query.league", Calls: 1, Note: "1 BatchGetItem (consistent: the league and the caller's member row); with `standings` selected, 1 consistent Query of the league's partition instead (the league and its member rows)"},
 	{Field: "Query.leagueByInvite", Calls: 1, Note: "1 GetItem (consistent: the code's item, which carries what the preview shows)"},
 	{Field: "User.leagues", Calls: 2, ZeroUnder: rowPlayers, Note: "Query (the player's memberships, in their partition), then 1 BatchGetItem of their leagues (at most 20); refused on a player on a row"},

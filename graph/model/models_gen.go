@@ -5,6 +5,7 @@ package model
 import (
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/pickem/api/domain"
 )
 
@@ -50,6 +51,12 @@ type EventInput struct {
 	StartsAt time.Time `json:"startsAt"`
 	// The whole card, written in the same transaction as the event.
 	Matches []MatchInput `json:"matches,omitempty"`
+	// Players may mark one match as their joker (default false).
+	Jokers *bool `json:"jokers,omitempty"`
+	// Added to a perfect card: 0–1,000 (default 0).
+	PerfectCardBonus *int `json:"perfectCardBonus,omitempty"`
+	// A tie-breaker question whose answer is a whole number from 0 to 1,000,000: 1–200 characters (default none).
+	Tiebreaker *string `json:"tiebreaker,omitempty"`
 }
 
 // Changes to an event; a field left out or null stays as it is. A SCORED event can only be
@@ -62,6 +69,15 @@ type EventUpdateInput struct {
 	StartsAt *time.Time `json:"startsAt,omitempty"`
 	// UPCOMING (only while the event has not locked) or BROADCAST (locks it at once). scoreEvent alone sets SCORED.
 	State *domain.EventState `json:"state,omitempty"`
+	// Players may mark one match as their joker. The game settings (jokers, perfectCardBonus,
+	// tiebreaker) change only while the event is UPCOMING (otherwise the whole call is
+	// BAD_USER_INPUT); a change moves the card version, so a submit checked against the old
+	// settings gets CONFLICT.
+	Jokers *bool `json:"jokers,omitempty"`
+	// The perfect-card bonus: 0–1,000.
+	PerfectCardBonus *int `json:"perfectCardBonus,omitempty"`
+	// The tie-breaker question, 1–200 characters; an explicit null removes it.
+	Tiebreaker graphql.Omittable[*string] `json:"tiebreaker,omitempty"`
 }
 
 // A match to write on a card (a card holds at most 30).
@@ -70,6 +86,8 @@ type MatchInput struct {
 	Name string `json:"name"`
 	// What a correct pick scores: 1–1000.
 	Points int `json:"points"`
+	// Added for the right method of victory: 0–1,000 (default 0: no method pick).
+	MethodPoints *int `json:"methodPoints,omitempty"`
 	// The match is on the pre-show rather than the main card.
 	Preshow *bool `json:"preshow,omitempty"`
 	// The championships at stake: at most 8 names of 1–100 characters; none when left out.
@@ -84,6 +102,8 @@ type MatchResultInput struct {
 	Outcome domain.Outcome `json:"outcome"`
 	// The winning team: an index into the match's teams, from 0. Required for WIN; none for DRAW and NO_CONTEST.
 	Winner *int `json:"winner,omitempty"`
+	// How the WIN was won (optional); BAD_USER_INPUT with DRAW or NO_CONTEST.
+	Method *domain.VictoryMethod `json:"method,omitempty"`
 }
 
 // Changes to a match; a field left out or null stays as it is.
@@ -92,6 +112,8 @@ type MatchUpdateInput struct {
 	Name *string `json:"name,omitempty"`
 	// What a correct pick scores: 1–1000.
 	Points *int `json:"points,omitempty"`
+	// Added for the right method of victory: 0–1,000 (0: no method pick).
+	MethodPoints *int `json:"methodPoints,omitempty"`
 	// The match is on the pre-show rather than the main card.
 	Preshow *bool `json:"preshow,omitempty"`
 	// Replaces the championships at stake: at most 8 names of 1–100 characters.
@@ -124,6 +146,8 @@ type PickInput struct {
 	MatchID string `json:"matchId"`
 	// The team picked to win: an index into the match's teams, from 0.
 	Team int `json:"team"`
+	// How the match is won: only on a match with methodPoints above 0 (BAD_USER_INPUT otherwise).
+	Method *domain.VictoryMethod `json:"method,omitempty"`
 }
 
 // A page of predictions (Relay's cursor connection).
@@ -171,4 +195,14 @@ type TeamInput struct {
 	Members []string `json:"members"`
 	// The team holds a championship at stake.
 	Champion *bool `json:"champion,omitempty"`
+}
+
+// A question whose answer (a whole number from 0 to 1,000,000, e.g. the main event's length in
+// seconds) separates players on equal points on the leaderboard.
+type Tiebreaker struct {
+	// The question, 1–200 characters.
+	Question string `json:"question"`
+	// The answer, once it counts: set by the admin after the event locked and counted by a
+	// scoring pass completed after that. Null before.
+	Answer *int `json:"answer,omitempty"`
 }

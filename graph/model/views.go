@@ -67,6 +67,35 @@ func (e *Event) ScoredMatches() (int, error) {
 	return e.Event.ScoredMatches, nil
 }
 
+// Jokers reports whether players may mark a joker; BAD_USER_INPUT on a prediction's event.
+func (e *Event) Jokers() (bool, error) {
+	if e.Ref {
+		return false, NotOnRef("jokers")
+	}
+	return e.Settings.Jokers, nil
+}
+
+// PerfectCardBonus is the event's perfect-card bonus; BAD_USER_INPUT on a prediction's
+// event.
+func (e *Event) PerfectCardBonus() (int, error) {
+	if e.Ref {
+		return 0, NotOnRef("perfectCardBonus")
+	}
+	return e.Settings.PerfectCardBonus, nil
+}
+
+// Tiebreaker is the event's question with its answer once it counts (nil: no question);
+// BAD_USER_INPUT on a prediction's event.
+func (e *Event) Tiebreaker() (*Tiebreaker, error) {
+	if e.Ref {
+		return nil, NotOnRef("tiebreaker")
+	}
+	if e.Settings.Tiebreaker == nil {
+		return nil, nil
+	}
+	return &Tiebreaker{Question: *e.Settings.Tiebreaker, Answer: e.CountedAnswer()}, nil
+}
+
 // Live reports whether the event is BROADCAST (results and live scoring passes coming).
 func (e *Event) Live() bool { return !e.Ref && e.state == domain.StateBroadcast }
 
@@ -105,6 +134,17 @@ func (u *User) Standings() ([]Standing, error) {
 // Event and User entities, as much of them as the prediction's row carries.
 type Prediction struct {
 	domain.Prediction
+	// OnLeaderboard marks a row of Event.leaderboard, the one list that has places.
+	OnLeaderboard bool
+}
+
+// Place is the row's place on the leaderboard; BAD_USER_INPUT on a prediction read
+// anywhere else.
+func (p *Prediction) Place() (*int, error) {
+	if !p.OnLeaderboard {
+		return nil, domain.BadInput("place is only on Event.leaderboard rows: query event(id) { leaderboard { … } }")
+	}
+	return p.Prediction.Place, nil
 }
 
 // Event is the prediction's event (EventOf).
