@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,11 +20,16 @@ type cardFile struct {
 	Name     string       `json:"name"`
 	StartsAt string       `json:"startsAt"`
 	Matches  []matchInput `json:"matches"`
+	// The game settings; left out, the API's defaults (no jokers, no bonus, no question).
+	Jokers           *bool   `json:"jokers,omitempty"`
+	PerfectCardBonus *int    `json:"perfectCardBonus,omitempty"`
+	Tiebreaker       *string `json:"tiebreaker,omitempty"`
 }
 
 type matchInput struct {
 	Name          string      `json:"name"`
 	Points        int         `json:"points"`
+	MethodPoints  int         `json:"methodPoints,omitempty"`
 	Preshow       bool        `json:"preshow"`
 	Championships []string    `json:"championships,omitempty"`
 	Teams         []teamInput `json:"teams"`
@@ -67,12 +73,20 @@ func readCard(path string) (cardFile, error) {
 
 // event is what the admin command reads back about an event and its card.
 type event struct {
-	ID       string  `json:"id"`
-	Name     string  `json:"name"`
-	StartsAt string  `json:"startsAt"`
-	State    string  `json:"state"`
-	Locked   bool    `json:"locked"`
-	Matches  []match `json:"matches"`
+	ID               string      `json:"id"`
+	Name             string      `json:"name"`
+	StartsAt         string      `json:"startsAt"`
+	State            string      `json:"state"`
+	Locked           bool        `json:"locked"`
+	Jokers           bool        `json:"jokers"`
+	PerfectCardBonus int         `json:"perfectCardBonus"`
+	Tiebreaker       *tiebreaker `json:"tiebreaker"`
+	Matches          []match     `json:"matches"`
+}
+
+type tiebreaker struct {
+	Question string `json:"question"`
+	Answer   *int   `json:"answer"`
 }
 
 type match struct {
@@ -80,6 +94,7 @@ type match struct {
 	Position      int      `json:"position"`
 	Name          string   `json:"name"`
 	Points        int      `json:"points"`
+	MethodPoints  int      `json:"methodPoints"`
 	Preshow       bool     `json:"preshow"`
 	Championships []string `json:"championships"`
 	Teams         []team   `json:"teams"`
@@ -93,8 +108,9 @@ type team struct {
 }
 
 type result struct {
-	Outcome string `json:"outcome"`
-	Winner  *int   `json:"winner"`
+	Outcome string  `json:"outcome"`
+	Winner  *int    `json:"winner"`
+	Method  *string `json:"method"`
 }
 
 func (t team) String() string {
@@ -113,7 +129,11 @@ func (m match) resultText() string {
 	case m.Result == nil:
 		return "no result yet"
 	case m.Result.Outcome == "WIN" && m.Result.Winner != nil && *m.Result.Winner < len(m.Teams):
-		return fmt.Sprintf("WIN: team %d, %s", *m.Result.Winner, m.Teams[*m.Result.Winner])
+		s := fmt.Sprintf("WIN: team %d, %s", *m.Result.Winner, m.Teams[*m.Result.Winner])
+		if m.Result.Method != nil {
+			s += " by " + *m.Result.Method
+		}
+		return s
 	default:
 		return m.Result.Outcome + " (void: nobody scores it)"
 	}
@@ -123,8 +143,24 @@ func (m match) resultText() string {
 // submitPrediction take.
 func printCard(w io.Writer, e event) {
 	fmt.Fprintf(w, "%s\n  id       %s\n  starts   %s\n  state    %s\n", e.Name, e.ID, e.StartsAt, e.State)
+	if e.Jokers {
+		fmt.Fprintln(w, "  jokers   on: a joker pick scores double, or loses its match's points")
+	}
+	if e.PerfectCardBonus > 0 {
+		fmt.Fprintf(w, "  perfect  +%d for a perfect card\n", e.PerfectCardBonus)
+	}
+	if t := e.Tiebreaker; t != nil {
+		answer := "not counted yet"
+		if t.Answer != nil {
+			answer = strconv.Itoa(*t.Answer)
+		}
+		fmt.Fprintf(w, "  question %s (answer: %s)\n", t.Question, answer)
+	}
 	for _, m := range e.Matches {
 		fmt.Fprintf(w, "\n%d. %s — %d points", m.Position, m.Name, m.Points)
+		if m.MethodPoints > 0 {
+			fmt.Fprintf(w, ", +%d for the method", m.MethodPoints)
+		}
 		if m.Preshow {
 			fmt.Fprint(w, ", preshow")
 		}

@@ -116,6 +116,7 @@ var commands = []command{
 	{"events", "list events, newest first", eventsCmd},
 	{"lock", "lock an event for picks (state BROADCAST)", lockCmd},
 	{"set-result", "set, correct or clear a match result", setResultCmd},
+	{"tiebreaker", "set or clear the answer to an event's tie-breaker question", tiebreakerCmd},
 	{"score", "score a locked event with results (all: final, SCORED; some: a live pass) until complete", scoreCmd},
 	{"standings", "print a season's standings", standingsCmd},
 	{"audit", "print an event's audit log (admin changes, newest first)", auditCmd},
@@ -379,6 +380,7 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 	draw := fs.Bool("draw", false, "the match was a draw (voids it)")
 	noContest := fs.Bool("no-contest", false, "the match was a no contest (voids it)")
 	clearIt := fs.Bool("clear", false, "remove the result")
+	method := fs.String("method", "", "with -winner: how the match was won (PINFALL, SUBMISSION, KNOCKOUT, DISQUALIFICATION, COUNT_OUT, OTHER)")
 	return func(ctx context.Context, c *client, out io.Writer) error {
 		if err := required("event", *id); err != nil {
 			return err
@@ -403,6 +405,12 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 		if chosen != 1 {
 			return usagef("give exactly one of -winner N, -draw, -no-contest, -clear")
 		}
+		if *method != "" {
+			if *winner < 0 {
+				return usagef("-method goes with -winner: a draw or a no contest has no method")
+			}
+			res["method"] = strings.ToUpper(*method)
+		}
 		var data struct{ SetResult match }
 		err := c.do(ctx, operations.Text("admin-set-result"),
 			map[string]any{"eventId": *id, "matchId": *matchID, "result": res}, &data)
@@ -411,6 +419,36 @@ func setResultCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) er
 		}
 		m := data.SetResult
 		fmt.Fprintf(out, "%d. %s: %s\n", m.Position, m.Name, m.resultText())
+		return nil
+	}
+}
+
+func tiebreakerCmd(fs *flag.FlagSet) func(context.Context, *client, io.Writer) error {
+	id := fs.String("event", "", "event id")
+	answer := fs.Int("answer", -1, "the answer: a whole number from 0 to 1,000,000")
+	clearIt := fs.Bool("clear", false, "remove the answer")
+	return func(ctx context.Context, c *client, out io.Writer) error {
+		if err := required("event", *id); err != nil {
+			return err
+		}
+		if (*answer >= 0) == *clearIt {
+			return usagef("give exactly one of -answer N, -clear")
+		}
+		var value any
+		if !*clearIt {
+			value = *answer
+		}
+		var data struct{ SetTiebreakerAnswer event }
+		err := c.do(ctx, operations.Text("admin-set-tiebreaker-answer"), map[string]any{"eventId": *id, "answer": value}, &data)
+		if err != nil {
+			return err
+		}
+		e := data.SetTiebreakerAnswer
+		if *clearIt {
+			fmt.Fprintf(out, "%s: tie-breaker answer cleared; score the event again to take it out of the leaderboard's order (admin score -event %s)\n", e.Name, e.ID)
+		} else {
+			fmt.Fprintf(out, "%s: tie-breaker answer %d set; it counts once a scoring pass completes (admin score -event %s)\n", e.Name, *answer, e.ID)
+		}
 		return nil
 	}
 }
