@@ -1,7 +1,9 @@
 // Package demo loads demo data for the local server: players, two scored events with
 // leaderboards and season standings, one locked event awaiting results and one upcoming
 // event open for picks, all in the season (UTC year) of the time it is loaded at, and a
-// league of the demo player's with three others in it.
+// league of the demo player's with three others in it. The second scored event and the
+// upcoming one play every game rule: method-of-victory picks, jokers, a perfect-card bonus
+// and a tie-breaker question (answered before the scored one's final pass).
 package demo
 
 import (
@@ -36,12 +38,25 @@ func named(name string, champion bool, members ...string) domain.Team {
 }
 
 type card struct {
-	name    string
-	matches []domain.MatchSpec
-	results []domain.MatchResult // nil: no results entered
+	name     string
+	settings domain.EventSettings
+	matches  []domain.MatchSpec
+	results  []domain.MatchResult // nil: no results entered
+	answer   *int                 // the tie-breaker's answer, set before the final pass
 }
 
 func win(i int) domain.MatchResult { return domain.MatchResult{Outcome: domain.OutcomeWin, Winner: &i} }
+
+func winBy(i int, m domain.VictoryMethod) domain.MatchResult {
+	r := win(i)
+	r.Method = &m
+	return r
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// allRules is the settings of the demo events that play every game rule.
+var allRules = domain.EventSettings{Jokers: true, PerfectCardBonus: 25, Tiebreaker: ptr("How many minutes will the main event last?")}
 
 var cards = []card{
 	{
@@ -56,14 +71,16 @@ var cards = []card{
 		results: []domain.MatchResult{win(1), win(0), win(0), win(0)},
 	},
 	{
-		name: "AEW All In",
+		name:     "AEW All In",
+		settings: allRules,
 		matches: []domain.MatchSpec{
 			{Name: "Casino Gauntlet", Points: 10, Preshow: true, Teams: []domain.Team{team("Christian Cage"), team("Kyle O'Reilly"), team("Powerhouse Hobbs"), team("Orange Cassidy")}},
-			{Name: "Women's World Championship", Points: 15, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Mariah May"}, Champion: true}, team("Toni Storm")}},
+			{Name: "Women's World Championship", Points: 15, MethodPoints: 5, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Mariah May"}, Champion: true}, team("Toni Storm")}},
 			{Name: "Trios Match", Points: 10, Teams: []domain.Team{named("The Elite", false, "Kazuchika Okada", "Matthew Jackson", "Nicholas Jackson"), named("", false, "Kenny Omega", "Will Ospreay", "Swerve Strickland")}},
-			{Name: "Title vs. Career", Points: 25, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Swerve Strickland"}, Champion: true}, team("Bryan Danielson")}},
+			{Name: "Title vs. Career", Points: 25, MethodPoints: 10, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Swerve Strickland"}, Champion: true}, team("Bryan Danielson")}},
 		},
-		results: []domain.MatchResult{win(0), win(1), {Outcome: domain.OutcomeNoContest}, win(1)},
+		results: []domain.MatchResult{win(0), winBy(1, domain.MethodPinfall), {Outcome: domain.OutcomeNoContest}, winBy(1, domain.MethodSubmission)},
+		answer:  ptr(26),
 	},
 	{
 		name: "AEW Full Gear",
@@ -74,12 +91,13 @@ var cards = []card{
 		},
 	},
 	{
-		name: "AEW Worlds End",
+		name:     "AEW Worlds End",
+		settings: allRules,
 		matches: []domain.MatchSpec{
-			{Name: "Continental Classic Final", Points: 15, Championships: []string{"AEW Continental Championship"}, Teams: []domain.Team{{Members: []string{"Kazuchika Okada"}, Champion: true}, team("Kyle Fletcher")}},
+			{Name: "Continental Classic Final", Points: 15, MethodPoints: 5, Championships: []string{"AEW Continental Championship"}, Teams: []domain.Team{{Members: []string{"Kazuchika Okada"}, Champion: true}, team("Kyle Fletcher")}},
 			{Name: "Tag Team Match", Points: 10, Teams: []domain.Team{named("FTR", false, "Dax Harwood", "Cash Wheeler"), named("The Hurt Syndicate", true, "Bobby Lashley", "Shelton Benjamin")}},
 			{Name: "Four-Way Match", Points: 20, Championships: []string{"AEW Women's World Championship"}, Teams: []domain.Team{{Members: []string{"Toni Storm"}, Champion: true}, team("Mercedes Moné"), team("Athena"), team("Jamie Hayter")}},
-			{Name: "Main Event", Points: 25, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Hangman Page"}, Champion: true}, team("Jon Moxley")}},
+			{Name: "Main Event", Points: 25, MethodPoints: 10, Championships: []string{"AEW World Championship"}, Teams: []domain.Team{{Members: []string{"Hangman Page"}, Champion: true}, team("Jon Moxley")}},
 		},
 	},
 }
@@ -120,7 +138,7 @@ func Load(ctx context.Context, db ddb.API, table string, now time.Time, shards i
 	starts := Schedule(now)
 	for ci, c := range cards {
 		start := starts[ci]
-		ev, err := store.CreateEvent(ctx, domain.EventSpec{Name: c.name, StartsAt: start, Matches: clean(c.matches)})
+		ev, err := store.CreateEvent(ctx, domain.EventSpec{Name: c.name, StartsAt: start, Matches: clean(c.matches), Settings: c.settings})
 		if domain.ErrorCode(err) == domain.CodeConflict {
 			continue
 		}
@@ -132,11 +150,7 @@ func Load(ctx context.Context, db ddb.API, table string, now time.Time, shards i
 			if start.After(now) && p.ID == Player.ID {
 				continue // the demo player still has to pick the upcoming event
 			}
-			picks := make([]domain.Pick, len(ev.Matches))
-			for mi, m := range ev.Matches {
-				picks[mi] = domain.Pick{MatchID: m.ID, Team: (pi + mi + ci) % len(m.Teams)}
-			}
-			if _, err := before.SubmitPrediction(ctx, p, ev.ID, domain.Entry{Picks: picks}); err != nil {
+			if _, err := before.SubmitPrediction(ctx, p, ev.ID, entry(ev, pi, ci)); err != nil {
 				return fmt.Errorf("demo: picks of %s for %s: %w", p.ID, ev.ID, err)
 			}
 		}
@@ -149,11 +163,37 @@ func Load(ctx context.Context, db ddb.API, table string, now time.Time, shards i
 				return fmt.Errorf("demo: result %s: %w", ev.ID, err)
 			}
 		}
+		if c.answer != nil {
+			if _, err := store.SetTiebreakerAnswer(ctx, ev.ID, c.answer); err != nil {
+				return fmt.Errorf("demo: tie-breaker answer %s: %w", ev.ID, err)
+			}
+		}
 		if _, err := store.ScoreEvent(ctx, ev.ID, false); err != nil {
 			return fmt.Errorf("demo: score %s: %w", ev.ID, err)
 		}
 	}
 	return loadLeague(ctx, store)
+}
+
+// entry is the demo prediction of player pi (of players) for event ev, the card ci of
+// cards: a pick of every match, varied by player, with a method on the matches that take
+// one, a joker and a tie-breaker guess where the event has them.
+func entry(ev domain.Event, pi, ci int) domain.Entry {
+	e := domain.Entry{Picks: make([]domain.Pick, len(ev.Matches))}
+	methods := domain.VictoryMethods()
+	for mi, m := range ev.Matches {
+		e.Picks[mi] = domain.Pick{MatchID: m.ID, Team: (pi + mi + ci) % len(m.Teams)}
+		if m.MethodPoints > 0 {
+			e.Picks[mi].Method = &methods[(pi+mi)%2]
+		}
+	}
+	if ev.Settings.Jokers {
+		e.Joker = &ev.Matches[pi%len(ev.Matches)].ID
+	}
+	if ev.Settings.Tiebreaker != nil {
+		e.Tiebreaker = ptr(18 + 4*pi)
+	}
+	return e
 }
 
 // loadLeague creates the demo player's league, joined by three of the other players,
