@@ -313,6 +313,25 @@ func TestAdminCreateEventFromJSON(t *testing.T) {
 	e.admin(t, "create-event", "-file", cardPath, "-starts-at", "2026-04-19T22:00:00Z").ok(t).has(t, "created event 2026-04-19-wrestlemania-41-night-2 ")
 }
 
+// TestAdminGameCard creates a card with the game's settings and method points, enters a
+// result with its method and sets and clears the tie-breaker's answer.
+func TestAdminGameCard(t *testing.T) {
+	e := newAPIEnv(t)
+	const id = "2025-06-07-game-night"
+	e.admin(t, "create-event", "-file", "../testdata/cards/game-night.yaml").ok(t).has(t,
+		"created event "+id, "jokers   on", "perfect  +25", "question How many minutes will the main event last? (answer: not counted yet)",
+		"1. Opener — 10 points, +5 for the method")
+	e.admin(t, "tiebreaker", "-event", id, "-answer", "31").fails(t, 1, "admin: BAD_USER_INPUT: ")
+	e.admin(t, "lock", "-event", id).ok(t)
+	matches := matchIDLine.FindAllStringSubmatch(e.admin(t, "card", "-event", id).ok(t).stdout, -1)
+	e.admin(t, "set-result", "-event", id, "-match", matches[0][1], "-winner", "1", "-method", "submission").ok(t).has(t, "WIN: team 1, Kyle Fletcher by SUBMISSION")
+	e.admin(t, "set-result", "-event", id, "-match", matches[1][1], "-draw", "-method", "PINFALL").fails(t, 2, "-method goes with -winner")
+	e.admin(t, "tiebreaker", "-event", id, "-answer", "31").ok(t).has(t, "tie-breaker answer 31 set")
+	e.admin(t, "tiebreaker", "-event", id).fails(t, 2, "exactly one of -answer N, -clear")
+	e.admin(t, "tiebreaker", "-event", id, "-clear").ok(t).has(t, "tie-breaker answer cleared")
+	e.admin(t, "audit", "-event", id).ok(t).has(t, "setTiebreakerAnswer")
+}
+
 func TestAdminErrors(t *testing.T) {
 	t.Setenv("PICKEM_DEV_SECRET", "")
 	e := newAPIEnv(t)

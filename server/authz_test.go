@@ -95,6 +95,8 @@ func authzMatrix() []authzRow {
 			cardVars(func(f *authzFixture) tEvent { return f.editable }), adminOnly},
 		{"Mutation.setResult", `mutation($e: ID!, $m: ID!) { setResult(eventId: $e, matchId: $m, result: {outcome: WIN, winner: 0}) { id } }`,
 			cardVars(func(f *authzFixture) tEvent { return f.locked }), adminOnly},
+		{"Mutation.setTiebreakerAnswer", `mutation($e: ID!) { setTiebreakerAnswer(eventId: $e, answer: 30) { id } }`,
+			cardVars(func(f *authzFixture) tEvent { return f.locked }), adminOnly},
 		{"Mutation.scoreEvent", `mutation($e: ID!) { scoreEvent(eventId: $e) { predictionsScored } }`,
 			cardVars(func(f *authzFixture) tEvent { return f.toScore }), adminOnly},
 		// A league is private: its members and admins read it.
@@ -180,6 +182,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	e.submit(t, playerTok, f.upcoming, 0, 1, 0)
 	e.submit(t, playerTok, f.toScore, 0, 1, 0)
 	e.submit(t, playerTok, f.locked, 0, 1, 0)
+	mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": f.locked.ID, "input": map[string]any{"tiebreaker": "How many minutes?"}})
 	for _, ev := range []tEvent{f.locked, f.toScore} {
 		mustGQL[json.RawMessage](t, e, e.admin(t), updateEventOp, map[string]any{"id": ev.ID, "input": map[string]any{"state": "BROADCAST"}})
 	}

@@ -104,6 +104,10 @@ func (s failingStore) SetResult(context.Context, string, string, *domain.MatchRe
 	s.fail("SetResult")
 	return domain.Match{}, errStub
 }
+func (s failingStore) SetTiebreakerAnswer(context.Context, string, *int) (domain.Event, error) {
+	s.fail("SetTiebreakerAnswer")
+	return domain.Event{}, errStub
+}
 func (s failingStore) ScoreEvent(context.Context, string, bool) (domain.ScoreReport, error) {
 	s.fail("ScoreEvent")
 	return domain.ScoreReport{}, errStub

@@ -233,6 +233,11 @@ func (s *Store) UpdateMatch(context.Context, string, string, domain.MatchUpdate)
 // RemoveMatch implements resolvers.Store (unsupported).
 func (s *Store) RemoveMatch(context.Context, string, string) error { return errReadOnly }
 
+// SetTiebreakerAnswer implements resolvers.Store (unsupported).
+func (s *Store) SetTiebreakerAnswer(context.Context, string, *int) (domain.Event, error) {
+	return domain.Event{}, errReadOnly
+}
+
 // ReorderMatches implements resolvers.Store (unsupported).
 func (s *Store) ReorderMatches(context.Context, string, []string) ([]domain.Match, error) {
 	return nil, errReadOnly
