@@ -8,7 +8,7 @@
 //
 // Its entry point is Engine.Run with a Card its caller read and checked: the event and its
 // card read consistently from the table, its lock copies and checkpoints (ReadCounts), and
-// domain.CheckScorable passed. The engine decides no rule (domain.RescorePrediction,
+// domain.CheckScorable passed. The engine decides no rule (domain.RescoreEntry,
 // domain.ApplyDelta and the domain's reports do), never reads the card itself, and knows
 // nothing of the store's use cases: package dynamo composes it.
 package scoring

@@ -5,7 +5,7 @@ import "github.com/pickem/api/domain"
 // Live scoring. a pass runs on a locked event with at least one result (or none left
 // after earlier passes wrote points: results cleared): a pass scores
 // every prediction against the card as it is — matches without a result count nothing yet
-// (domain.ScorePicks), so points are provisional — and standings move by the difference,
+// (domain.ScoreEntry), so points are provisional — and standings move by the difference,
 // exactly as for a correction. A pass completes like a final one (markScored): the event
 // row records the matches it counted (scoredMatches) and its card version (scoredVersion),
 // the rank tables are summarized (provisional ranks), and the card gets its pick counts
