@@ -15,6 +15,7 @@ export const graphcache = {
     MatchResult: embedded,
     Pick: embedded,
     Standing: embedded,
+    Tiebreaker: embedded,
     ScoreReport: embedded,
     AuditEntry: embedded,
     // An audit entry's actor is the admin as they were named then, not the player today.

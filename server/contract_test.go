@@ -30,7 +30,8 @@ func TestContractOperations(t *testing.T) {
 		after func(t *testing.T, data json.RawMessage)
 	}{
 		{"admin-create-event", func() string { return admin }, func() map[string]any {
-			return map[string]any{"input": map[string]any{"name": "AEW Dynasty", "startsAt": start.Format(time.RFC3339), "matches": threeMatchCard()}}
+			return map[string]any{"input": map[string]any{"name": "AEW Dynasty", "startsAt": start.Format(time.RFC3339), "matches": threeMatchCard(),
+				"tiebreaker": "How many minutes will the main event last?"}}
 		}, func(t *testing.T, data json.RawMessage) {
 			var d struct{ CreateEvent tEvent }
 			_ = json.Unmarshal(data, &d)
@@ -63,13 +64,15 @@ func TestContractOperations(t *testing.T) {
 			e.setWinners(t, ev, 0, 1)
 			return map[string]any{"eventId": ev.ID, "matchId": ev.Matches[2].ID, "result": map[string]any{"outcome": "WIN", "winner": 0}}
 		}, nil},
+		{"admin-set-tiebreaker-answer", func() string { return admin }, func() map[string]any { return map[string]any{"eventId": ev.ID, "answer": 22} }, nil},
 		{"admin-score-event", func() string { return admin }, func() map[string]any { return map[string]any{"eventId": ev.ID} }, func(t *testing.T, data json.RawMessage) {
 			if !strings.Contains(string(data), `"predictionsScored":1`) {
 				t.Fatalf("report %s", data)
 			}
 		}},
 		{"scored-event", func() string { return "" }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
-			if !strings.Contains(string(data), `"rank":1,"user":{"id":"p-jo","name":"Jo Nakamura"},"points":20`) {
+			if !strings.Contains(string(data), `"rank":1,"place":1,"user":{"id":"p-jo","name":"Jo Nakamura"},"points":20`) ||
+				!strings.Contains(string(data), `"tiebreaker":{"question":"How many minutes will the main event last?","answer":22}`) {
 				t.Fatalf("leaderboard %s", data)
 			}
 		}},
@@ -81,7 +84,7 @@ func TestContractOperations(t *testing.T) {
 		}},
 		{"profile", func() string { return "" }, func() map[string]any { return map[string]any{"id": "p-jo"} }, nil},
 		{"admin-event", func() string { return admin }, func() map[string]any { return map[string]any{"id": ev.ID} }, func(t *testing.T, data json.RawMessage) {
-			if !strings.Contains(string(data), `"result":{"outcome":"WIN","winner":0}`) {
+			if !strings.Contains(string(data), `"result":{"outcome":"WIN","winner":0,"method":null}`) {
 				t.Fatalf("card %s", data)
 			}
 		}},
