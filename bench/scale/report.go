@@ -456,6 +456,9 @@ func recordingSource(d *DesignReport) string {
 	if d.Name == "before" && d.Note == "" {
 		return "the code before the redesign (the committed recordings in bench/scale/testdata)"
 	}
+	if d.Design.Large.Game {
+		return "the current code, the show using every game extra (jokers, a perfect-card bonus, method picks, the tie-breaker answer set before the final pass)"
+	}
 	return "the current code"
 }
 

@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	endpoint := fs.String("endpoint", "", "a running DynamoDB Local (default: start one from node_modules)")
 	template := fs.String("template", "deploy/template.yaml", "the SAM template (front door settings)")
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
+	game := fs.Bool("game", false, "record the show using every game extra (jokers, a perfect-card bonus, method picks, the tie-breaker answer set before the final pass)")
 	accountRate := fs.Float64("account-api-rate", 0, "the account's API Gateway throttle, requests/s (default: AWS's default, 10,000): what a quota raise buys")
 	accountBurst := fs.Int("account-api-burst", 0, "the account's API Gateway burst (default: AWS's default, 5,000)")
 	lat := sim.DefaultLatency
@@ -117,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			for i, n := range ns {
 				o := st.opts
 				o.Design, o.Players, o.Endpoint, o.Template, o.Commit, o.Log = st.name, n, ep, *template, commit(), stderr
+				o.Game = *game
 				// The model replays the larger recording of the current code; the smaller
 				// one only checks that it extrapolates, and the other sets take the fault
 				// probes from it (the same code): only that one needs them.

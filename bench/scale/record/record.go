@@ -20,6 +20,7 @@ import (
 
 	"github.com/pickem/api/auth"
 	"github.com/pickem/api/bench/frontend"
+	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo"
 	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/internal/testclock"
@@ -61,6 +62,11 @@ type RecordOptions struct {
 	// ScoringOnly records the scoring job alone: the submits are sent but not recorded,
 	// and there are no views and no probes (the model replays their scoring alone).
 	ScoringOnly bool
+	// Game makes the show use every game extra (see gameSpec): its card, results and
+	// tie-breaker answer (set before the final pass) are written through the store, and
+	// its submits carry methods, a joker and a guess, sent to the store's SubmitPrediction
+	// with the calls the API's submit makes (the frontend's document does not carry them).
+	Game bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -87,9 +93,10 @@ type harness struct {
 	db      *dynamodb.Client
 	table   string
 	clock   *testclock.Clock
-	handler http.Handler // over a store whose scoring budget is tinyBudget
-	wide    http.Handler // over a store whose scoring budget is wideBudget
-	full    http.Handler // over a store without a scoring budget
+	handler http.Handler  // over a store whose scoring budget is tinyBudget
+	wide    http.Handler  // over a store whose scoring budget is wideBudget
+	full    http.Handler  // over a store without a scoring budget
+	store   *dynamo.Store // full's store: the game's setup and submits (Game)
 	secret  []byte
 	log     io.Writer
 
@@ -118,6 +125,7 @@ func newHarness(ctx context.Context, opts RecordOptions, api func(ddb.API) ddb.A
 		if err := store.EnsureTable(ctx); err != nil {
 			return nil, err
 		}
+		h.store = store
 		return server.New(server.Config{Store: store, Verifier: auth.NewHS256(h.secret), Now: h.clock.Now,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	}
@@ -254,6 +262,84 @@ const setResultDoc = `mutation($e: ID!, $m: ID!, $w: Int) { setResult(eventId: $
 type event struct {
 	id      string
 	matches []string
+	// game: the event uses every game extra (gameSpec); methods are its matches' method
+	// points.
+	game    bool
+	methods []int
+}
+
+// gameAnswer is the tie-breaker answer of a game show.
+const gameAnswer = 540
+
+// gameSpec is the show of a Game recording as the store creates it: card()'s matches with
+// method points on every other one, jokers, a perfect-card bonus and a tie-breaker question.
+func gameSpec(id, name string, start time.Time) domain.EventSpec {
+	q := "How many seconds will the main event last?"
+	spec := domain.EventSpec{ID: &id, Name: name, StartsAt: start,
+		Settings: domain.EventSettings{Jokers: true, PerfectCardBonus: 25, Tiebreaker: &q}}
+	for i, m := range card() {
+		ms := domain.MatchSpec{Name: m["name"].(string), Points: m["points"].(int)}
+		if i%2 == 0 {
+			ms.MethodPoints = 5
+		}
+		for _, t := range m["teams"].([]map[string]any) {
+			team := domain.Team{Members: t["members"].([]string)}
+			if n, ok := t["name"].(string); ok {
+				team.Name = &n
+			}
+			team.Champion, _ = t["champion"].(bool)
+			ms.Teams = append(ms.Teams, team)
+		}
+		spec.Matches = append(spec.Matches, ms)
+	}
+	return spec
+}
+
+// createGame creates the show of a Game recording through the store (not recorded).
+func (h *harness) createGame(ctx context.Context, slug string, start time.Time) (event, error) {
+	created, err := h.store.CreateEvent(ctx, gameSpec(eventID(start, slug), "Scale "+slug, start))
+	if err != nil {
+		return event{}, err
+	}
+	ev := event{id: created.ID, game: true}
+	for _, m := range created.Matches {
+		ev.matches, ev.methods = append(ev.matches, m.ID), append(ev.methods, m.MethodPoints)
+	}
+	return ev, nil
+}
+
+// entry is player p's entry on a game event: picks(p)'s teams, a method on every match
+// offering one, a joker and, for nine players in ten, a guess.
+func (ev event) entry(p int) domain.Entry {
+	methods := domain.VictoryMethods()
+	var en domain.Entry
+	for i, pk := range ev.picks(p) {
+		dp := domain.Pick{MatchID: pk.MatchID, Team: pk.Team}
+		if ev.methods[i] > 0 {
+			dp.Method = &methods[(p+i)%len(methods)]
+		}
+		en.Picks = append(en.Picks, dp)
+	}
+	en.Joker = &ev.matches[p%len(ev.matches)]
+	if p%10 != 0 {
+		guess := (p * 37) % 1200
+		en.Tiebreaker = &guess
+	}
+	return en
+}
+
+// submitGame sends player p's game entry to the store's SubmitPrediction (what the API's
+// submitPrediction calls), recording its DynamoDB calls with rec (nil: not recorded), again
+// while it is UNAVAILABLE; the answer carries the error's code.
+func (h *harness) submitGame(ctx context.Context, ev event, p int, rec *recorder) (answer, error) {
+	if rec != nil {
+		ctx = withRecorder(ctx, rec)
+	}
+	_, err := h.store.SubmitPrediction(ctx, domain.UserRef{ID: playerID(p), Name: playerName(p)}, ev.id, ev.entry(p))
+	if err != nil {
+		return answer{code: string(domain.ErrorCode(err))}, nil
+	}
+	return answer{}, nil
 }
 
 func (h *harness) createEvent(ctx context.Context, slug string, start time.Time) (event, error) {
@@ -288,8 +374,25 @@ func (ev event) picks(p int) []frontend.Pick {
 	return out
 }
 
-// results enters a winner for every match (the event must have locked).
+// results enters a winner for every match (the event must have locked); on a game event,
+// with a method where the match offers a method pick, then the tie-breaker answer, through
+// the store (not recorded).
 func (h *harness) results(ctx context.Context, ev event) error {
+	if ev.game {
+		for i, m := range ev.matches {
+			w := i % 2
+			r := domain.MatchResult{Outcome: domain.OutcomeWin, Winner: &w}
+			if ev.methods[i] > 0 {
+				r.Method = &domain.VictoryMethods()[i%len(domain.VictoryMethods())]
+			}
+			if _, err := h.store.SetResult(ctx, ev.id, m, &r); err != nil {
+				return err
+			}
+		}
+		answer := gameAnswer
+		_, err := h.store.SetTiebreakerAnswer(ctx, ev.id, &answer)
+		return err
+	}
 	for i, m := range ev.matches {
 		if _, err := h.admin(ctx, setResultDoc, map[string]any{"e": ev.id, "m": m, "w": i % 2}); err != nil {
 			return err
@@ -390,23 +493,30 @@ func viewers(n, v int) []int {
 	return ps
 }
 
-// perPlayer records one request per player of a per-player load.
-func (h *harness) perPlayer(ctx context.Context, load string, players []int, vars func(p int) map[string]any, calls *callTable, units *UnitCheck) (*LoadTrace, error) {
+// sender sends load's screen for player p (signed in as p if the screen is) with vars(p).
+func (h *harness) sender(load string, vars func(p int) map[string]any) func(ctx context.Context, p int, rec *recorder) (answer, error) {
 	sc := Screens[load]
-	lt := &LoadTrace{Errors: map[string]int{}}
-	var mu sync.Mutex
-	err := h.each(ctx, players, func(ctx context.Context, p int) error {
-		rec := newRecorder(h.db, h.table)
+	return func(ctx context.Context, p int, rec *recorder) (answer, error) {
 		token := ""
 		if sc.SignedIn {
 			token = h.token(playerID(p), playerName(p), false)
 		}
+		return h.send(ctx, sc, token, vars(p), rec)
+	}
+}
+
+// perPlayer records one request per player of a per-player load, each sent by send.
+func (h *harness) perPlayer(ctx context.Context, load string, players []int, send func(ctx context.Context, p int, rec *recorder) (answer, error), calls *callTable, units *UnitCheck) (*LoadTrace, error) {
+	lt := &LoadTrace{Errors: map[string]int{}}
+	var mu sync.Mutex
+	err := h.each(ctx, players, func(ctx context.Context, p int) error {
+		rec := newRecorder(h.db, h.table)
 		var a answer
 		var traced []tracedCall
 		retried := 0
 		for {
 			var err error
-			if a, err = h.send(ctx, sc, token, vars(p), rec); err != nil {
+			if a, err = send(ctx, p, rec); err != nil {
 				return err
 			}
 			traced = rec.take()
@@ -454,7 +564,7 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(h.log, "scale: %s %6.1fs %s\n", opts.Design, time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
-	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Shards: opts.Shards, Pace: codePace(),
+	rec := &Recording{Design: opts.Design, Commit: opts.Commit, Players: opts.Players, Shards: opts.Shards, Game: opts.Game, Pace: codePace(),
 		Loads: map[string]*LoadTrace{}}
 	calls := newCallTable(opts.Shards)
 	n := opts.Players
@@ -464,7 +574,11 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	show, err := h.createEvent(ctx, "scale-show", showStart)
+	create := h.createEvent
+	if opts.Game {
+		create = h.createGame
+	}
+	show, err := create(ctx, "scale-show", showStart)
 	if err != nil {
 		return nil, err
 	}
@@ -495,26 +609,40 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 
 	// The show: submits in the hour before it, card views, then scoring and the rushes.
 	h.clock.Set(showStart.Add(-30 * time.Minute))
+	submit := func(ctx context.Context, p int, rec *recorder) (answer, error) {
+		if show.game {
+			return h.submitGame(ctx, show, p, rec)
+		}
+		return h.send(ctx, Screens[LoadSubmit], h.token(playerID(p), playerName(p), false), map[string]any{"eventId": show.id, "picks": show.picks(p)}, rec)
+	}
 	if opts.ScoringOnly {
 		err = h.each(ctx, allPlayers(n), func(ctx context.Context, p int) error {
-			_, err := h.untraced(ctx, Screens[LoadSubmit], h.token(playerID(p), playerName(p), false),
-				map[string]any{"eventId": show.id, "picks": show.picks(p)})
-			return err
+			for retried := 0; ; {
+				a, err := submit(ctx, p, nil)
+				if err != nil || unavailable(a, &retried) {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+				if a.code != "" {
+					return fmt.Errorf("scale: submit failed: %s", a.code)
+				}
+				return nil
+			}
 		})
 		if err != nil {
 			return nil, err
 		}
 	} else {
-		rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), func(p int) map[string]any {
-			return map[string]any{"eventId": show.id, "picks": show.picks(p)}
-		}, calls, &rec.Units)
+		rec.Loads[LoadSubmit], err = h.perPlayer(ctx, LoadSubmit, allPlayers(n), submit, calls, &rec.Units)
 		if err != nil {
 			return nil, err
 		}
 		logf("%s: %d requests", LoadSubmit, rec.Loads[LoadSubmit].Requests)
-		rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), func(int) map[string]any {
+		rec.Loads[LoadCard], err = h.perPlayer(ctx, LoadCard, viewers(n, opts.Viewers), h.sender(LoadCard, func(int) map[string]any {
 			return map[string]any{"id": show.id}
-		}, calls, &rec.Units)
+		}), calls, &rec.Units)
 		if err != nil {
 			return nil, err
 		}
@@ -542,15 +670,15 @@ func Record(ctx context.Context, opts RecordOptions) (*Recording, error) {
 	logf("%s: %d invocations", LoadScore, len(invocations))
 
 	if !opts.ScoringOnly {
-		rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), func(int) map[string]any {
+		rec.Loads[LoadStandings], err = h.perPlayer(ctx, LoadStandings, viewers(n, opts.Viewers), h.sender(LoadStandings, func(int) map[string]any {
 			return map[string]any{"season": season, "first": opts.PageSize}
-		}, calls, &rec.Units)
+		}), calls, &rec.Units)
 		if err != nil {
 			return nil, err
 		}
-		rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), func(int) map[string]any {
+		rec.Loads[LoadLeaderboard], err = h.perPlayer(ctx, LoadLeaderboard, viewers(n, opts.Viewers), h.sender(LoadLeaderboard, func(int) map[string]any {
 			return map[string]any{"id": show.id, "first": opts.PageSize}
-		}, calls, &rec.Units)
+		}), calls, &rec.Units)
 		if err != nil {
 			return nil, err
 		}

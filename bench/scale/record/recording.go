@@ -41,6 +41,8 @@ type Recording struct {
 	// Shards is the shard count the recorded events and season were created with
 	// (dynamo.WithScoreShards); 0 in recordings of code without a per-event count.
 	Shards int `json:"shards,omitempty"`
+	// Game: the show used every game extra (RecordOptions.Game).
+	Game bool `json:"game,omitempty"`
 	// Pace is how the recorded code paces its scoring per partition
 	// (dynamo/scoring/pace.go); nil for code that does not.
 	Pace *Pace `json:"pace,omitempty"`
