@@ -17,7 +17,9 @@ type Store interface {
 	// GetEventWithLeaderboard and Leaderboard read the rows without their picks (Picks
 	// empty) unless picks is set.
 	GetEventWithLeaderboard(ctx context.Context, id string, first int, picks bool) (domain.Event, domain.Page[domain.Prediction], error)
-	Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error)
+	// EventLeaderboard reads a page of the leaderboard of ev, the event as the caller read
+	// it (its counted tie-breaker answer orders the rows); it reads nothing of the event.
+	EventLeaderboard(ctx context.Context, ev domain.Event, first int, after string, picks bool) (domain.Page[domain.Prediction], error)
 	// GetPrediction reads the prediction's rank only with withRank.
 	GetPrediction(ctx context.Context, user, event string, withRank bool) (domain.Prediction, error)
 	// GetEventState is an event without its card from a consistent read (who may see picks).

@@ -44,7 +44,7 @@ func (r *eventResolver) Leaderboard(ctx context.Context, obj *model.Event, first
 	if !obj.LeaderboardVisible() {
 		return leaderboardConnection(domain.Page[domain.Prediction]{}), nil
 	}
-	page, err := r.Store.Leaderboard(ctx, obj.ID, n, deref(after), picks)
+	page, err := r.Store.EventLeaderboard(ctx, obj.Event, n, deref(after), picks)
 	if err != nil {
 		return nil, err
 	}

@@ -221,9 +221,9 @@ func (s *picksSpy) GetEventWithLeaderboard(ctx context.Context, id string, first
 	return s.Store.GetEventWithLeaderboard(ctx, id, first, picks)
 }
 
-func (s *picksSpy) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
+func (s *picksSpy) EventLeaderboard(ctx context.Context, ev domain.Event, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
 	s.note(picks)
-	return s.Store.Leaderboard(ctx, id, first, after, picks)
+	return s.Store.EventLeaderboard(ctx, ev, first, after, picks)
 }
 
 func (s *picksSpy) note(picks bool) {

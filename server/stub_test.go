@@ -44,8 +44,8 @@ func (s failingStore) GetEventWithLeaderboard(context.Context, string, int, bool
 	s.fail("GetEventWithLeaderboard")
 	return domain.Event{}, domain.Page[domain.Prediction]{}, errStub
 }
-func (s failingStore) Leaderboard(context.Context, string, int, string, bool) (domain.Page[domain.Prediction], error) {
-	s.fail("Leaderboard")
+func (s failingStore) EventLeaderboard(context.Context, domain.Event, int, string, bool) (domain.Page[domain.Prediction], error) {
+	s.fail("EventLeaderboard")
 	return domain.Page[domain.Prediction]{}, errStub
 }
 func (s failingStore) GetPrediction(context.Context, string, string, bool) (domain.Prediction, error) {

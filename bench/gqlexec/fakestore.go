@@ -154,8 +154,8 @@ func (s *Store) GetEventWithLeaderboard(_ context.Context, _ string, first int, 
 	return s.scored, page(s.leaderboard, first, "leaderboard"), nil
 }
 
-// Leaderboard implements resolvers.Store.
-func (s *Store) Leaderboard(_ context.Context, _ string, first int, _ string, _ bool) (domain.Page[domain.Prediction], error) {
+// EventLeaderboard implements resolvers.Store.
+func (s *Store) EventLeaderboard(_ context.Context, _ domain.Event, first int, _ string, _ bool) (domain.Page[domain.Prediction], error) {
 	return page(s.leaderboard, first, "leaderboard"), nil
 }
 
