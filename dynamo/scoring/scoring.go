@@ -629,8 +629,8 @@ func (j *scoreJob) scoredSize(ev domain.Event) int {
 	if next.PerfectCard != nil && j.row.PerfectCard == nil {
 		n += perfectCardBytes
 	}
-	if keyAnswer(ev) != nil {
-		n += 2 * tiebreakKeyBytes // GSI_SK is in the item, and its copy in the index entry's key
+	if _, tiebreak, _, err := table.ParseScoreSK(j.row.GSISK); keyAnswer(ev) != nil && (err != nil || tiebreak == "") {
+		n += tiebreakKeyBytes // a key without a tie-break (or an unscored one) gets one
 	}
 	return n
 }
