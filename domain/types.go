@@ -45,6 +45,10 @@ type Event struct {
 	// Answer is the tie-breaker's answer as set (setTiebreakerAnswer); nil: none. It
 	// counts once a scoring pass completes after it was set (CountedAnswer).
 	Answer *TiebreakerAnswer
+	// LiveVersion is the version of the event's last live message: it grows by one with
+	// each commit that publishes one (a result set or cleared, a change of state, the
+	// tie-breaker answer set or cleared, a scoring pass's completion); 0 before the first.
+	LiveVersion int
 }
 
 // LeaderboardVisible reports whether the event has a leaderboard to show: once SCORED, or

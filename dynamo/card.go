@@ -19,6 +19,7 @@ import (
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/ddb"
 	"github.com/pickem/api/dynamo/table"
+	"github.com/pickem/api/push"
 )
 
 // CreateEvent creates an event with its game settings (domain.CleanSettings) and its whole
@@ -201,7 +202,10 @@ func (s *Store) readCard(ctx context.Context, id string) (cardRead, error) {
 // setTiebreakerAnswer — all take one flow, editCard: read the event with its card as one
 // moment (readCard), find the match the change is about, decide it (check it against the
 // lifecycle and build what it writes), then write the event row, the match items and the
-// audit entry in one transaction conditioned on what was read (writeEvent).
+// audit entry in one transaction conditioned on what was read (writeEvent). A change that
+// publishes a live message (a result set or cleared, a change of state, the tie-breaker
+// answer set or cleared) moves the live version in that transaction and is published after
+// it (live.go); the other changes publish nothing.
 
 // cardEdit is what one change of an event brings to editCard.
 type cardEdit struct {
@@ -240,6 +244,11 @@ type eventChange struct {
 	// items are the writes of match items; audit the change's audit entry.
 	items []types.TransactWriteItem
 	audit domain.AuditEntry
+	// message builds the change's live message from its head (package push; see live.go):
+	// a change with one moves the event's live version by one in its transaction, and
+	// editCard publishes the message once it is committed. nil: the change publishes
+	// nothing and leaves the live version as it is.
+	message func(push.Head) (string, error)
 }
 
 // cardEdited is the change of a card edit: the card after it, its audit entry and its
@@ -250,8 +259,10 @@ func cardEdited(card []domain.Match, audit domain.AuditEntry, items ...types.Tra
 
 // editCard applies e to event and returns the event with its card and row as written (as
 // read, when the change changes nothing). The write is conditioned on the card version
-// and rev read (and e's own condition): the card read is one moment (readCard), so a change
-// by anyone else since makes the whole transaction fail and nothing is overwritten. Returns
+// and rev read (and e's own condition; with a live message, the live version read): the card
+// read is one moment (readCard), so a change by anyone else since makes the whole
+// transaction fail and nothing is overwritten. A committed change with a live message is
+// published before editCard returns. Returns
 // NOT_FOUND, e's refusals, CONFLICT if the event changed meanwhile (after e.again's new
 // decisions: if it kept changing), UNAVAILABLE if the transaction kept conflicting with
 // others in flight.
@@ -300,6 +311,10 @@ func (s *Store) editCard(ctx context.Context, event string, e cardEdit) (cardRea
 		if c.cond != nil {
 			cond = cond.And(*c.cond)
 		}
+		if c.message != nil {
+			next.LiveVersion = cr.row.LiveVersion + 1
+			cond = cond.And(table.LiveVersionIs(cr.row.LiveVersion))
+		}
 		items, err := s.withAudit(ctx, c.audit, c.items...)
 		if err != nil {
 			return cardRead{}, wrap(err)
@@ -309,6 +324,9 @@ func (s *Store) editCard(ctx context.Context, event string, e cardEdit) (cardRea
 			return cardRead{}, wrap(err)
 		}
 		if written {
+			if c.message != nil {
+				s.publish(ctx, event, next.LiveVersion, c.message)
+			}
 			ev, err := next.ToDomain()
 			ev.Matches = c.card
 			return cardRead{ev: ev, row: next}, err
@@ -372,6 +390,7 @@ func eventUpdate(old, next table.EventRow) expression.UpdateBuilder {
 	write("tiebreaker", old.Tiebreaker != next.Tiebreaker, next.Tiebreaker == "", next.Tiebreaker)
 	write("answer", !reflect.DeepEqual(old.Answer, next.Answer), next.Answer == nil, next.Answer)
 	write("answerVersion", old.AnswerVersion != next.AnswerVersion, next.AnswerVersion == 0, next.AnswerVersion)
+	write("liveVersion", old.LiveVersion != next.LiveVersion, next.LiveVersion == 0, next.LiveVersion)
 	return u
 }
 
@@ -407,8 +426,9 @@ func (s *Store) deleteMatch(eid table.EventID, m domain.Match) (types.TransactWr
 // start and state leave it as it is. The write is conditioned on the card version, rev,
 // name, state and start the decision was made on (and, when the decision needed the event
 // open, on its start still being ahead), so a change landing in between makes it decide
-// again. A new name or start is copied onto the event's predictions after. Returns
-// NOT_FOUND, BAD_USER_INPUT or CONFLICT (the event kept changing).
+// again. A change of the state publishes a STATE message; nothing else of it publishes. A new
+// name or start is copied onto the event's predictions after. Returns NOT_FOUND,
+// BAD_USER_INPUT or CONFLICT (the event kept changing).
 func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate) (domain.Event, error) {
 	var change domain.EventChange
 	after, err := s.editCard(ctx, id, cardEdit{op: "update event", again: true,
@@ -423,7 +443,12 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, u domain.EventUpdate
 			if change.RequireOpen {
 				cond = cond.And(table.OpenAt(now))
 			}
-			return eventChange{card: ev.Matches, movesCard: change.MovesCard(), state: change.State, cond: &cond,
+			var message func(push.Head) (string, error)
+			if change.State != nil {
+				state := *change.State
+				message = func(h push.Head) (string, error) { return push.State(h, state) }
+			}
+			return eventChange{card: ev.Matches, movesCard: change.MovesCard(), state: change.State, cond: &cond, message: message,
 				row: func(r table.EventRow) table.EventRow {
 					if change.Name != nil {
 						r.Name = *change.Name
@@ -712,7 +737,8 @@ func (s *Store) ReorderMatches(ctx context.Context, event string, ids []string) 
 // (domain.ValidateResult). Results are accepted only once the event is locked, and an
 // event locked by time alone is stored BROADCAST in the same transaction, so results never
 // reach players who can still pick; a SCORED event's results can be corrected but not
-// cleared. Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
+// cleared. Each call that writes publishes a RESULT message (the match's result and the
+// event's state after it). Returns NOT_FOUND, BAD_USER_INPUT or CONFLICT.
 func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.MatchResult) (domain.Match, error) {
 	var set domain.Match
 	_, err := s.editCard(ctx, event, cardEdit{op: "set result", match: match, decide: func(ev domain.Event, m domain.Match, now time.Time) (eventChange, error) {
@@ -738,6 +764,11 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 		c := cardEdited(replaceMatch(ev.Matches, m.ID, m),
 			domain.AuditEntry{Action: domain.ActionSetResult, EventID: ev.ID, MatchID: &m.ID, Summary: domain.SummarizeResult(m, old)}, put)
 		c.state = lockOnResult(ev)
+		state := ev.Stored
+		if c.state != nil {
+			state = *c.state
+		}
+		c.message = func(h push.Head) (string, error) { return push.Result(h, m.ID, r, state) }
 		return c, nil
 	}})
 	if err != nil {
@@ -751,7 +782,8 @@ func (s *Store) SetResult(ctx context.Context, event, match string, r *domain.Ma
 // stores the answer with the version it made (domain.TiebreakerAnswer: it counts once a
 // scoring pass of that version completes), writes an audit entry and makes the read cache
 // forget the event; as with a result, an event locked by time alone is stored BROADCAST in
-// the same transaction. An answer set again to its value writes nothing. Returns the event
+// the same transaction. A change publishes a TIEBREAKER message (without the answer); an
+// answer set again to its value writes and publishes nothing. Returns the event
 // with its card; NOT_FOUND, BAD_USER_INPUT (no question, not locked yet, out of range) or
 // CONFLICT.
 func (s *Store) SetTiebreakerAnswer(ctx context.Context, eventID string, answer *int) (domain.Event, error) {
@@ -763,6 +795,7 @@ func (s *Store) SetTiebreakerAnswer(ctx context.Context, eventID string, answer 
 		c := cardEdited(ev.Matches, domain.AuditEntry{Action: domain.ActionSetTiebreakerAnswer, EventID: ev.ID, Summary: domain.SummarizeTiebreakerAnswer(ev, next)})
 		c.state = lockOnResult(ev)
 		c.row = func(r table.EventRow) table.EventRow { return r.WithAnswer(next) }
+		c.message = push.Tiebreaker
 		return c, nil
 	}})
 	if err != nil {

@@ -35,8 +35,15 @@ func WithScoringBudget(d time.Duration) Option { return func(s *Store) { s.scori
 // Running it again changes nothing; after a corrected result it moves standings by the
 // difference; concurrent runs and runs cut off halfway converge to the same table. The run
 // starts no batch once its time budget is spent (WithScoringBudget, capped by ctx's
-// deadline minus ScoringMargin) — it always starts one — and reports Complete false and
-// what Remains; calling again continues. dryRun computes the report without writing.
+// deadline minus ScoringMargin, and minus LiveMargin too when the store publishes) — it
+// always starts one — and reports Complete false and what Remains; calling again
+// continues. dryRun computes the report without writing.
+//
+// The call whose transaction completes a pass (live, final, or a re-score after a
+// correction) publishes one SCORING message (WithLive): the event's state and scored
+// matches after it, and the first rows of its leaderboard read after the commit. A call
+// that does not complete the pass, or finds it complete with nothing new to write,
+// publishes nothing.
 //
 // Returns NOT_FOUND, BAD_USER_INPUT (open event, no result at all), CONFLICT (the card or the
 // predictions changed while scoring: run it again), UNAVAILABLE (DynamoDB busy: run it
@@ -76,8 +83,13 @@ func (s *Store) ScoreEvent(ctx context.Context, event string, dryRun bool) (doma
 	if err != nil {
 		return report, err
 	}
-	defer func() { s.cache.ForgetEvent(ev.ID); s.cache.ForgetSeason(ev.Season()) }()
-	return s.scoring.Run(ctx, card, seasonShards, deadline, dryRun)
+	report, liveVersion, err := s.scoring.Run(ctx, card, seasonShards, deadline, dryRun)
+	s.cache.ForgetEvent(ev.ID)
+	s.cache.ForgetSeason(ev.Season())
+	if liveVersion > 0 {
+		s.publishScoring(ctx, ev, card.Row.Shards, report, liveVersion)
+	}
+	return report, err
 }
 
 // readScoringCard is what a scoring run starts from: the event and its card read
@@ -108,14 +120,20 @@ func (s *Store) seasonShardsFor(ctx context.Context, season int) (int, error) {
 }
 
 // scoringDeadline is when a scoring run that started at start stops starting work: after
-// the store's budget, and no later than ctx's deadline minus ScoringMargin. Zero: never.
+// the store's budget, and no later than ctx's deadline minus ScoringMargin (plus LiveMargin
+// when the store publishes: the message of a completion is read and published before the
+// call answers). Zero: never.
 func (s *Store) scoringDeadline(ctx context.Context, start time.Time) time.Time {
 	var d time.Time
 	if s.scoringBudget > 0 {
 		d = start.Add(s.scoringBudget)
 	}
+	margin := s.scoringMargin
+	if s.live != nil {
+		margin += LiveMargin
+	}
 	if dl, ok := ctx.Deadline(); ok {
-		if c := dl.Add(-s.scoringMargin); d.IsZero() || c.Before(d) {
+		if c := dl.Add(-margin); d.IsZero() || c.Before(d) {
 			d = c
 		}
 	}

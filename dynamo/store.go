@@ -49,6 +49,8 @@ type Store struct {
 	leagues *leagues.Leagues
 	// accounts holds the use cases of players' accounts.
 	accounts *users.Accounts
+	// live is where the store publishes live messages (WithLive); nil: nowhere.
+	live *live
 }
 
 // Option configures a Store.

@@ -72,9 +72,13 @@ type Card struct {
 // and every checkpoint (see markScored), which carries the call's audit entry. dryRun
 // computes the report without writing. The run paces its reads and writes to each
 // partition it shares (Pacer).
-func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline time.Time, dryRun bool) (domain.ScoreReport, error) {
+//
+// liveVersion is the event's live version that the completion's transaction wrote (it moves
+// the version by one: domain.Event.LiveVersion); 0 when the call wrote no completion
+// (not complete, a dry run, or complete already with nothing new to write).
+func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline time.Time, dryRun bool) (report domain.ScoreReport, liveVersion int, err error) {
 	ev := card.Event
-	report := domain.ScoreReport{EventID: ev.ID, DryRun: dryRun}
+	report = domain.ScoreReport{EventID: ev.ID, DryRun: dryRun}
 	report.ScoredMatches, report.Final = domain.ResultedMatches(ev.Matches), len(domain.MissingResults(ev.Matches)) == 0
 	shards := card.Row.Shards
 	run := &scoringRun{e: e, ev: ev, card: card, shards: shards, seasonShards: seasonShards, deadline: deadline, dryRun: dryRun,
@@ -84,7 +88,7 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		g.Go(func() error { return run.shard(gctx, sh) })
 	}
 	if err := g.Wait(); err != nil {
-		return report, e.auditScoringCall(ctx, run, err)
+		return report, 0, e.auditScoringCall(ctx, run, err)
 	}
 	complete := true
 	for sh := range shards {
@@ -92,11 +96,11 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		complete = complete && run.complete[sh]
 	}
 	if !complete {
-		return report, e.auditScoringCall(ctx, run, nil)
+		return report, 0, e.auditScoringCall(ctx, run, nil)
 	}
 	if dryRun {
 		report.Complete = report.Remaining == 0 && passMarked(ev, report.Final)
-		return report, nil
+		return report, 0, nil
 	}
 	if !passMarked(ev, report.Final) || run.wrote.Load() > 0 || !pickCountsCurrent(ev, run.cps) {
 		// (Otherwise every shard was done for this card version when the run read it,
@@ -105,11 +109,11 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		// see markScored, and the copies may be more than its transaction could check).
 		locks, _, err := e.ReadCounts(ctx, card.Row)
 		if err != nil {
-			return report, err
+			return report, 0, err
 		}
 		for c := range card.Row.LockCopies {
 			if locks[c].Predictions != card.Locks[c].Predictions {
-				return report, domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
+				return report, 0, domain.Errorf(domain.CodeConflict, "event %q got a new prediction while scoring; run scoreEvent again", ev.ID)
 			}
 		}
 		// The call's audit entry commits with its last step.
@@ -118,30 +122,30 @@ func (e *Engine) Run(ctx context.Context, card Card, seasonShards int, deadline 
 		entry, err := e.audit(ctx, domain.AuditEntry{Action: domain.ActionScoreEvent, EventID: ev.ID,
 			Summary: domain.SummarizeScoring(final, ev.CardVersion, "")})
 		if err != nil {
-			return report, err
+			return report, 0, err
 		}
 		// The pass's pick counts go onto the card with it (pickCountItems).
 		extra, err := e.pickCountItems(ev, run.cps)
 		if err != nil {
-			return report, err
+			return report, 0, err
 		}
-		err = e.markScored(ctx, ev, card, run.done, append(extra, entry)...)
+		liveVersion, err = e.markScored(ctx, ev, card, run.done, append(extra, entry)...)
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
 			// Other transactions kept holding the event, its checkpoints or its copies —
 			// typically another run completing it at the same moment: not complete yet,
 			// the next call confirms (or marks it).
-			return report, e.auditScoringCall(ctx, run, nil)
+			return report, 0, e.auditScoringCall(ctx, run, nil)
 		}
 		if err != nil {
-			return report, e.auditScoringCall(ctx, run, err)
+			return report, 0, e.auditScoringCall(ctx, run, err)
 		}
 	}
 	// The rank tables sum the shard histograms as they are now; a table is only replaced
 	// by one of more changes, so this also finishes the summary of a completing call cut
 	// off after markScored.
 	if err := e.SummarizeRanks(ctx, table.EventID(ev.ID), shards, ev.Season(), seasonShards); err != nil {
-		return report, err
+		return report, liveVersion, err
 	}
 	report.Complete = true
-	return report, nil
+	return report, liveVersion, nil
 }

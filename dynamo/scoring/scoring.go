@@ -875,59 +875,64 @@ func (e *Engine) reread(ctx context.Context, ev domain.Event, batch []*scoreJob,
 // the store brings any copy left behind forward before it reads them (so the copies,
 // which may be more than a transaction holds, need no condition here). extra (the pass's
 // pick counts, then the call's audit entry) is written last in the same transaction.
-// Returns CONFLICT if the card or a checkpoint changed since.
-func (e *Engine) markScored(ctx context.Context, ev domain.Event, card Card, done []int, extra ...types.TransactWriteItem) error {
+// The completion moves the event's live version by one, conditioned on the version read:
+// when another completion of the same card moved it first, the transaction is made again
+// on top of that one (the condition's failure returns the row as it is). Returns the live
+// version written; CONFLICT if the card or a checkpoint changed since, UNAVAILABLE if other
+// completions kept moving the live version.
+func (e *Engine) markScored(ctx context.Context, ev domain.Event, card Card, done []int, extra ...types.TransactWriteItem) (int, error) {
 	eid := table.EventID(ev.ID)
 	same := expression.Name("cardVersion").Equal(expression.Value(ev.CardVersion))
-	upd := expression.Set(expression.Name("scoredMatches"), expression.Value(domain.ResultedMatches(ev.Matches))).
-		Set(expression.Name("scoredVersion"), expression.Value(ev.CardVersion))
-	if ev.Stored != domain.StateScored && len(domain.MissingResults(ev.Matches)) == 0 {
-		upd = upd.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))
-	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(same).Build()
-	if err != nil {
-		return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
-	}
-	event := types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(e.db.Name), Key: table.Key(table.EventsPartition, table.EventSK(eid)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}
-	items := []types.TransactWriteItem{event}
-	check := func(key map[string]types.AttributeValue, cond expression.ConditionBuilder) error {
-		expr, err := expression.NewBuilder().WithCondition(cond).Build()
-		if err != nil {
-			return fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
+	// update is the event row's update writing live version live (a builder shares its
+	// actions with its copies: one per transaction).
+	update := func(live int) expression.UpdateBuilder {
+		upd := expression.Set(expression.Name("scoredMatches"), expression.Value(domain.ResultedMatches(ev.Matches))).
+			Set(expression.Name("scoredVersion"), expression.Value(ev.CardVersion)).
+			Set(expression.Name("liveVersion"), expression.Value(live))
+		if ev.Stored != domain.StateScored && len(domain.MissingResults(ev.Matches)) == 0 {
+			upd = upd.Set(expression.Name("state"), expression.Value(string(domain.StateScored)))
 		}
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(e.db.Name), Key: key,
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}})
-		return nil
+		return upd
 	}
+	var checks []types.TransactWriteItem
 	for sh := range card.Row.Shards {
 		if card.ShardCount(sh) == 0 {
 			continue // nothing to have scored
 		}
-		cond := same.And(expression.Name("done").Equal(expression.Value(done[sh])))
-		if err := check(table.CheckpointKey(eid, sh), cond); err != nil {
-			return err
+		check, err := e.db.Check(table.CheckpointKey(eid, sh), same.And(expression.Name("done").Equal(expression.Value(done[sh]))))
+		if err != nil {
+			return 0, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
+		checks = append(checks, check)
 	}
-	err = e.db.TransactRetry(ctx, append(items, extra...))
-	if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
-		if ddb.Failed(reasons, 0) {
-			return cardOutdated(ev)
+	live := card.Row.LiveVersion
+	for range ddb.OptimisticAttempts {
+		event, err := e.db.UpdateIf(table.Key(table.EventsPartition, table.EventSK(eid)), update(live+1), same.And(table.LiveVersionIs(live)))
+		if err != nil {
+			return 0, fmt.Errorf("dynamo: score %s: %w", ev.ID, err)
 		}
-		return domain.Errorf(domain.CodeConflict, "another scoring run of event %q moved on meanwhile; run scoreEvent again", ev.ID)
-	}
-	if err != nil {
-		if domain.ErrorCode(err) == domain.CodeUnavailable {
-			return err
+		items := append(append([]types.TransactWriteItem{event}, checks...), extra...)
+		err = e.db.TransactRetry(ctx, items)
+		if reasons, cancelled := ddb.CancellationReasons(err); cancelled {
+			if !ddb.Failed(reasons, 0) {
+				return 0, domain.Errorf(domain.CodeConflict, "another scoring run of event %q moved on meanwhile; run scoreEvent again", ev.ID)
+			}
+			var row table.EventRow
+			if err := attributevalue.UnmarshalMap(reasons[0].Item, &row); err != nil || row.CardVersion != ev.CardVersion {
+				return 0, cardOutdated(ev)
+			}
+			live = row.LiveVersion // another completion of this card came first
+			continue
 		}
-		return fmt.Errorf("dynamo: score %s: mark scored: %w", ev.ID, err)
+		if err != nil {
+			if domain.ErrorCode(err) == domain.CodeUnavailable {
+				return 0, err
+			}
+			return 0, fmt.Errorf("dynamo: score %s: mark scored: %w", ev.ID, err)
+		}
+		return live + 1, nil
 	}
-	return nil
+	return 0, domain.Errorf(domain.CodeUnavailable, "other scoring runs of event %q kept completing it; run scoreEvent again", ev.ID)
 }
 
 // jobItems is how many transaction items scoring j takes: its prediction, and with a

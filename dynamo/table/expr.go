@@ -26,6 +26,15 @@ func RevIs(r int) expression.ConditionBuilder {
 	return expression.Name("rev").Equal(expression.Value(r))
 }
 
+// LiveVersionIs is the condition that an event row's live version is v (the attribute is
+// absent while 0).
+func LiveVersionIs(v int) expression.ConditionBuilder {
+	if v == 0 {
+		return expression.AttributeNotExists(expression.Name("liveVersion"))
+	}
+	return expression.Name("liveVersion").Equal(expression.Value(v))
+}
+
 // NotExists is the condition that no item has the key written: a new item.
 func NotExists() expression.ConditionBuilder {
 	return expression.AttributeNotExists(expression.Name(attrPK))

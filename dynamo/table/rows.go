@@ -98,6 +98,9 @@ type EventRow struct {
 	Tiebreaker       string `dynamodbav:"tiebreaker,omitempty"` // the question; "": none
 	Answer           *int   `dynamodbav:"answer,omitempty"`
 	AnswerVersion    int    `dynamodbav:"answerVersion,omitempty"` // the card version setting Answer made
+	// LiveVersion is domain.Event.LiveVersion: it grows by one inside the transaction of
+	// each commit that publishes a live message, and is absent while 0.
+	LiveVersion int `dynamodbav:"liveVersion,omitempty"`
 }
 
 // NewEventRow is the row of a new event of shards shards.
@@ -162,7 +165,7 @@ func (r EventRow) ToDomain() (domain.Event, error) {
 		return domain.Event{}, fmt.Errorf("event %s: startsAt: %w", r.ID, err)
 	}
 	ev := domain.Event{ID: r.ID, Name: r.Name, StartsAt: start, Stored: domain.EventState(r.State), CardVersion: r.CardVersion,
-		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion,
+		ScoredMatches: r.ScoredMatches, ScoredVersion: r.ScoredVersion, LiveVersion: r.LiveVersion,
 		Settings: domain.EventSettings{Jokers: r.Jokers, PerfectCardBonus: r.PerfectCardBonus}}
 	if r.Tiebreaker != "" {
 		q := r.Tiebreaker
