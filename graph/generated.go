@@ -66,6 +66,8 @@ type ComplexityRoot struct {
 		ID               func(childComplexity int) int
 		Jokers           func(childComplexity int) int
 		Leaderboard      func(childComplexity int, first *int, after *string) int
+		LiveChannel      func(childComplexity int) int
+		LiveVersion      func(childComplexity int) int
 		Locked           func(childComplexity int) int
 		Matches          func(childComplexity int) int
 		Name             func(childComplexity int) int
@@ -398,6 +400,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Leaderboard(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Event.liveChannel":
+		if e.ComplexityRoot.Event.LiveChannel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.LiveChannel(childComplexity), true
+	case "Event.liveVersion":
+		if e.ComplexityRoot.Event.LiveVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.LiveVersion(childComplexity), true
 	case "Event.locked":
 		if e.ComplexityRoot.Event.Locked == nil {
 			break
@@ -1435,6 +1449,10 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_perfectCardBonus(ctx, field)
 	case "tiebreaker":
 		return ec.fieldContext_Event_tiebreaker(ctx, field)
+	case "liveChannel":
+		return ec.fieldContext_Event_liveChannel(ctx, field)
+	case "liveVersion":
+		return ec.fieldContext_Event_liveVersion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -3090,6 +3108,52 @@ func (ec *executionContext) fieldContext_Event_tiebreaker(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Event_liveChannel(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_liveChannel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LiveChannel()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_liveChannel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Event_liveVersion(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_liveVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LiveVersion()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_liveVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EventConnection) (ret graphql.Marshaler) {
@@ -8170,6 +8234,16 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 		case "tiebreaker":
 			out.Values[i] = ec._Event_tiebreaker(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "liveChannel":
+			out.Values[i] = ec._Event_liveChannel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "liveVersion":
+			out.Values[i] = ec._Event_liveVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:

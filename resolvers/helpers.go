@@ -50,7 +50,7 @@ func nullIfNotFound[T any](v T, err error) (*T, error) {
 // event is e as this response shows it (state and locked at the resolver's clock), with the
 // leaderboard's first page when it was read with the event.
 func (r *Resolver) event(e domain.Event, leaderboard *model.FirstPage[domain.Prediction]) *model.Event {
-	v := model.NewEvent(e, r.now())
+	v := model.NewEvent(e, r.now(), r.LiveNamespace)
 	v.Leaderboard = leaderboard
 	return &v
 }

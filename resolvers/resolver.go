@@ -63,6 +63,9 @@ type Resolver struct {
 	Store Store
 	// Now is the clock for event state (default time.Now).
 	Now func() time.Time
+	// LiveNamespace is the channel namespace of the events' live channels
+	// (Event.liveChannel); empty: push is off and liveChannel is null.
+	LiveNamespace string
 }
 
 func (r *Resolver) now() time.Time {

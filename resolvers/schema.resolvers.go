@@ -345,7 +345,7 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, s
 	nodes := make([]model.Event, len(page.Items))
 	c := &model.EventConnection{Edges: make([]model.EventEdge, len(page.Items)), PageInfo: pageInfo(page)}
 	for i, e := range page.Items {
-		nodes[i] = model.NewEvent(e, now)
+		nodes[i] = model.NewEvent(e, now, r.LiveNamespace)
 		c.Edges[i] = model.EventEdge{Cursor: page.Cursors[i], Node: &nodes[i]}
 	}
 	return c, nil

@@ -81,6 +81,10 @@ type Config struct {
 	// API Gateway request id).
 	AccessLogAttrs func(*http.Request) []slog.Attr
 	Now            func() time.Time
+	// LiveNamespace is the channel namespace the store publishes live messages in
+	// (dynamo.WithLive): Event.liveChannel names the channel in it. Empty: push is off and
+	// liveChannel is null.
+	LiveNamespace string
 }
 
 // New returns the API's http.Handler.
@@ -141,7 +145,7 @@ func NewGraphQL(cfg Config) *handler.Server {
 		cfg.Logger = slog.Default()
 	}
 	schema := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  &resolvers.Resolver{Store: cfg.Store, Now: cfg.Now},
+		Resolvers:  &resolvers.Resolver{Store: cfg.Store, Now: cfg.Now, LiveNamespace: cfg.LiveNamespace},
 		Complexity: complexityRoot(),
 	})
 	limits := cfg.Limits.withDefaults()

@@ -24,12 +24,15 @@ type Event struct {
 	// Leaderboard is the leaderboard's first page when the resolver read it in the same
 	// request as the event; nil otherwise.
 	Leaderboard *FirstPage[domain.Prediction]
+	// liveNamespace is the namespace of the live channels ("": push is off).
+	liveNamespace string
 }
 
-// NewEvent is e as seen at now.
-func NewEvent(e domain.Event, now time.Time) Event {
+// NewEvent is e as seen at now, its live messages published in the channel namespace
+// liveNamespace ("": push is off).
+func NewEvent(e domain.Event, now time.Time, liveNamespace string) Event {
 	state := e.State(now)
-	return Event{Event: e, Season: e.Season(), state: state, locked: state != domain.StateUpcoming}
+	return Event{Event: e, Season: e.Season(), state: state, locked: state != domain.StateUpcoming, liveNamespace: liveNamespace}
 }
 
 // EventOf is the event of a prediction as its row carries it.
@@ -94,6 +97,30 @@ func (e *Event) Tiebreaker() (*Tiebreaker, error) {
 		return nil, nil
 	}
 	return &Tiebreaker{Question: *e.Settings.Tiebreaker, Answer: e.CountedAnswer()}, nil
+}
+
+// LiveChannel is the channel of the event's live messages (domain.LiveChannel); nil when
+// push is off. BAD_USER_INPUT on a prediction's event.
+func (e *Event) LiveChannel() (*string, error) {
+	if e.Ref {
+		return nil, NotOnRef("liveChannel")
+	}
+	if e.liveNamespace == "" {
+		return nil, nil
+	}
+	ch, err := domain.LiveChannel(e.liveNamespace, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &ch, nil
+}
+
+// LiveVersion is domain.Event's LiveVersion; BAD_USER_INPUT on a prediction's event.
+func (e *Event) LiveVersion() (int, error) {
+	if e.Ref {
+		return 0, NotOnRef("liveVersion")
+	}
+	return e.Event.LiveVersion, nil
 }
 
 // Live reports whether the event is BROADCAST (results and live scoring passes coming).
