@@ -66,8 +66,8 @@ type function struct {
 	adapter *httpadapter.HandlerAdapterV2
 	log     *slog.Logger
 	// live publishes each commit's live message to AppSync Events on channels of
-	// liveNamespace (domain.LiveChannel); nil when push is off (PICKEM_LIVE_HTTP_DOMAIN
-	// empty).
+	// liveNamespace (domain.LiveChannel), through the store (dynamo.WithLive); nil and ""
+	// when push is off (PICKEM_LIVE_HTTP_DOMAIN empty).
 	live          push.Publisher
 	liveNamespace string
 }
@@ -83,13 +83,19 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		return nil, err
 	}
 	log := slog.New(requestIDHandler{slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel})})
-	var live push.Publisher
+	var (
+		live          push.Publisher
+		liveNamespace string
+	)
+	storeOpts := []dynamo.Option{dynamo.WithScoringBudget(cfg.ScoringBudget), dynamo.WithCursorKeys(cfg.CursorKeys...),
+		dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards)}
 	if cfg.LiveHTTPDomain != "" {
 		appsync, err := push.NewAppSyncFromEnv(getenv, cfg.LiveHTTPDomain, log)
 		if err != nil {
 			return nil, err
 		}
-		live = appsync
+		live, liveNamespace = appsync, cfg.LiveNamespace
+		storeOpts = append(storeOpts, dynamo.WithLive(live, liveNamespace, log))
 	}
 	client, err := ddb.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
@@ -105,8 +111,7 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 	}
 	h, err := server.New(server.Config{
 		TrustedDocuments: trusted,
-		Store: dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
-			dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards)),
+		Store:            dynamo.New(client, cfg.TableName, storeOpts...),
 		Verifier:         verifier,
 		AuthorizerClaims: authorizerClaims,
 		AllowedOrigins:   cfg.AllowedOrigins,
@@ -115,11 +120,12 @@ func newFunction(ctx context.Context, getenv func(string) string, logw io.Writer
 		CostExtension:    cfg.CostExtension,
 		Logger:           log,
 		AccessLogAttrs:   apiGatewayAttrs,
+		LiveNamespace:    liveNamespace,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &function{adapter: httpadapter.NewV2(h), log: log, live: live, liveNamespace: cfg.LiveNamespace}, nil
+	return &function{adapter: httpadapter.NewV2(h), log: log, live: live, liveNamespace: liveNamespace}, nil
 }
 
 // Handle serves one API Gateway HTTP API (v2) event. It never returns an error: an event

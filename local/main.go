@@ -159,8 +159,31 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		}
 		cfg.CursorKeys = [][]byte{b}
 	}
+	verifier, err := cfg.Verifier(ctx)
+	if err != nil {
+		return err
+	}
+	// The local stand-in of AppSync Events: watchers subscribe at realtime.Path with the API
+	// key (kept in the state directory) or a dev token; the store publishes each commit's
+	// live message to hub in process.
+	liveKey, _, err := dir.Key(realtimeKeyFile)
+	if err != nil {
+		return err
+	}
+	hub, err := realtime.New(realtime.Config{Namespace: cfg.LiveNamespace, APIKey: liveKey, Verifier: verifier, Logger: log})
+	if err != nil {
+		return err
+	}
+	// http.Server.Shutdown leaves hijacked connections alone: the hub closes its sockets
+	// (status 1001) when run returns, after the server's shutdown.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hub.Shutdown(ctx)
+	}()
 	store := dynamo.New(client, cfg.TableName, dynamo.WithScoringBudget(cfg.ScoringBudget),
-		dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards))
+		dynamo.WithCursorKeys(cfg.CursorKeys...), dynamo.WithReadCacheTTL(cfg.ReadCacheTTL), dynamo.WithScoreShards(cfg.ScoreShards),
+		dynamo.WithLive(hub, cfg.LiveNamespace, log))
 	if err := store.EnsureTable(ctx); err != nil {
 		return err
 	}
@@ -177,35 +200,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, out, lo
 		}
 	}
 
-	verifier, err := cfg.Verifier(ctx)
-	if err != nil {
-		return err
-	}
-	// The local stand-in of AppSync Events: watchers subscribe at realtime.Path with the API
-	// key (kept in the state directory) or a dev token; the server publishes to hub in
-	// process.
-	liveKey, _, err := dir.Key(realtimeKeyFile)
-	if err != nil {
-		return err
-	}
-	hub, err := realtime.New(realtime.Config{Namespace: cfg.LiveNamespace, APIKey: liveKey, Verifier: verifier, Logger: log})
-	if err != nil {
-		return err
-	}
-	// http.Server.Shutdown leaves hijacked connections alone: the hub closes its sockets
-	// (status 1001) when run returns, after the server's shutdown.
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hub.Shutdown(ctx)
-	}()
 	h, err := server.New(server.Config{
 		Store: store, Verifier: verifier, AllowedOrigins: cfg.AllowedOrigins,
 		Playground: cfg.Playground, PlaygroundHandler: playground.Handler(playground.Config{
 			Title: "Pick'Em API (local)", Endpoint: "/graphql", SignIn: signInHint,
 		}),
 		Introspection: cfg.Introspection, CostExtension: cfg.CostExtension, Logger: log,
-		TrustedDocuments: trusted,
+		TrustedDocuments: trusted, LiveNamespace: cfg.LiveNamespace,
 	})
 	if err != nil {
 		return err
