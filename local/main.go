@@ -5,7 +5,7 @@
 // (default .pickem): the dev secret, the cursor key and the real-time endpoint's API key (so
 // printed tokens, cursors and the key stay valid across restarts) and DynamoDB Local's data
 // (so the table does too). Beside the API it serves AppSync Events' WebSocket protocol at
-// /event/realtime (package realtime).
+// /event/realtime (package realtime), where its store publishes each commit's live message.
 package main
 
 import (
