@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -554,5 +555,63 @@ func TestLiveScoringRowsBypassTheReadCache(t *testing.T) {
 	}
 	if ops := cost.Snapshot().Operations; len(ops) != 1 || ops["Query"] != 1 {
 		t.Fatalf("the message's read made %v, want one Query", ops)
+	}
+}
+
+// TestLiveCommitsMakeNoExtraCall: publishing adds no DynamoDB call to setResult,
+// setTiebreakerAnswer and updateEvent (the version moves inside their transaction, whose
+// items stay as many), and exactly one Query (the message's leaderboard read, one shard) to
+// a scoreEvent call that completes a pass.
+func TestLiveCommitsMakeNoExtraCall(t *testing.T) {
+	f := newFixture(t)
+	rec := pushtest.NewRecorder(t)
+	live := f.storeOver(f.db, WithLive(rec, liveNS, nil))
+	plain := f.liveShow(f.s, "2030-03-22-twin-plain", 3)
+	pushed := f.liveShow(f.s, "2030-03-22-twin-pushed", 3)
+	type step struct {
+		name string
+		call func(ctx context.Context, s *Store, ev domain.Event) error
+	}
+	steps := []step{
+		{"UpdateEventState", func(ctx context.Context, s *Store, ev domain.Event) error {
+			_, err := s.UpdateEvent(ctx, ev.ID, domain.EventUpdate{State: ptr(domain.StateBroadcast)})
+			return err
+		}},
+		{"SetResult", func(ctx context.Context, s *Store, ev domain.Event) error {
+			_, err := s.SetResult(ctx, ev.ID, ev.Matches[0].ID, win(0))
+			return err
+		}},
+		{"SetTiebreakerAnswer", func(ctx context.Context, s *Store, ev domain.Event) error {
+			_, err := s.SetTiebreakerAnswer(ctx, ev.ID, ptr(30))
+			return err
+		}},
+		{"ScoreEvent", func(ctx context.Context, s *Store, ev domain.Event) error {
+			_, err := s.ScoreEvent(ctx, ev.ID, false)
+			return err
+		}},
+	}
+	for i, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			measure := func(s *Store, ev domain.Event) ddb.CostSnapshot {
+				ctx, cost := ddb.WithCost(ctxT(t))
+				mustOK(t, st.call(ctx, s, ev))
+				return cost.Snapshot()
+			}
+			a, b := measure(f.s, plain), measure(live, pushed)
+			want, sameItems := maps.Clone(a.Operations), a.MaxTransactionItems == b.MaxTransactionItems
+			if st.name == "ScoreEvent" {
+				// The players' first standings of the season come with the twin scored first.
+				want["Query"]++
+				sameItems = true
+			}
+			if !maps.Equal(b.Operations, want) || !sameItems {
+				t.Fatalf("with push %v (largest transaction %d items), without %v (%d); want %v",
+					b.Operations, b.MaxTransactionItems, a.Operations, a.MaxTransactionItems, want)
+			}
+			if n := len(rec.Messages()); n != i+1 {
+				t.Fatalf("%d messages, want %d", n, i+1)
+			}
+			t.Logf("%s: %v without push, %v with", st.name, a.Operations, b.Operations)
+		})
 	}
 }
