@@ -238,7 +238,7 @@ func TestTransactionsStayWithin100Items(t *testing.T) {
 		}
 		_, lb, err := s.GetEventWithLeaderboard(ctx, ev.ID, 100, true)
 		mustOK(t, err)
-		more, err := s.Leaderboard(ctx, ev.ID, 100, lb.EndCursor(), true)
+		more, err := s.EventLeaderboard(ctx, ev, 100, lb.EndCursor(), true)
 		mustOK(t, err)
 		for _, p := range append(lb.Items, more.Items...) {
 			if p.Event.Name != "Many Players Renamed" {

@@ -181,20 +181,6 @@ func (s *Store) cachedFirstPage(ctx context.Context, eid table.EventID, first in
 	})
 }
 
-// Leaderboard is EventLeaderboard for the event with id, which it reads first (GetEvent: the
-// card's Query, or the read cache). Returns NOT_FOUND if there is no such event.
-func (s *Store) Leaderboard(ctx context.Context, id string, first int, after string, picks bool) (domain.Page[domain.Prediction], error) {
-	eid, err := table.ParseEventID(id)
-	if err != nil {
-		return domain.Page[domain.Prediction]{}, err
-	}
-	ev, err := s.cachedEvent(ctx, eid)
-	if err != nil {
-		return domain.Page[domain.Prediction]{}, err
-	}
-	return s.EventLeaderboard(ctx, ev, first, after, picks)
-}
-
 // EventLeaderboard returns the page of ev's leaderboard after cursor after (the first page
 // when after is empty, kept by the read cache as in GetEventWithLeaderboard): one Query per
 // shard (shardPage); without picks, rows without them as in GetEventWithLeaderboard. ev is

@@ -124,7 +124,7 @@ func TestPagesOverOneMegabyte(t *testing.T) {
 		if !page.HasNext || len(got) != 100 {
 			t.Fatalf("first page: %d rows, hasNext %v", len(got), page.HasNext)
 		}
-		rest, err := s.Leaderboard(ctx, ev.ID, 100, page.EndCursor(), true)
+		rest, err := s.EventLeaderboard(ctx, ev, 100, page.EndCursor(), true)
 		mustOK(t, err)
 		if rest.HasNext {
 			t.Error("hasNext after the last row")

@@ -171,13 +171,13 @@ func TestReadCache(t *testing.T) {
 			t.Fatalf("again: %d calls, %d rows", n, len(lb.Items))
 		}
 		if n := calls(t, func(ctx context.Context) {
-			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "", true)
+			page, err := cached.EventLeaderboard(ctx, l.spring, 3, "", true)
 			mustOK(t, err)
 			if page.EndCursor() != lb.EndCursor() {
-				t.Fatal("Leaderboard's first page differs from GetEventWithLeaderboard's")
+				t.Fatal("EventLeaderboard's first page differs from GetEventWithLeaderboard's")
 			}
 		}); n != 0 {
-			t.Fatalf("Leaderboard's first page: %d calls, want the cached page", n)
+			t.Fatalf("EventLeaderboard's first page: %d calls, want the cached page", n)
 		}
 		// The page without picks is an entry of its own: it is read, then served, and
 		// neither serves the other.
@@ -191,12 +191,12 @@ func TestReadCache(t *testing.T) {
 			t.Fatalf("the page without picks after the one with: %d calls, want 1 (its shard)", n)
 		}
 		if n := calls(t, func(ctx context.Context) {
-			page, err := cached.Leaderboard(ctx, l.spring.ID, 3, "", false)
+			page, err := cached.EventLeaderboard(ctx, l.spring, 3, "", false)
 			mustOK(t, err)
 			if len(page.Items[0].Picks) != 0 {
 				t.Fatal("the cached page without picks has picks")
 			}
-			page, err = cached.Leaderboard(ctx, l.spring.ID, 3, "", true)
+			page, err = cached.EventLeaderboard(ctx, l.spring, 3, "", true)
 			mustOK(t, err)
 			if len(page.Items[0].Picks) == 0 {
 				t.Fatal("the cached page with picks has none")

@@ -269,7 +269,7 @@ func TestReads(t *testing.T) {
 					if len(lb.Items) != first || pages > 4 {
 						t.Fatalf("page %d has %d items (first %d)", pages, len(lb.Items), first)
 					}
-					lb, err = s.Leaderboard(ctx, l.spring.ID, first, lb.EndCursor(), true)
+					lb, err = s.EventLeaderboard(ctx, l.spring, first, lb.EndCursor(), true)
 					mustOK(t, err)
 					users, ranks = append(users, predUsers(lb.Items)...), append(ranks, predRanks(lb.Items)...)
 				}
@@ -306,9 +306,9 @@ func TestReads(t *testing.T) {
 					}
 				}
 				if full.HasNext {
-					next, err := s.Leaderboard(ctx, l.spring.ID, first, lean.EndCursor(), true)
+					next, err := s.EventLeaderboard(ctx, l.spring, first, lean.EndCursor(), true)
 					mustOK(t, err)
-					leanNext, err := s.Leaderboard(ctx, l.spring.ID, first, full.EndCursor(), false)
+					leanNext, err := s.EventLeaderboard(ctx, l.spring, first, full.EndCursor(), false)
 					mustOK(t, err)
 					if got, want := predUsers(leanNext.Items), predUsers(next.Items); !slices.Equal(got, want) || len(next.Items[0].Picks) == 0 || len(leanNext.Items[0].Picks) != 0 {
 						t.Errorf("next page without picks %v, with %v", got, want)
@@ -336,12 +336,12 @@ func TestReads(t *testing.T) {
 		}
 		for _, tt := range rejects {
 			t.Run("Rejects"+tt.name, func(t *testing.T) {
-				_, err := s.Leaderboard(ctx, tt.event, 2, tt.after, true)
+				_, err := s.EventLeaderboard(ctx, domain.Event{ID: tt.event}, 2, tt.after, true)
 				wantCode(t, err, domain.CodeBadUserInput)
 			})
 		}
 		t.Run("EmptyCursorIsTheFirstPage", func(t *testing.T) {
-			got, err := s.Leaderboard(ctx, l.spring.ID, 1, "", true)
+			got, err := s.EventLeaderboard(ctx, l.spring, 1, "", true)
 			mustOK(t, err)
 			if len(got.Items) != 1 || got.Items[0].User.ID != springLB.Items[0].User.ID || *got.Items[0].Rank != 1 || got.EndCursor() != springLB.EndCursor() {
 				t.Fatalf("first page %+v, want %+v", got, springLB)

@@ -21,7 +21,7 @@ import (
 //
 //	key                         what                                      filled by
 //	card|<eid>                  an event with its card                    GetEvent, GetEventWithLeaderboard
-//	lb|<eid>|<first>[|rows]     a leaderboard's first page of first rows  GetEventWithLeaderboard, Leaderboard
+//	lb|<eid>|<first>[|rows]     a leaderboard's first page of first rows  GetEventWithLeaderboard, EventLeaderboard
 //	                            (|rows: without their picks)
 //	st|<season>|<first>         a season's first standings page           Standings
 //	rk|e|<eid>, rk|s|<season>   an event's or a season's rank table       ranks on predictions and profiles
