@@ -15,7 +15,8 @@ var trustedDocuments = flag.String("trusted-documents", "builtin",
 
 // TestClients is `make clients`: the local server with demo data, driven from Node by Apollo
 // Client 4 and by urql with Graphcache (clients/test/*.test.mjs, node:test) with the
-// configuration docs/api.md gives (clients/apollo.mjs, clients/urql.mjs). Node runs with
+// configuration docs/api.md gives (clients/apollo.mjs, clients/urql.mjs), and watched by a raw
+// WebSocket client on the realtime endpoint with the key the banner prints. Node runs with
 // NODE_ENV=development and the development export condition, so that both clients' caches
 // warn (each test fails on a warning). Needs `npm ci` (make deps) for the clients.
 func TestClients(t *testing.T) {
@@ -37,6 +38,8 @@ func TestClients(t *testing.T) {
 		"PICKEM_URL="+s.base,
 		"PICKEM_PLAYER_TOKEN="+s.playerTok,
 		"PICKEM_ADMIN_TOKEN="+s.adminTok,
+		"PICKEM_REALTIME_URL="+s.realtimeURL,
+		"PICKEM_REALTIME_AUTH="+s.realtimeAuth,
 		"PICKEM_TRUSTED_DOCUMENTS="+*trustedDocuments,
 	)
 	out, err := cmd.CombinedOutput()

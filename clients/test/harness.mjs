@@ -18,6 +18,9 @@ export const server = {
   admin: need('PICKEM_ADMIN_TOKEN'),
   // "builtin": the server runs only the documents of its manifests; "off": any document.
   trusted: need('PICKEM_TRUSTED_DOCUMENTS') !== 'off',
+  // The real-time endpoint and the authorization the server's banner prints
+  // ({"host": …, "x-api-key": …}).
+  realtime: { url: need('PICKEM_REALTIME_URL'), auth: JSON.parse(need('PICKEM_REALTIME_AUTH')) },
 };
 
 export const demoPlayer = 'demo-player';
