@@ -24,6 +24,9 @@ const (
 	roleUpcoming  = "upcoming"  // open for picks, with predictions (screen 2)
 	roleSubmit    = "submit"    // open for picks, no predictions (screen 6)
 	roleOpen      = "open"      // open for picks (Scale.Background predictions, default 10)
+	// The events of the game's screens (2 and 3), using every game extra.
+	roleGameScored = "game-scored" // past, scored while loading with its tie-breaker answer
+	roleGameOpen   = "game-open"   // open for picks, with predictions
 )
 
 // leagueEvent is one event of a league and what the loader puts in it.
@@ -65,7 +68,8 @@ func gameMethodPoints(i int) int {
 
 // cardIndex is the index of e's card in cardSpec, e being the k-th event.
 func (e *leagueEvent) cardIndex(k int) int {
-	if e.role == roleUpcoming || e.role == roleScored || e.role == roleFloor || e.role == roleBroadcast {
+	switch e.role {
+	case roleUpcoming, roleScored, roleFloor, roleBroadcast, roleGameScored, roleGameOpen:
 		return sharedCard
 	}
 	return k
@@ -132,7 +136,8 @@ func newLeague(now time.Time, season, shards int, sc Scale, game bool) *league {
 	}
 	past = append(past,
 		&leagueEvent{role: roleBroadcast, size: small, name: fmt.Sprintf("Live %05d %s", small, tag)},
-		&leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d %s", small, tag), scored: true, results: true})
+		&leagueEvent{role: roleScored, size: small, name: fmt.Sprintf("Scored %05d %s", small, tag), scored: true, results: true},
+		&leagueEvent{role: roleGameScored, size: small, name: fmt.Sprintf("Gamed %05d %s", small, tag), scored: true, results: true, game: true})
 	for _, n := range sizes[1:] {
 		past = append(past,
 			&leagueEvent{role: roleFloor, size: n, name: fmt.Sprintf("FloorA %05d %s", n, tag), results: true, game: game},
@@ -147,6 +152,7 @@ func newLeague(now time.Time, season, shards int, sc Scale, game bool) *league {
 	// 6 open events, from 4 days after now.
 	open := []*leagueEvent{
 		{role: roleUpcoming, size: small, name: fmt.Sprintf("Upcoming %05d %s", small, tag)},
+		{role: roleGameOpen, size: small, name: fmt.Sprintf("Gameday %05d %s", small, tag), game: true},
 		{role: roleSubmit, size: 0, name: "Submit Night " + tag},
 		{role: roleOpen, size: openN, name: "Open Night " + tag},
 	}
@@ -171,7 +177,8 @@ func newLeague(now time.Time, season, shards int, sc Scale, game bool) *league {
 			}
 		}
 		isPast := !e.startsAt.After(now)
-		if isPast != (e.role != roleUpcoming && e.role != roleSubmit && e.role != roleOpen) || isPast && e.startsAt.Year() != season {
+		open := e.role == roleUpcoming || e.role == roleSubmit || e.role == roleOpen || e.role == roleGameOpen
+		if isPast == open || isPast && e.startsAt.Year() != season {
 			panic(fmt.Sprintf("bench: event %q at %s does not fit the league of season %d around %s", e.name, e.startsAt, season, now))
 		}
 	}

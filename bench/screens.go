@@ -193,7 +193,7 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 	// Screen 2 in every state: UPCOMING at every size, BROADCAST, SCORED at every size.
 	card := func(ev *leagueEvent, state domain.EventState) probe {
 		return probe{
-			shards: k, screen: 2, name: "Event card + my picks", size: fmt.Sprintf("%s, %d predictions", state, ev.size), predictions: ev.size,
+			shards: k, screen: 2, name: "Event card + my picks" + gameName(ev), size: fmt.Sprintf("%s, %d predictions", state, ev.size), predictions: ev.size,
 			request: fixed(request(frontend.EventCard, map[string]any{"id": ev.id}), viewerToken),
 			check: func(d json.RawMessage) error {
 				v, err := dig(d, "prediction", "rank")
@@ -216,16 +216,22 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 	for _, size := range l.sizes {
 		ps = append(ps, card(l.event(roleScored, size), domain.StateScored))
 	}
+	// The game's screens: an event using every game extra, open and scored.
+	ps = append(ps, card(l.event(roleGameOpen, l.sizes[0]), domain.StateUpcoming), card(l.event(roleGameScored, l.sizes[0]), domain.StateScored))
 
 	const top = 50
+	scored := make([]*leagueEvent, 0, len(l.sizes)+1)
 	for _, size := range l.sizes {
-		ev := l.event(roleScored, size)
+		scored = append(scored, l.event(roleScored, size))
+	}
+	for _, ev := range append(scored, l.event(roleGameScored, l.sizes[0])) {
+		size := ev.size
 		rows := 1 + len(ev.matches) + min(size, top+1)
 		if k > 1 {
 			rows = 1 + len(ev.matches) + shardRows(size, k, top)
 		}
 		ps = append(ps, probe{
-			shards: k, screen: 3, name: "Scored event + top 50", size: fmt.Sprintf("%d predictions", size), predictions: size,
+			shards: k, screen: 3, name: "Scored event + top 50" + gameName(ev), size: fmt.Sprintf("%d predictions", size), predictions: size,
 			request: fixed(request(frontend.ScoredEvent, map[string]any{"id": ev.id, "first": top}), viewerToken),
 			check: func(d json.RawMessage) error {
 				return all(count(d, len(ev.matches), "event", "matches"), count(d, min(top, size), "event", "leaderboard", "edges"),
@@ -304,6 +310,14 @@ func (e *env) probes(l *league, leagues []*league) []probe {
 		floorRows: 2 + len(sub.matches),
 	})
 	return ps
+}
+
+// gameName marks the screens of an event using every game extra.
+func gameName(ev *leagueEvent) string {
+	if ev.game {
+		return " (game)"
+	}
+	return ""
 }
 
 // unranked is how many of the profile's 20 newest visible predictions have no rank: those
