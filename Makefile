@@ -153,7 +153,7 @@ scale: deps
 # build-lambda-zip does not do. No zip or file tools needed. lambda/e2e_test.go builds the
 # same package with the same flags for the host and runs it against a fake Lambda Runtime API.
 # MANIFEST=path builds that trusted-documents manifest in (PICKEM_TRUSTED_DOCUMENTS=embedded):
-# lambda/internal/manifestcheck loads it first with the function's own loader (a manifest the
+# lambda/internal/embedcheck loads it first with the function's own loader (a manifest the
 # function would refuse fails the build), then it is copied to $(EMBEDDED_MANIFEST)
 # (gitignored), built with the tag pickem_manifest, and zipcheck checks the binary holds it.
 LAMBDA_ZIP := dist/lambda.zip
@@ -166,8 +166,8 @@ lambda:
 	@mkdir -p dist/lambda
 	@rm -f $(EMBEDDED_MANIFEST)
 	@if [ -n "$(MANIFEST)" ]; then \
-	  echo "go run ./lambda/internal/manifestcheck $(MANIFEST)"; \
-	  go run ./lambda/internal/manifestcheck "$(MANIFEST)"; \
+	  echo "go run ./lambda/internal/embedcheck $(MANIFEST)"; \
+	  go run ./lambda/internal/embedcheck "$(MANIFEST)"; \
 	  cp "$(MANIFEST)" $(EMBEDDED_MANIFEST); \
 	fi
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags $(LAMBDA_TAGS) -trimpath -ldflags "-s -w" -o dist/lambda/bootstrap ./lambda

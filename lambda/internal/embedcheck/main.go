@@ -1,9 +1,9 @@
-// Command manifestcheck checks a trusted-documents manifest with the loader the function
+// Command embedcheck checks a trusted-documents manifest with the loader the function
 // uses (operations.ParseManifest) before `make lambda MANIFEST=path` builds it in: a
 // manifest the function would refuse at start fails the build instead. It prints how many
 // documents the manifest holds.
 //
-//	go run ./lambda/internal/manifestcheck path/to/manifest.json
+//	go run ./lambda/internal/embedcheck path/to/manifest.json
 package main
 
 import (
@@ -15,12 +15,12 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: manifestcheck path/to/manifest.json")
+		fmt.Fprintln(os.Stderr, "usage: embedcheck path/to/manifest.json")
 		os.Exit(2)
 	}
 	report, err := check(os.Args[1])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "manifestcheck:", err)
+		fmt.Fprintln(os.Stderr, "embedcheck:", err)
 		os.Exit(1)
 	}
 	fmt.Println(report)
