@@ -259,15 +259,17 @@ func TestTemplateFunction(t *testing.T) {
 	t.Run("TimeoutAndScoringBudgetFitAPIGateway", func(t *testing.T) {
 		// API Gateway's HTTP API ends every request at 30 s: the function must stop before,
 		// and a scoring call (its budget, then the work in flight within
-		// dynamo.ScoringMargin) must end before the function does.
+		// dynamo.ScoringMargin, then its live message within dynamo.LiveMargin) must end
+		// before the function does.
 		const apiGateway = 30 * time.Second
 		timeout := time.Duration(fn.Timeout) * time.Second
 		budget, err := time.ParseDuration(fmt.Sprint(fn.Environment.Variables["PICKEM_SCORING_BUDGET"]))
 		if err != nil {
 			t.Fatalf("PICKEM_SCORING_BUDGET: %v", err)
 		}
-		if timeout >= apiGateway || budget <= 0 || budget+dynamo.ScoringMargin > timeout {
-			t.Errorf("timeout %s, scoring budget %s (+%s margin): want budget + margin <= timeout < %s", timeout, budget, dynamo.ScoringMargin, apiGateway)
+		margin := dynamo.ScoringMargin + dynamo.LiveMargin
+		if timeout >= apiGateway || budget <= 0 || budget+margin > timeout {
+			t.Errorf("timeout %s, scoring budget %s (+%s margin): want budget + margin <= timeout < %s", timeout, budget, margin, apiGateway)
 		}
 	})
 
@@ -608,9 +610,9 @@ func TestTemplateAlarms(t *testing.T) {
 			t.Errorf("%s notifies %s and %s, want the AlarmTopic both ways", name, js(a.AlarmActions), js(a.OKActions))
 		}
 		if name == "FunctionDurationAlarm" {
-			// Near the timeout: above any scoring call (budget + margin), below the timeout.
+			// Near the timeout: above any scoring call (budget + margins), below the timeout.
 			budget, _ := time.ParseDuration(fmt.Sprint(fn.Environment.Variables["PICKEM_SCORING_BUDGET"]))
-			lo, hi := (budget + dynamo.ScoringMargin).Milliseconds(), int64(fn.Timeout)*1000
+			lo, hi := (budget + dynamo.ScoringMargin + dynamo.LiveMargin).Milliseconds(), int64(fn.Timeout)*1000
 			if a.Statistic != "Maximum" || int64(a.Threshold) <= lo || int64(a.Threshold) >= hi {
 				t.Errorf("duration alarm: %s > %v ms; want Maximum between %d and %d ms", a.Statistic, a.Threshold, lo, hi)
 			}
