@@ -22,11 +22,13 @@ deps:
 	  npm ci --no-audit --no-fund; \
 	fi
 
-# Steps run in order (not as prerequisites) so `make -j` cannot overlap them.
+# Steps run in order (not as prerequisites) so `make -j` cannot overlap them: vet, the
+# generated code, every Go test, then the client test (make clients).
 test: deps
 	go vet ./...
 	@$(MAKE) --no-print-directory gencheck
 	go test -race -count=1 ./...
+	@$(MAKE) --no-print-directory clients
 
 # Runs `make generate` and fails if that changed anything under $(GENERATED_DIRS)
 # (tracked or not), so it works in a dirty work tree too.
@@ -84,7 +86,7 @@ manifestcheck:
 	  exit 1; \
 	fi
 
-# The client test (CI runs it after `make test`): the manifests are current, then
+# The client test (the last step of `make test`): the manifests are current, then
 # local/clients_test.go serves the demo data with PICKEM_TRUSTED_DOCUMENTS=builtin and runs
 # clients/test/*.test.mjs (Apollo Client and urql with Graphcache, configured as docs/api.md
 # says) against it. TRUSTED_DOCUMENTS=off runs the same tests on a server that runs any
