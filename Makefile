@@ -99,13 +99,17 @@ clients: deps
 # Benchmark suite (not part of `make test`; bench/README.md): GraphQL execution alone (go test
 # -bench, canned store), then every frontend screen through the real handler on DynamoDB Local
 # against its floor (the bare SDK calls), at 1 shard and at 16, on the engine as it is and
-# with 2 ms added each way to every call (latency mode), scoring, and a vegeta load test.
-# Writes bench/results/{results.md,results.json,latency.svg,gqlexec.txt}; prints the tables.
-# About 12 minutes; hold the bench lock on a shared machine: flock /work/.bench.lock make bench
+# with 2 ms added each way to every call (latency mode), scoring, and a vegeta load test;
+# then push: 1,000 WebSocket subscribers of the local server, the delay of each admin
+# mutation's message, the server's CPU per push, the screens with and without the sockets.
+# Writes bench/results/{results.md,results.json,latency.svg,gqlexec.txt,push.md,push.json};
+# prints the tables. About 13 minutes; hold the bench lock on a shared machine:
+# flock /work/.bench.lock make bench
 bench: deps
 	@mkdir -p bench/results
 	go test -run '^$$' -bench . -benchmem -count 1 ./bench/gqlexec | tee bench/results/gqlexec.txt
 	go run ./bench/cmd/screens -gobench bench/results/gqlexec.txt -out bench/results
+	go run ./bench/cmd/push -out bench/results
 
 # Before and after a change in one run (bench/ab.sh): CPU per request and allocations of
 # GraphQL execution (bench/gqlexec) and of the stack on DynamoDB Local (BenchmarkStack), for

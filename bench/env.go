@@ -57,8 +57,8 @@ func newEnv(ctx context.Context, eng *engine, now time.Time, latency time.Durati
 			e.close()
 		}
 	}()
-	e.secret = make([]byte, 32)
-	_, _ = rand.Read(e.secret)
+	// Text, so that a server configured by its environment (PICKEM_DEV_SECRET) can share it.
+	e.secret = []byte(rand.Text())
 	e.http = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
 	if e.direct, err = e.newPath(ctx, eng.endpoint); err != nil {
 		return e, err
@@ -153,7 +153,12 @@ type gqlResponse struct {
 // post sends one GraphQL request to p's server the way the frontend does and returns the
 // time from sending it to having read the whole answer, and the answer.
 func (e *env) post(ctx context.Context, p *path, body []byte, token string) (time.Duration, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.srv.URL+"/graphql", bytes.NewReader(body))
+	return e.postTo(ctx, p.srv.URL, body, token)
+}
+
+// postTo is post to the API served at base (scheme and host).
+func (e *env) postTo(ctx context.Context, base string, body []byte, token string) (time.Duration, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
