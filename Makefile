@@ -140,15 +140,18 @@ faults: deps
 # does on DynamoDB Local (bench/scale/record) at 16 shards (2,000 and 4,000 players), the same
 # with every player in 20 leagues (its scoring), and at 1 shard, then replays it and the
 # committed "before" recordings (bench/scale/testdata) for 1,000,000 players in virtual time
-# under AWS's limits. Writes bench/results/{scale.md,scale.json,scale.svg}; about 15
-# minutes on the shared machine. Flags: go run ./bench/cmd/scale -h; see bench/README.md.
-# First the model's tests (bench/scale/record, bench/scale/sim, then bench/scale with the
-# fault probes: -probes, real backoffs, left out of make test). SCALE_FLAGS are passed on,
-# e.g. SCALE_FLAGS='-save /tmp/scale' keeps the recordings for
+# under AWS's limits; and the watchers model (bench/scale/watchers): a 3-hour show at
+# 1,000,000 watchers on AppSync Events' quotas, push's cost beside polling's. Writes
+# bench/results/{scale.md,scale.json,scale.svg}; about 15 minutes on the shared machine.
+# Flags: go run ./bench/cmd/scale -h; see bench/README.md. The watchers model alone, into the
+# files a full run wrote (seconds): go run ./bench/cmd/scale -watchers-only.
+# First the model's tests (bench/scale/record, bench/scale/sim, bench/scale/watchers, then
+# bench/scale with the fault probes: -probes, real backoffs, left out of make test).
+# SCALE_FLAGS are passed on, e.g. SCALE_FLAGS='-save /tmp/scale' keeps the recordings for
 # `go run ./bench/cmd/scale -replay /tmp/scale`.
 scale: deps
 	@mkdir -p bench/results
-	go test -count=1 ./bench/scale/record ./bench/scale/sim
+	go test -count=1 ./bench/scale/record ./bench/scale/sim ./bench/scale/watchers
 	go test -count=1 ./bench/scale -args -probes
 	go run ./bench/cmd/scale -out bench/results $(SCALE_FLAGS)
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/bench/scale/sim"
+	"github.com/pickem/api/bench/scale/watchers"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/capacity"
 )
@@ -150,6 +151,9 @@ type Report struct {
 	Leagues      *LeaguesReport
 	OneShard     *OneShardReport
 	AfterScoring Search
+	// Watchers is the audience model of push (package watchers): scale.json's "watchers"
+	// and scale.md's last section.
+	Watchers *watchers.Result
 }
 
 // headline returns the "after" object of scale.json.
@@ -210,6 +214,9 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	if r.After.Note != "" {
 		out["after_note"] = r.After.Note
+	}
+	if r.Watchers != nil {
+		out["watchers"] = r.Watchers
 	}
 	// score_seconds of a job that did not finish is the model's cap: say so.
 	for _, d := range []*DesignReport{r.Before, r.After} {
@@ -392,6 +399,9 @@ func (r *Report) Markdown() string {
 	r.leaguesMarkdown(&b)
 	r.oneShardMarkdown(&b)
 	r.inputs(&b)
+	if r.Watchers != nil {
+		p("\n%s", r.Watchers.Markdown())
+	}
 	return b.String()
 }
 

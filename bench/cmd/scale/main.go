@@ -26,6 +26,7 @@ import (
 	"github.com/pickem/api/bench/scale"
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/bench/scale/sim"
+	"github.com/pickem/api/bench/scale/watchers"
 	"github.com/pickem/api/domain"
 	"github.com/pickem/api/dynamo/table"
 	"github.com/pickem/api/internal/dynamotest"
@@ -74,11 +75,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&lat.TxMs, "tx-ms", lat.TxMs, "assumed latency of TransactWriteItems, plus -tx-item-ms per item")
 	fs.Float64Var(&lat.TxItemMs, "tx-item-ms", lat.TxItemMs, "assumed transaction latency per item")
 	fs.Float64Var(&lat.HandlerMs, "handler-ms", lat.HandlerMs, "assumed work of the function itself per request")
+	wp := watchers.DefaultParams()
+	wp.Flags(fs)
+	watchersOnly := fs.Bool("watchers-only", false, "run only the watchers model (push's audience on AppSync Events: seconds, no recording) and write its section into -out's scale.md and scale.json, leaving the rest as it is")
+	pollAnswer := fs.String("poll-answer", pollAnswerFile, "a pinned answer of bench/gqlexec (status, headers, a blank line, the body): its body's bytes are -watch-poll-bytes' default")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *shards < 1 || *shards > table.MaxShards {
 		return fmt.Errorf("-shards %d: want 1 to %d", *shards, table.MaxShards)
+	}
+	if wp.PollBytes.Value == 0 {
+		var err error
+		if wp.PollBytes, err = pollBytes(*pollAnswer); err != nil {
+			return err
+		}
+	}
+	watched, err := watchers.Run(wp)
+	if err != nil {
+		return err
+	}
+	if *watchersOnly {
+		return writeWatchers(*out, watched, stdout)
 	}
 	params := sim.Params{Latency: lat, Seed: *seed, AccountAPIRate: *accountRate, AccountAPIBurst: *accountBurst}
 	began := time.Now()
@@ -179,8 +197,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		return err
 	}
-	rep := &scale.Report{Generated: time.Now(), LoadAverage: bench.LoadAverage(), Players: *players, Sizes: scale.Sizes, Params: params}
-	var err error
+	rep := &scale.Report{Generated: time.Now(), LoadAverage: bench.LoadAverage(), Players: *players, Sizes: scale.Sizes, Params: params, Watchers: watched}
 	if rep.Before, err = scale.EvaluateDesign("before", beforeDesign, *players, scale.Sizes, params); err != nil {
 		return err
 	}
@@ -217,6 +234,54 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	_, err = io.WriteString(stdout, md)
+	return err
+}
+
+// pollAnswerFile is the pinned answer of the event card, what a watcher who polls fetches.
+const pollAnswerFile = "bench/gqlexec/testdata/answers/Screen2EventCardMyPicks.txt"
+
+// pollBytes is the watchers model's poll answer: the body's bytes of the pinned answer at
+// path (bench/gqlexec's format: status, headers, a blank line, the body).
+func pollBytes(path string) (watchers.Figure, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return watchers.Figure{}, fmt.Errorf("-poll-answer: %w (run from the repository root, or set -watch-poll-bytes)", err)
+	}
+	_, body, ok := strings.Cut(string(b), "\n\n")
+	if !ok || body == "" {
+		return watchers.Figure{}, fmt.Errorf("-poll-answer %s: no body after a blank line", path)
+	}
+	return watchers.Figure{Value: float64(len(body)), Unit: "bytes", Source: path,
+		Assumed: "the event card's answer over bench/gqlexec's canned card, uncompressed; it carries the caller's picks, which a signed-out poll's lacks"}, nil
+}
+
+// writeWatchers writes the watchers model's section into dir's scale.md and its
+// "watchers" member into dir's scale.json, the rest of both as they were (dir "": print the
+// section).
+func writeWatchers(dir string, w *watchers.Result, stdout io.Writer) error {
+	if dir == "" {
+		_, err := io.WriteString(stdout, w.Markdown())
+		return err
+	}
+	mdPath, jsPath := filepath.Join(dir, "scale.md"), filepath.Join(dir, "scale.json")
+	md, err := os.ReadFile(mdPath)
+	if err != nil {
+		return fmt.Errorf("-watchers-only updates a scale.md that make scale wrote: %w", err)
+	}
+	js, err := os.ReadFile(jsPath)
+	if err != nil {
+		return fmt.Errorf("-watchers-only updates a scale.json that make scale wrote: %w", err)
+	}
+	if js, err = w.SpliceJSON(js); err != nil {
+		return err
+	}
+	if err := os.WriteFile(mdPath, []byte(w.Splice(string(md))), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(jsPath, js, 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, w.Markdown())
 	return err
 }
 
