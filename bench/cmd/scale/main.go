@@ -85,15 +85,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *shards < 1 || *shards > table.MaxShards {
 		return fmt.Errorf("-shards %d: want 1 to %d", *shards, table.MaxShards)
 	}
+	if *watchersOnly && *load != "" {
+		return errors.New("-watchers-only and -load: choose one")
+	}
 	if wp.PollBytes.Value == 0 {
 		var err error
 		if wp.PollBytes, err = pollBytes(*pollAnswer); err != nil {
 			return err
 		}
 	}
-	watched, err := watchers.Run(wp)
-	if err != nil {
-		return err
+	// The watchers model (seconds) runs unless only one load is asked for.
+	var watched *watchers.Result
+	if *load == "" {
+		var err error
+		if watched, err = watchers.Run(wp); err != nil {
+			return err
+		}
 	}
 	if *watchersOnly {
 		return writeWatchers(*out, watched, stdout)
@@ -198,6 +205,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := &scale.Report{Generated: time.Now(), LoadAverage: bench.LoadAverage(), Players: *players, Sizes: scale.Sizes, Params: params, Watchers: watched}
+	var err error
 	if rep.Before, err = scale.EvaluateDesign("before", beforeDesign, *players, scale.Sizes, params); err != nil {
 		return err
 	}
