@@ -27,8 +27,9 @@ func TestSmallLeague(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	// Per shard count: the list, the card UPCOMING ×2, BROADCAST, SCORED ×2, the scored
-	// event ×2, standings ×2, the profile, the submit, two leagues.
-	perShards := 1 + 2 + 1 + 2 + 2 + 2 + 1 + 1 + 2
+	// event ×2, the game's card (UPCOMING, SCORED) and scored event, standings ×2, the
+	// profile, the submit, two leagues.
+	perShards := 1 + 2 + 1 + 2 + 2 + 3 + 2 + 1 + 1 + 2
 	for _, k := range opts.Shards {
 		rows := res.screens(k, 0)
 		if len(rows) != perShards {
