@@ -137,7 +137,9 @@ faults: deps
 	@cat dist/faults.txt
 
 # The partition-throughput model (not part of `make test`): records what the current code
-# does on DynamoDB Local (bench/scale/record) at 16 shards (2,000 and 4,000 players), the same
+# does on DynamoDB Local (bench/scale/record) for a show whose event uses every game extra
+# (-game: method picks, jokers, a perfect-card bonus, the tie-breaker answered before the
+# final pass) at 16 shards (2,000 and 4,000 players), the same
 # with every player in 20 leagues (its scoring), and at 1 shard, then replays it and the
 # committed "before" recordings (bench/scale/testdata) for 1,000,000 players in virtual time
 # under AWS's limits; and the watchers model (bench/scale/watchers): a 3-hour show at
@@ -153,7 +155,7 @@ scale: deps
 	@mkdir -p bench/results
 	go test -count=1 ./bench/scale/record ./bench/scale/sim ./bench/scale/watchers
 	go test -count=1 ./bench/scale -args -probes
-	go run ./bench/cmd/scale -out bench/results $(SCALE_FLAGS)
+	go run ./bench/cmd/scale -game -out bench/results $(SCALE_FLAGS)
 
 # The Lambda package for deploy/template.yaml (CodeUri: ../dist/lambda.zip): bootstrap for
 # the provided.al2023 runtime on arm64, static and stripped, zipped by aws-lambda-go's
