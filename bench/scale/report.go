@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"github.com/pickem/api/bench"
 	"github.com/pickem/api/bench/scale/record"
 	"github.com/pickem/api/bench/scale/sim"
@@ -282,22 +285,11 @@ func num(v float64) string {
 	}
 }
 
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// commas prints n with a comma between thousands (1,000,000).
+func commas(n int64) string { return english.Sprint(n) }
+
+// english groups digits as the reports write them.
+var english = message.NewPrinter(language.English)
 
 func errorsText(m map[string]int) string {
 	if len(m) == 0 {

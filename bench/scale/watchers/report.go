@@ -6,6 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Section markers of the model's part of scale.md: `go run ./bench/cmd/scale -watchers-only`
@@ -98,22 +101,11 @@ func usd(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// commas prints n with a comma between thousands (1,000,000).
+func commas(n int64) string { return english.Sprint(n) }
+
+// english groups digits as the reports write them.
+var english = message.NewPrinter(language.English)
 
 // Splice returns md (a scale.md) with its watchers section replaced by r's, or r's
 // appended when it has none.
